@@ -1,0 +1,37 @@
+"""The one error type the core raises: a refusal a dealer or operator can read.
+
+`code` is a stable machine name; `status` is the HTTP status the service answers with
+(400 malformed, 409 out of order or conflict, 422 against the rules of the game).
+"""
+
+
+class Refusal(Exception):
+    status = 422
+
+    def __init__(self, message: str, code: str = "against_rules", status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        if status is not None:
+            self.status = status
+
+    def as_json(self) -> dict:
+        return {"error": self.code, "message": self.message}
+
+
+class Malformed(Refusal):
+    """The input cannot be read at all (a bad card, a missing field, wrong types)."""
+
+    status = 400
+
+    def __init__(self, message: str, code: str = "malformed"):
+        super().__init__(message, code)
+
+
+class OutOfOrder(Refusal):
+    """The input is well formed but does not fit the table's state right now."""
+
+    status = 409
+
+    def __init__(self, message: str, code: str = "out_of_order"):
+        super().__init__(message, code)

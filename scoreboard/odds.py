@@ -1,0 +1,167 @@
+"""Exact odds: every ordered way six cards can leave a full shoe, counted, never simulated (odds.md).
+
+A round uses four to six cards; the positions it does not use are counted over the cards left, so every round is
+weighed out of the same total, 52d x (52d-1) x ... x (52d-5) ordered six-card sequences.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .cards import ODDS_DECKS, check_decks
+from .play import banker_draws, is_natural, player_draws
+from .variants import SUPER_SIX_PAYS, variant
+
+BETS = ("player", "banker", "tie", "player_pair", "banker_pair", "super_six", "super_six_plus")
+
+
+def count_outcomes(decks: int) -> dict[tuple[int, int, int], int]:
+    """(player points, banker points, banker card count) -> how many ordered six-card sequences end that way."""
+    counts = [16 * decks] + [4 * decks] * 9     # by point value: 0 is ten and the three pictures
+    total_cards = 52 * decks
+    tally: dict[tuple[int, int, int], int] = {}
+
+    def add(p: int, b: int, banker_cards: int, ways: int) -> None:
+        key = (p, b, banker_cards)
+        tally[key] = tally.get(key, 0) + ways
+
+    for p1 in range(10):
+        w1 = counts[p1]
+        counts[p1] -= 1
+        for b1 in range(10):
+            w2 = w1 * counts[b1]
+            if not w2:
+                continue
+            counts[b1] -= 1
+            for p2 in range(10):
+                w3 = w2 * counts[p2]
+                if not w3:
+                    continue
+                counts[p2] -= 1
+                for b2 in range(10):
+                    w4 = w3 * counts[b2]
+                    if not w4:
+                        continue
+                    counts[b2] -= 1
+                    _after_four(counts, total_cards, (p1 + p2) % 10, (b1 + b2) % 10, w4, add)
+                    counts[b2] += 1
+                counts[p2] += 1
+            counts[b1] += 1
+        counts[p1] += 1
+    return tally
+
+
+def _after_four(counts, total_cards, p: int, b: int, ways: int, add) -> None:
+    left = total_cards - 4
+    if is_natural(p) or is_natural(b):
+        add(p, b, 2, ways * left * (left - 1))
+        return
+    if not player_draws(p):
+        if banker_draws(b, None):
+            for v in range(10):
+                if counts[v]:
+                    add(p, (b + v) % 10, 3, ways * counts[v] * (left - 1))
+        else:
+            add(p, b, 2, ways * left * (left - 1))
+        return
+    for t in range(10):
+        w5 = ways * counts[t]
+        if not w5:
+            continue
+        p3 = (p + t) % 10
+        if banker_draws(b, t):
+            counts[t] -= 1
+            for v in range(10):
+                if counts[v]:
+                    add(p3, (b + v) % 10, 3, w5 * counts[v])
+            counts[t] += 1
+        else:
+            add(p3, b, 2, w5 * (left - 1))
+
+
+def falling(n: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+def exact_outcomes(decks: int = 8) -> dict[str, Fraction]:
+    """The probability of each outcome, as exact fractions, with the raw counts behind them."""
+    check_decks(decks, ODDS_DECKS)
+    tally = count_outcomes(decks)
+    total = falling(52 * decks, 6)
+    sums = {"banker": 0, "player": 0, "tie": 0, "banker_six_two_cards": 0, "banker_six_three_cards": 0}
+    for (p, b, cards), ways in tally.items():
+        if b > p:
+            sums["banker"] += ways
+            if b == 6:
+                sums["banker_six_two_cards" if cards == 2 else "banker_six_three_cards"] += ways
+        elif p > b:
+            sums["player"] += ways
+        else:
+            sums["tie"] += ways
+    same_rank = 4 * decks
+    sums["pair"] = 13 * same_rank * (same_rank - 1) * falling(52 * decks - 2, 4)
+    assert sum(tally.values()) == total
+    return {"total": total, "counts": sums, **{k: Fraction(v, total) for k, v in sums.items()}}
+
+
+def bet_rtp(name: str, bet: str, o: dict[str, Fraction], super_six_pays: int = 12) -> Fraction:
+    """Return to player of one bet: what a unit stake gives back on average, stake included."""
+    six = o["banker_six_two_cards"] + o["banker_six_three_cards"]
+    if bet == "player":
+        return 2 * o["player"] + o["tie"]
+    if bet == "banker":
+        if name == "commission":
+            return (2 - Fraction(1, 20)) * o["banker"] + o["tie"]
+        return 2 * (o["banker"] - six) + Fraction(3, 2) * six + o["tie"]
+    if bet == "tie":
+        return 9 * o["tie"]
+    if bet in ("player_pair", "banker_pair"):
+        return 12 * o["pair"]
+    if bet == "super_six":
+        return (super_six_pays + 1) * six
+    if bet == "super_six_plus":
+        return 13 * o["banker_six_two_cards"] + 21 * o["banker_six_three_cards"]
+    raise ValueError(bet)
+
+
+def report(decks: int = 8) -> dict:
+    """The odds report of odds.md: outcomes as floats and exact fractions, and every bet of every variant."""
+    o = exact_outcomes(decks)
+    names = ("banker", "player", "tie", "banker_six_two_cards", "banker_six_three_cards", "pair")
+    rows = []
+    for name in ("no-commission", "super-six-plus", "super-six", "insurance", "commission"):
+        game = variant(name)
+        for bet in game.bets:
+            if bet == "super_six":
+                for pays in SUPER_SIX_PAYS:
+                    rows.append(_row(name, bet, f"{pays} to 1", bet_rtp(name, bet, o, pays), super_six_pays=pays))
+            else:
+                rows.append(_row(name, bet, game.pays[bet], bet_rtp(name, bet, o)))
+    return {
+        "decks": decks,
+        "outcomes": {k: float(o[k]) for k in names},
+        "exact": {k: f"{o[k].numerator}/{o[k].denominator}" for k in names},
+        "counts": {**{k: o["counts"][k] for k in names}, "total": o["total"]},
+        "bets": rows,
+    }
+
+
+def _row(name: str, bet: str, pays: str, rtp: Fraction, **extra) -> dict:
+    return {"variant": name, "bet": bet, "pays": pays, **extra, "rtp": float(rtp),
+            "house_edge": float(1 - rtp), "rtp_exact": f"{rtp.numerator}/{rtp.denominator}"}
+
+
+def format_report(data: dict) -> str:
+    """The report for people: outcome probabilities, then RTP and house edge of every bet."""
+    lines = [f"Exact baccarat odds, {data['decks']} deck{'s' if data['decks'] > 1 else ''} "
+             f"({data['counts']['total']:,} ordered six-card sequences)", ""]
+    for k, v in data["outcomes"].items():
+        lines.append(f"  {k.replace('_', ' '):<24} {v:.6f}   {data['exact'][k]}")
+    lines += ["", f"  {'variant':<16} {'bet':<16} {'pays':<40} {'RTP':>9} {'house edge':>11}"]
+    for r in data["bets"]:
+        lines.append(f"  {r['variant']:<16} {r['bet']:<16} {r['pays']:<40} {100 * r['rtp']:8.4f}% "
+                     f"{100 * r['house_edge']:10.4f}%")
+    return "\n".join(lines)

@@ -1,0 +1,76 @@
+"""Trend patterns ("good roads") read from the Big Road's logical columns, so ties never break one.
+
+Each pattern looks at the end of the road: it is what the table shows now. Thresholds are per table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from ..errors import Malformed
+
+SIDE = {"B": "Banker", "P": "Player"}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    long: int = 4                 # a streak this long is a dragon ("long Banker", "long Player")
+    ping_pong: int = 4            # this many single columns in a row (B P B P)
+    double_jump: int = 2          # BB-PP repeated this many times
+    one_hall_two_rooms: int = 2   # B-PP (or P-BB) repeated this many times
+    streaks: int = 3              # the last this-many columns of one side all 2 or longer
+
+    @classmethod
+    def from_mapping(cls, values: dict | None) -> "Thresholds":
+        values = values or {}
+        names = {f.name for f in fields(cls)}
+        for key, value in values.items():
+            if key not in names:
+                raise Malformed(f"unknown pattern threshold {key!r}: use {', '.join(sorted(names))}", "bad_config")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise Malformed(f"pattern threshold {key} must be a whole number of at least 1", "bad_config")
+        return cls(**values)
+
+
+def _trailing(lengths: list[int], keep) -> int:
+    n = 0
+    for length in reversed(lengths):
+        if not keep(length):
+            break
+        n += 1
+    return n
+
+
+def _trailing_pairs(lengths: list[int], first: int, second: int) -> int:
+    n, i = 0, len(lengths)
+    while i >= 2 and lengths[i - 2] == first and lengths[i - 1] == second:
+        n, i = n + 1, i - 2
+    return n
+
+
+def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) -> list[dict]:
+    """The patterns the road ends with. `columns` are the Big Road's (winner, length), oldest first."""
+    if not columns:
+        return []
+    found = []
+    winner, length = columns[-1]
+    if length >= t.long:
+        found.append({"pattern": f"long_{SIDE[winner].lower()}", "label": f"Long {SIDE[winner]}", "length": length})
+    lengths = [n for _, n in columns]
+    singles = _trailing(lengths, lambda n: n == 1)
+    if singles >= t.ping_pong:
+        found.append({"pattern": "ping_pong", "label": "Ping-pong", "length": singles})
+    doubles = _trailing(lengths, lambda n: n == 2)
+    if doubles >= 2 * t.double_jump:
+        found.append({"pattern": "double_jump", "label": "Double jump", "length": doubles})
+    rooms = _trailing_pairs(lengths, 1, 2)
+    if rooms >= t.one_hall_two_rooms:
+        hall = columns[-2][0]
+        found.append({"pattern": "one_hall_two_rooms", "label": f"One {SIDE[hall]} two {SIDE['PB'[hall == 'P']]}",
+                      "length": rooms})
+    for side in ("B", "P"):
+        mine = [n for w, n in columns if w == side][-t.streaks:]
+        if len(mine) == t.streaks and all(n >= 2 for n in mine):
+            found.append({"pattern": f"{SIDE[side].lower()}_streaks",
+                          "label": f"Every {SIDE[side]} a streak", "length": len(mine)})
+    return found
