@@ -103,6 +103,13 @@ class Shoe:
         counts[i] -= 1
         return Shoe(self.decks, tuple(counts))
 
+    def give_back(self, cards) -> "Shoe":
+        """The shoe with `cards` returned, as when a corrected round's registered cards were wrong."""
+        counts = list(self.counts)
+        for card in cards:
+            counts[_INDEX[card]] += 1
+        return Shoe(self.decks, tuple(counts))
+
     def take_all(self, cards) -> "Shoe":
         shoe = self
         for card in cards:

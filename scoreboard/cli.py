@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
-import click
+if sys.argv[1:2] == ["serve"]:
+    # The server runs on gevent: patch the standard library before anything imports threading or socket.
+    from gevent import monkey
 
-from .errors import Refusal
+    monkey.patch_all()
+
+import json  # noqa: E402
+
+import click  # noqa: E402
+
+from .errors import Refusal  # noqa: E402
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,11 +56,11 @@ def roads(results: str, compact: bool) -> None:
 
 @main.command()
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML table configuration.")
-@click.option("--db", default="scoreboard.sqlite3", show_default=True, help="SQLite event log file.")
+@click.option("--db", default=None, help="SQLite event log file  [default: instance/scoreboard.sqlite3]")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
-def serve(config_file: str | None, db: str, host: str, port: int, demo_pace: float | None) -> None:
+def serve(config_file: str | None, db: str | None, host: str, port: int, demo_pace: float | None) -> None:
     """Serve the feed, the API, live updates and the boards. Without --config, runs the demo tables."""
     from .service.server import run
 

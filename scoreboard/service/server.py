@@ -1,0 +1,34 @@
+"""`scoreboard serve`: the app on gevent's WSGI server (WebSocket included), and the simulated shoes."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from .config import ConfigError
+from .extensions import socketio
+from .simulator import SimulatedShoe
+
+
+def run(config_file: str | None, db: str | None, host: str, port: int, demo_pace: float | None) -> None:
+    from . import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        app = create_app({"ASYNC_MODE": "gevent", "DATABASE": db, "TABLES_FILE": config_file})
+    except ConfigError as e:
+        raise click.ClickException(str(e)) from None
+    hub = app.extensions["scoreboard"]
+    pace = 1.0 if demo_pace is None else demo_pace
+    for table_id in sorted(app.config["SIMULATED_TABLES"]):
+        shoe = SimulatedShoe(hub, table_id, pace)
+        socketio.start_background_task(shoe.run, socketio.sleep)
+    tables = ", ".join(hub.tables)
+    print(f"scoreboard: serving tables {tables} on http://{host}:{port}/ (event log {hub.log.path})",
+          file=sys.stderr, flush=True)
+    if not config_file:
+        print("scoreboard: demo tables, dealt by the simulated shoe; their feed token is \"demo\"",
+              file=sys.stderr, flush=True)
+    socketio.run(app, host=host, port=port, log_output=False)
