@@ -1,0 +1,154 @@
+"""The real server (`scoreboard serve` on gevent) with real Socket.IO clients, and a SIGKILL mid-round."""
+
+import signal
+import time
+
+import pytest
+import socketio
+
+from tests.conftest import TOKEN, Server
+
+
+class Display:
+    """A screen: joins a table's room and collects the updates pushed to it."""
+
+    def __init__(self, url: str, table: str = "T1"):
+        self.table = table
+        self.updates = []
+        self.sio = socketio.Client(reconnection=False)
+        self.sio.on("update", self.updates.append)
+        self.sio.connect(url, wait_timeout=5)
+        self.snapshot = self.join()
+
+    def join(self) -> dict:
+        return self.sio.call("join", {"table": self.table}, timeout=5)
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> list:
+        deadline = time.monotonic() + timeout
+        while len(self.updates) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.updates
+
+    def close(self):
+        self.sio.disconnect()
+
+
+@pytest.fixture
+def displays(server):
+    made = []
+
+    def make(table="T1"):
+        d = Display(server.url, table)
+        made.append(d)
+        return d
+    yield make
+    for d in made:
+        d.close()
+
+
+def post_ok(server, body, table="T1", token=TOKEN):
+    r = server.post(table, body, token)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_join_gets_a_snapshot(server, displays):
+    post_ok(server, [{"type": "shoe", "shoe": "S1"}, {"type": "result", "winner": "B"}])
+    d = displays()
+    snap = d.snapshot
+    assert set(snap) >= {"table", "version", "state", "roads"}
+    assert snap["table"] == "T1" and snap["version"] == 2 and snap["roads"]["rounds"] == 1
+    assert snap["state"]["phase"] == "ready"
+
+
+def test_join_an_unknown_table_is_refused(server, displays):
+    d = displays()
+    answer = d.sio.call("join", {"table": "NOPE"}, timeout=5)
+    assert answer["error"] == "unknown_table"
+
+
+def test_a_round_produces_one_delta_per_display(server, displays):
+    post_ok(server, {"type": "shoe", "shoe": "S1"})
+    screens = [displays() for _ in range(3)]
+    other_table = displays("T2")
+    version = screens[0].snapshot["version"]
+    post_ok(server, {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]})
+    for s in screens:
+        [delta] = s.wait_for(1)
+        time.sleep(0.05)
+        assert len(s.updates) == 1, "exactly one delta per display"
+        assert delta["version"] == version + 1 and delta["kind"] == "round" and delta["table"] == "T1"
+        assert delta["cells"]["bead"]["winner"] == "B" and delta["cells"]["bead"]["banker_six"]
+        assert delta["cells"]["big_road"] == {**delta["cells"]["big_road"], "col": 0, "row": 0}
+        assert set(delta["predict"]) == {"P", "B"} and delta["state"]["rounds"] == 1
+    assert other_table.updates == [], "other tables' screens hear nothing"
+
+
+def test_card_deltas_carry_the_card_and_rise_by_one(server, displays):
+    post_ok(server, {"type": "shoe", "shoe": "S1"})
+    d = displays()
+    v = d.snapshot["version"]
+    for card in ("9H", "2C", "KD", "3S"):
+        post_ok(server, {"type": "card", "card": card})
+    updates = d.wait_for(4)
+    assert [u["version"] for u in updates] == [v + 1, v + 2, v + 3, v + 4]
+    assert [u["kind"] for u in updates] == ["card", "card", "card", "round"]
+    assert [u["card"] for u in updates] == ["9H", "2C", "KD", "3S"]
+    assert [u["hand"] for u in updates] == ["player", "banker", "player", "banker"]
+
+
+def test_a_reconnect_resyncs(server, displays):
+    post_ok(server, {"type": "shoe", "shoe": "S1"})
+    d = displays()
+    d.close()
+    post_ok(server, [{"type": "result", "winner": "P"}, {"type": "result", "winner": "P"}])
+    again = displays()
+    assert again.snapshot["version"] == d.snapshot["version"] + 2
+    assert again.snapshot["roads"]["big_road"]["columns"][0][1]["row"] == 1
+    # A display that missed versions asks again with `join` and gets the same state the API serves.
+    assert again.join()["roads"] == server.get("/api/tables/T1/roads").json()
+
+
+def test_sigkill_mid_round_loses_nothing_acknowledged(tmp_path, tables_file):
+    db = tmp_path / "kill.sqlite3"
+    first = Server(db, tables_file).start()
+    try:
+        post_ok(first, {"type": "shoe", "shoe": "S1"})
+        post_ok(first, {"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]})
+        for i, card in enumerate(("4H", "KC", "QD")):
+            post_ok(first, {"type": "card", "card": card, "seq": 100 + i})
+        before = first.get("/api/tables/T1").json()
+        roads = first.get("/api/tables/T1/roads").json()
+    finally:
+        first.kill(signal.SIGKILL)
+    second = Server(db, tables_file).start()
+    try:
+        after = second.get("/api/tables/T1").json()
+        assert after == before, "the restarted table is exactly the acknowledged one, half-dealt round included"
+        assert second.get("/api/tables/T1/roads").json() == roads
+        assert after["phase"] == "dealing" and after["deal"]["player"] == ["4H", "QD"]
+        retry = post_ok(second, {"type": "card", "card": "QD", "seq": 102})
+        assert retry["results"][0]["duplicate"], "the log remembers seqs across a restart"
+        post_ok(second, {"type": "card", "card": "7S", "seq": 103})        # Banker 7; Player 4 draws
+        done = post_ok(second, {"type": "card", "card": "2D", "seq": 104})
+        assert done["results"][0]["kind"] == "round" and done["table"]["rounds"] == 2
+    finally:
+        second.kill(signal.SIGTERM)
+
+
+def test_demo_tables_deal_by_themselves(tmp_path):
+    demo = Server(tmp_path / "demo.sqlite3", None, ["--demo-pace", "0.01"]).start()
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            tables = demo.get("/api/tables").json()["tables"]
+            if all(t["rounds"] >= 2 for t in tables):
+                break
+            time.sleep(0.2)
+        assert len(tables) >= 3 and all(t["rounds"] >= 2 for t in tables)
+        roads = demo.get(f"/api/tables/{tables[0]['table']}/roads").json()
+        assert roads["rounds"] >= 2
+        assert demo.get("/").status_code == 200
+        assert demo.get("/static/vendor/socket.io.min.js").status_code == 200
+    finally:
+        demo.kill(signal.SIGTERM)
