@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 
 import click
+from gevent import pywsgi
 
 from .config import ConfigError
 from .extensions import socketio
@@ -31,4 +33,16 @@ def run(config_file: str | None, db: str | None, host: str, port: int, demo_pace
     if not config_file:
         print("scoreboard: demo tables, dealt by the simulated shoe; their feed token is \"demo\"",
               file=sys.stderr, flush=True)
-    socketio.run(app, host=host, port=port, log_output=False)
+    pywsgi.WSGIServer((host, port), app, log=None, handler_class=NoDelayHandler).serve_forever()
+
+
+class NoDelayHandler(pywsgi.WSGIHandler):
+    """Sends every response and WebSocket frame at once.
+
+    With Nagle's algorithm a small write waits for the ACK of the previous one, and a client delaying its ACK
+    holds a keep-alive response or a delta back by 40 ms.
+    """
+
+    def handle(self):
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        super().handle()
