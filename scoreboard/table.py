@@ -164,6 +164,8 @@ class Table:
             delta["stats"] = self.roads.stats_json()
             delta["patterns"] = self.roads.patterns()
         self.version += 1
+        if change.rebuild:
+            self._roads_json = (self.version, delta["roads"])
         return {"table": self.config.id, "version": self.version, "kind": change.kind, **delta,
                 "state": self.state_json()}
 

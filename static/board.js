@@ -26,7 +26,7 @@
     version = d.version; state = d.state;
     if (d.roads) model = RoadView.fromJSON(d.roads);
     else if (d.cells) RoadView.applyRound(model, d);
-    render();
+    render(Boolean(d.roads || d.cells));
   });
 
   function join() {
@@ -34,7 +34,7 @@
       if (!snap || snap.error) { setLive(false, snap ? snap.message : "no answer"); return; }
       version = snap.version; state = snap.state; model = RoadView.fromJSON(snap.roads);
       setLive(true);
-      render();
+      render(true);
     });
   }
 
@@ -47,9 +47,11 @@
 
   function text(id, value) { document.getElementById(id).textContent = value; }
 
-  function render() {
+  /* A card changes the header and the cards; only a round, a rebuild or a snapshot redraws the roads. */
+  function render(roadsChanged) {
     body.dataset.version = version;
-    renderHeader(); renderCards(); renderStats(); renderRoads(); renderAsk();
+    renderHeader(); renderCards();
+    if (roadsChanged) { renderStats(); renderRoads(); renderAsk(); }
   }
 
   function renderHeader() {

@@ -62,7 +62,7 @@ class TableHub:
     def submit(self, table_id: str, events: list) -> dict:
         """Apply events in order, each stored before it changes the table; stops at the first refused."""
         table = self.tables[table_id]
-        results = []
+        results, state = [], None
         with self._locks[table_id]:
             for index, raw in enumerate(events):
                 try:
@@ -72,7 +72,7 @@ class TableHub:
                 if change.duplicate:
                     results.append({"version": table.version, "kind": change.kind, "duplicate": True})
                     continue
-                shoe = table.shoe_number + (1 if change.kind == "shoe" else 0)
+                shoe = change.fields.get("shoe_number", table.shoe_number)
                 try:
                     self.offload(self.log.append, table_id, table.version + 1, shoe, change.event)
                 except Exception as e:
@@ -81,7 +81,8 @@ class TableHub:
                 delta = table.commit(change)
                 self.publish(table_id, delta)
                 results.append({"version": delta["version"], "kind": delta["kind"]})
-        return {"applied": len(results), "results": results, "table": table.state_json()}
+                state = delta["state"]
+        return {"applied": len(results), "results": results, "table": state or table.state_json()}
 
     def shoe_history(self, table_id: str, shoe: int) -> dict | None:
         """The rounds of an earlier shoe, folded again from its events (they are all in the log)."""
