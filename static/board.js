@@ -32,6 +32,7 @@
   function join() {
     socket.emit("join", { table: tableId }, (snap) => {
       if (!snap || snap.error) { setLive(false, snap ? snap.message : "no answer"); return; }
+      if (model && snap.version < version) return;   // an answer to an earlier join: we are already past it
       version = snap.version; state = snap.state; model = RoadView.fromJSON(snap.roads);
       setLive(true);
       render(true);

@@ -304,3 +304,45 @@ def test_pages(client):
     assert client.get("/tables/T1?orientation=portrait").status_code == 200
     assert client.get("/tables/T1?orientation=sideways").status_code == 400
     assert client.get("/tables/NOPE").status_code == 404
+
+
+def test_a_restart_folds_the_log_back_to_the_same_tables(app, client, shoe, tmp_path, tables_file):
+    ok(shoe({"type": "result", "winner": "B"}))
+    ok(shoe({"type": "shoe", "shoe": "S2"}))
+    ok(shoe({"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}))
+    ok(shoe({"type": "card", "card": "4H", "seq": 7}))
+    before = [view(client, t) for t in ("T1", "T2", "INS")]
+    from scoreboard.service import create_app
+
+    again = create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], "TABLES_FILE": str(tables_file)})
+    other = again.test_client()
+    assert [view(other, t) for t in ("T1", "T2", "INS")] == before
+    state = other.get("/api/tables/T1").get_json()
+    assert state["shoe"]["number"] == 2 and state["version"] == 5 and state["deal"]["player"] == ["4H"]
+    r = other.post("/api/tables/T1/feed", json={"type": "card", "card": "4H", "seq": 7},
+                   headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.get_json()["results"][0]["duplicate"]
+    assert other.get("/api/tables/T1/rounds?shoe=1").get_json()["rounds"][0]["winner"] == "B"
+
+
+@pytest.mark.parametrize("setup, event, status, code", [
+    ([], {"type": "burn", "count": 1}, 409, "no_shoe"),
+    ([{"type": "shoe"}, {"type": "card", "card": "9H"}], {"type": "burn", "count": 1}, 409, "round_in_progress"),
+    ([{"type": "shoe"}], {"type": "burn", "count": 500}, 422, "not_enough_cards"),
+    ([], {"type": "cut"}, 409, "no_shoe"),
+    ([{"type": "shoe"}, {"type": "cut"}], {"type": "cut"}, 409, "already_cut"),
+    ([], {"type": "result", "winner": "B"}, 409, "no_shoe"),
+    ([{"type": "shoe"}], {"type": "result", "winner": "P", "player_points": 0}, 422, "result_contradiction"),
+    ([{"type": "shoe"}], {"type": "result", "winner": "B", "natural": True, "banker_cards": 3}, 422,
+     "result_contradiction"),
+    ([{"type": "shoe"}, {"type": "result", "winner": "B"}],
+     {"type": "correct", "round": 1, "operator": "pit", "player": ["KH", "6D", "2S"], "banker": ["3S", "3C"]},
+     422, "table_of_play"),
+    ([{"type": "shoe"}], {"type": "card", "card": "9H", "hand": "banker"}, 422, "wrong_hand"),
+    ([], {"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}, 409, "no_shoe"),
+])
+def test_each_event_type_refused_as_feed_md_says(client, feed, setup, event, status, code):
+    for e in setup:
+        ok(feed(e))
+    before = view(client)
+    refused(client, feed(event), status, code, before=before)

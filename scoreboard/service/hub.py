@@ -50,9 +50,18 @@ class TableHub:
         return self.tables.get(table_id)
 
     def replay(self) -> None:
-        """Rebuild every table from its log, a round half dealt included."""
+        """Rebuild every table from its log, a round half dealt included.
+
+        A new shoe clears every road and round, so the fold starts at the current shoe's first event; the
+        version and shoe number carry on from the events before it.
+        """
         for table_id, table in self.tables.items():
-            for event in self.offload(self.log.events, table_id):
+            current = self.offload(self.log.current_shoe, table_id)
+            if current is None:
+                continue
+            shoe, before = current
+            table.version, table.shoe_number = before, shoe - 1
+            for event in self.offload(self.log.events, table_id, shoe):
                 try:
                     table.apply(event)
                 except Refusal as e:     # only if the configuration changed under the log (fewer decks, say)

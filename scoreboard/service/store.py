@@ -55,6 +55,13 @@ class EventLog:
                               (table_id, shoe))
         return [json.loads(e) for (e,) in rows]
 
+    def current_shoe(self, table_id: str) -> tuple[int, int] | None:
+        """The table's latest shoe number and how many events came before that shoe's first one."""
+        rows = self._read("SELECT shoe, MIN(version) FROM events WHERE table_id = ? "
+                          "AND shoe = (SELECT MAX(shoe) FROM events WHERE table_id = ?)", (table_id, table_id))
+        shoe, first = rows[0]
+        return None if shoe is None else (shoe, first - 1)
+
     def shoes(self, table_id: str) -> list[dict]:
         rows = self._read("SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
                           "WHERE table_id = ? AND shoe > 0 GROUP BY shoe ORDER BY shoe", (table_id,))
