@@ -8,7 +8,7 @@
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const WINNER = { B: "Banker wins", P: "Player wins", T: "Tie" };
   const ASK_SECONDS = 3;
-  let version = 0, state = null, model = null, asking = null, askTimer = null;
+  let version = 0, state = null, model = null, asking = null, askTimer = null, voided = null;
 
   function orient() {
     const forced = body.dataset.orientation;
@@ -24,6 +24,7 @@
     if (d.table !== tableId || !model || d.version <= version) return;
     if (d.version !== version + 1) { join(); return; }   // missed a change: ask for a snapshot
     version = d.version; state = d.state;
+    voided = d.kind === "void" ? d.round : d.kind === "card" || d.kind === "round" || d.kind === "shoe" ? null : voided;
     if (d.roads) model = RoadView.fromJSON(d.roads);
     else if (d.cells) RoadView.applyRound(model, d);
     render(Boolean(d.roads || d.cells));
@@ -86,7 +87,14 @@
       text(`${hand}-points`, points === null || points === undefined ? "" : points);
     }
     const out = document.getElementById("outcome");
-    if (!dealing && last) {
+    if (voided) {
+      out.textContent = `Round void: ${voided.reason}`;
+      out.className = "outcome void";
+    } else if (dealing && state.insurance.length) {
+      const offers = state.insurance.map((o) => `${o.hand === "player" ? "Player" : "Banker"} ${o.odds}`);
+      out.textContent = `Round ${state.round} · Insurance: ${offers.join(", ")}`;
+      out.className = "outcome insurance";
+    } else if (!dealing && last) {
       const six = last.banker_six && ["super-six", "super-six-plus"].includes(state.variant) ? " · Super 6" : "";
       out.textContent = `Round ${last.round}: ${WINNER[last.winner]}${six}`;
       out.className = `outcome w${last.winner}`;

@@ -108,3 +108,14 @@ def test_portrait_board(browser, server):
     forced, _ = open_board(browser, server, 1920, 1080, orientation="portrait")
     assert forced.evaluate("document.body.classList.contains('portrait')")
     assert errors == []
+
+
+def test_a_void_is_announced_and_the_roads_stay(browser, server):
+    server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
+    deal_rounds(server, 3, seed=5)
+    page, errors = open_board(browser, server, 1920, 1080)
+    server.post("T1", [{"type": "card", "card": "9H"},
+                       {"type": "void", "reason": "card dropped", "operator": "dealer 12"}], TOKEN)
+    page.wait_for_function("document.getElementById('outcome').textContent.includes('card dropped')", timeout=5000)
+    assert page.locator("#bead-road .bead").count() == 3
+    assert errors == []
