@@ -13,7 +13,6 @@ from .errors import Malformed, Refusal
 
 TYPES = ("shoe", "burn", "card", "round", "result", "void", "correct", "cut")
 WINNERS = {"B": "B", "P": "P", "T": "T", "BANKER": "B", "PLAYER": "P", "TIE": "T"}
-RESULT_FIELDS = ("winner", "player_points", "banker_points", "player_pair", "banker_pair", "banker_cards", "natural")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _HANDS = {"player": "P", "banker": "B", "p": "P", "b": "B"}
 

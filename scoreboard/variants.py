@@ -165,8 +165,9 @@ def settle(game: Variant, round: Round, bets) -> list[Settled]:
             game.rule(b.bet)
     if round.void:
         return [Settled(b.bet, b.stake, "void", Fraction(0), b.stage) for b in bets]
-    six_matters = {"super_six", "super_six_plus"} | ({"banker"} if game.bets["banker"] is NO_COMMISSION_BANKER else set())
-    if round.winner == BANKER and round.banker_points is None and any(b.bet in six_matters for b in bets):
+    # Without commission a Banker win on 6 pays 1 to 2 and decides the Super 6 bets: a keypad result must say.
+    if round.winner == BANKER and round.banker_points is None and game.name != "commission" \
+            and any(b.bet in ("banker", "super_six", "super_six_plus") for b in bets):
         raise Refusal("the Banker's points are needed to settle Banker bets: a Banker win on 6 pays differently",
                       "points_needed")
     settled = [_settle_insurance(round, b) if b.bet.endswith("_insurance") else _settle_one(game, round, b)
