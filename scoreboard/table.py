@@ -246,8 +246,8 @@ class Table:
         card = event["card"]
         if shoe.holds(card) == 0:
             return self._irregular(event, shoe, card)
+        extra = {"card": card, "hand": HAND[self.deal.next_hand]}
         deal = self.deal.add(card, event.get("hand"))
-        extra = {"card": card, "hand": HAND[PLAYER if len(deal.player) > len(self.deal.player) else BANKER]}
         if not deal.complete:
             return Change(event, "card", dict(shoe=shoe.take(card), deal=deal), extra=extra)
         return self._finish(event, deal.outcome(), shoe.take(card), extra)
@@ -257,8 +257,12 @@ class Table:
         reason = (f"{card} is one too many: the shoe's {shoe.decks} decks hold {shoe.decks} of it "
                   "(excess of cards, 004 rule 5.3.2)")
         void = Round(None, self.deal.player, self.deal.banker, void=True, reason=reason)
+        return self._end_in_void(event, void, card=card, irregularity=True)
+
+    def _end_in_void(self, event: dict, void: Round, **extra) -> Change:
+        """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand."""
         return Change(event, "void", dict(deal=Deal(), rounds=self.rounds + (void,), **self._count_down()),
-                      extra={"round": self.round_json(void, None), "card": card, "irregularity": True})
+                      extra={"round": self.round_json(void, None), **extra})
 
     def _round(self, event: dict) -> Change:
         shoe = self._require_shoe("dealing a round")
@@ -267,9 +271,8 @@ class Table:
         try:
             taken = shoe.take_all(r.player + r.banker)
         except Refusal as e:
-            void = Round(None, r.player, r.banker, void=True, reason=e.message)
-            return Change(event, "void", dict(rounds=self.rounds + (void,), **self._count_down()),
-                          extra={"round": self.round_json(void, None), "irregularity": True})
+            return self._end_in_void(event, Round(None, r.player, r.banker, void=True, reason=e.message),
+                                     irregularity=True)
         return self._finish(event, r, taken, {})
 
     def _result(self, event: dict) -> Change:
@@ -301,9 +304,8 @@ class Table:
         if "round" not in event:
             if self.shoe is None or not self.deal.started:
                 raise OutOfOrder("no round is being dealt: give the number of the round to void", "no_round")
-            void = Round(None, self.deal.player, self.deal.banker, void=True, reason=reason)
-            return Change(event, "void", dict(deal=Deal(), rounds=self.rounds + (void,), **self._count_down()),
-                          extra={"round": self.round_json(void, None)})
+            return self._end_in_void(event, Round(None, self.deal.player, self.deal.banker, void=True,
+                                                  reason=reason))
         i = self._find(event["round"])
         void = replace(self.rounds[i], void=True, reason=reason)
         rounds = self.rounds[:i] + (void,) + self.rounds[i + 1:]

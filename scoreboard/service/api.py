@@ -2,20 +2,13 @@
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .errors import error
+from .errors import error, table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def hub():
     return current_app.extensions["scoreboard"]
-
-
-def table_or_404(table_id: str):
-    table = hub().get(table_id)
-    if table is None:
-        return None, error(404, "unknown_table", f"there is no table {table_id!r} here")
-    return table, None
 
 
 @bp.get("/tables")

@@ -4,7 +4,7 @@ import hmac
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .errors import error
+from .errors import error, table_or_404
 from .hub import FeedRefused, StorageFailed
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
@@ -12,10 +12,9 @@ bp = Blueprint("feed", __name__, url_prefix="/api")
 
 @bp.post("/tables/<table_id>/feed")
 def post(table_id):
-    hub = current_app.extensions["scoreboard"]
-    table = hub.get(table_id)
-    if table is None:
-        return error(404, "unknown_table", f"there is no table {table_id!r} here", applied=0)
+    table, err = table_or_404(table_id, applied=0)
+    if err:
+        return err
     if not _authorised(table.config.feed_token):
         return error(401, "unauthorized", "the feed token is missing or wrong: send "
                      "\"Authorization: Bearer <the table's feed token>\"", applied=0)
@@ -26,7 +25,7 @@ def post(table_id):
     if not events:
         return error(400, "malformed", "the list of events is empty", applied=0)
     try:
-        return jsonify(hub.submit(table_id, events))
+        return jsonify(current_app.extensions["scoreboard"].submit(table_id, events))
     except FeedRefused as e:
         return jsonify(e.as_json()), e.refusal.status
     except StorageFailed as e:

@@ -1,7 +1,7 @@
 """Live updates (feed.md): a Socket.IO room per table; `join` answers with a snapshot, then `update` deltas."""
 
 from flask import current_app
-from flask_socketio import join_room, leave_room
+from flask_socketio import join_room
 
 from .extensions import socketio
 
@@ -20,8 +20,3 @@ def join(data):
     join_room(room(table_id))
     return table.snapshot()
 
-
-@socketio.on("leave")
-def leave(data):
-    if isinstance(data, dict) and isinstance(data.get("table"), str):
-        leave_room(room(data["table"]))

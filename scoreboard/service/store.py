@@ -47,12 +47,10 @@ class EventLog:
         finally:
             db.close()
 
-    def events(self, table_id: str, shoe: int | None = None) -> list[dict]:
-        if shoe is None:
-            rows = self._read("SELECT event FROM events WHERE table_id = ? ORDER BY version", (table_id,))
-        else:
-            rows = self._read("SELECT event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version",
-                              (table_id, shoe))
+    def events(self, table_id: str, shoe: int) -> list[dict]:
+        """One shoe's events, oldest first: a new shoe clears the table, so a shoe folds on its own."""
+        rows = self._read("SELECT event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version",
+                          (table_id, shoe))
         return [json.loads(e) for (e,) in rows]
 
     def current_shoe(self, table_id: str) -> tuple[int, int] | None:
@@ -66,6 +64,3 @@ class EventLog:
         rows = self._read("SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
                           "WHERE table_id = ? AND shoe > 0 GROUP BY shoe ORDER BY shoe", (table_id,))
         return [{"shoe": s, "first_event": first, "last_event": last, "events": n} for s, first, last, n in rows]
-
-    def close(self) -> None:
-        self._db.close()
