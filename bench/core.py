@@ -1,6 +1,6 @@
 """Benchmarks of the pure core: dealing card by card, exact odds, and the roads.
 
-    python -m bench.core
+python -m bench.core
 """
 
 import random
@@ -63,8 +63,10 @@ def main() -> None:
     append = road_append()
     build = road_build()
     print(f"roads, append one round: median {append * 1e6:.1f} us over a 10,000-round sequence")
-    print(f"roads, build 10,000 rounds from scratch: {build * 1e3:.1f} ms "
-          f"({build / 10_000 * 1e6:.1f} us per round; ratio to the median append {build / 10_000 / append:.2f})")
+    print(
+        f"roads, build 10,000 rounds from scratch: {build * 1e3:.1f} ms "
+        f"({build / 10_000 * 1e6:.1f} us per round; ratio to the median append {build / 10_000 / append:.2f})"
+    )
 
 
 if __name__ == "__main__":

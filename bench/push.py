@@ -29,7 +29,7 @@ name = "Bench"
 variant = "no-commission"
 feed_token = "bench"
 """
-TARGET_P99 = 0.050      # "tens of milliseconds"
+TARGET_P99 = 0.050  # "tens of milliseconds"
 
 
 def percentile(values, q):
@@ -59,11 +59,12 @@ def measure(server: Server, cards: int, displays: int, interval: float) -> None:
             now = time.perf_counter()
             with lock:
                 arrivals.setdefault(delta["version"], []).append(now)
+
         c.on("update", on_update)
         c.connect(server.url, wait_timeout=5)
         c.call("join", {"table": "B1"}, timeout=5)
         clients.append(c)
-    time.sleep(1.0)     # let every client finish its upgrade to WebSocket
+    time.sleep(1.0)  # let every client finish its upgrade to WebSocket
 
     session = requests.Session()
     headers = {"Authorization": "Bearer bench"}
@@ -96,12 +97,18 @@ def measure(server: Server, cards: int, displays: int, interval: float) -> None:
     missing = len(sent) * displays - len(latencies)
     p50, p99 = statistics.median(latencies), percentile(latencies, 0.99)
     print(f"machine: {describe()}")
-    print(f"{len(sent)} cards x {displays} displays, a card every {interval * 1e3:.0f} ms, SQLite fsync per event, "
-          "gevent server on loopback")
-    print(f"feed acknowledgement (POST, durable): p50 {statistics.median(acks) * 1e3:.1f} ms, "
-          f"p99 {percentile(acks, 0.99) * 1e3:.1f} ms")
-    print(f"card to screen: p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, max {max(latencies) * 1e3:.1f} ms; "
-          f"deltas missing: {missing}")
+    print(
+        f"{len(sent)} cards x {displays} displays, a card every {interval * 1e3:.0f} ms, SQLite fsync per event, "
+        "gevent server on loopback"
+    )
+    print(
+        f"feed acknowledgement (POST, durable): p50 {statistics.median(acks) * 1e3:.1f} ms, "
+        f"p99 {percentile(acks, 0.99) * 1e3:.1f} ms"
+    )
+    print(
+        f"card to screen: p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, max {max(latencies) * 1e3:.1f} ms; "
+        f"deltas missing: {missing}"
+    )
     print(f"p99 against the {TARGET_P99 * 1e3:.0f} ms target: {p99 / TARGET_P99:.2f}")
 
 

@@ -18,21 +18,21 @@ _INDEX = {card: i for i, card in enumerate(ALL_CARDS)}
 # 004 rule 3.2: an Ace is 1, two to nine their face value, ten and the pictures 0.
 POINTS = {r: (i + 1 if i < 9 else 0) for i, r in enumerate(RANKS)}
 
-TABLE_DECKS = range(4, 9)   # 004 rule 2.2.1: four to eight decks
-ODDS_DECKS = range(1, 9)    # the odds report also covers the small shoes of online games
+TABLE_DECKS = range(4, 9)  # 004 rule 2.2.1: four to eight decks
+ODDS_DECKS = range(1, 9)  # the odds report also covers the small shoes of online games
 
 
 def parse_card(text) -> str:
     """Read one card in the feed notation: rank A 2-9 T J Q K (or 10), then suit S H D C, any case."""
     if not isinstance(text, str):
-        raise Malformed(f"a card must be text like \"AS\" or \"10H\", not {text!r}", "bad_card")
+        raise Malformed(f'a card must be text like "AS" or "10H", not {text!r}', "bad_card")
     raw = text.strip().upper()
     if raw.startswith("10"):
         raw = "T" + raw[2:]
     if len(raw) != 2 or raw[0] not in RANKS or raw[1] not in SUITS:
         raise Malformed(
             f"{text!r} is not a card: write the rank (A, 2-9, T or 10, J, Q, K) then the suit (S, H, D, C), "
-            "for example \"AS\" or \"10H\"",
+            'for example "AS" or "10H"',
             "bad_card",
         )
     return raw
@@ -40,7 +40,7 @@ def parse_card(text) -> str:
 
 def parse_cards(items, hand: str = "cards") -> tuple[str, ...]:
     if not isinstance(items, (list, tuple)):
-        raise Malformed(f"{hand} must be a list of cards such as [\"9H\", \"KD\"]", "bad_card")
+        raise Malformed(f'{hand} must be a list of cards such as ["9H", "KD"]', "bad_card")
     return tuple(parse_card(c) for c in items)
 
 
@@ -76,7 +76,7 @@ class Shoe:
     counts: tuple[int, ...]
 
     @classmethod
-    def new(cls, decks: int = 8, allowed: range = TABLE_DECKS) -> "Shoe":
+    def new(cls, decks: int = 8, allowed: range = TABLE_DECKS) -> Shoe:
         check_decks(decks, allowed)
         return cls(decks, (decks,) * len(ALL_CARDS))
 
@@ -91,7 +91,7 @@ class Shoe:
     def dealt(self) -> int:
         return self.decks * len(ALL_CARDS) - self.remaining
 
-    def take(self, card: str) -> "Shoe":
+    def take(self, card: str) -> Shoe:
         i = _INDEX[card]
         if self.counts[i] == 0:
             raise Refusal(
@@ -103,14 +103,14 @@ class Shoe:
         counts[i] -= 1
         return Shoe(self.decks, tuple(counts))
 
-    def give_back(self, cards) -> "Shoe":
+    def give_back(self, cards) -> Shoe:
         """The shoe with `cards` returned, as when a corrected round's registered cards were wrong."""
         counts = list(self.counts)
         for card in cards:
             counts[_INDEX[card]] += 1
         return Shoe(self.decks, tuple(counts))
 
-    def take_all(self, cards) -> "Shoe":
+    def take_all(self, cards) -> Shoe:
         shoe = self
         for card in cards:
             shoe = shoe.take(card)

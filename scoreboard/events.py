@@ -20,7 +20,7 @@ _HANDS = {"player": "P", "banker": "B", "p": "P", "b": "B"}
 def parse_event(raw) -> dict:
     """A normalised copy of one feed event, or Malformed naming the field that is wrong."""
     if not isinstance(raw, dict):
-        raise Malformed("each event must be a JSON object with a \"type\"", "malformed")
+        raise Malformed('each event must be a JSON object with a "type"', "malformed")
     kind = raw.get("type")
     if kind not in TYPES:
         raise Malformed(f"unknown event type {kind!r}: use one of {', '.join(TYPES)}", "unknown_type")
@@ -71,32 +71,32 @@ def _burn(raw: dict) -> dict:
         return {"cards": list(cards)}
     count = raw.get("count")
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise Malformed("a burn needs \"cards\" (a list) or \"count\" (a whole number of at least 1)", "bad_burn")
+        raise Malformed('a burn needs "cards" (a list) or "count" (a whole number of at least 1)', "bad_burn")
     return {"count": count}
 
 
 def _card(raw: dict) -> dict:
     if "card" not in raw:
-        raise Malformed("a card event needs \"card\", such as \"9H\"", "bad_card")
+        raise Malformed('a card event needs "card", such as "9H"', "bad_card")
     out = {"card": parse_card(raw["card"])}
     if raw.get("hand") is not None:
         hand = _HANDS.get(str(raw["hand"]).lower())
         if hand is None:
-            raise Malformed("hand must be \"player\" or \"banker\"", "bad_hand")
+            raise Malformed('hand must be "player" or "banker"', "bad_hand")
         out["hand"] = hand
     return out
 
 
 def _cards_of_round(raw: dict) -> dict:
     if "player" not in raw or "banker" not in raw:
-        raise Malformed("a round needs both \"player\" and \"banker\" card lists", "bad_round")
+        raise Malformed('a round needs both "player" and "banker" card lists', "bad_round")
     return {"player": list(parse_cards(raw["player"], "player")), "banker": list(parse_cards(raw["banker"], "banker"))}
 
 
 def _result(raw: dict) -> dict:
     winner = WINNERS.get(str(raw.get("winner", "")).upper())
     if winner is None:
-        raise Malformed("winner must be \"B\", \"P\" or \"T\"", "bad_winner")
+        raise Malformed('winner must be "B", "P" or "T"', "bad_winner")
     out = {"winner": winner}
     for name in ("player_points", "banker_points"):
         if raw.get(name) is not None:
@@ -119,7 +119,7 @@ def _result(raw: dict) -> dict:
 def _round_number(raw: dict, required: bool) -> dict:
     if raw.get("round") is None:
         if required:
-            raise Malformed("name the round: \"round\" is its number in this shoe", "bad_round_number")
+            raise Malformed('name the round: "round" is its number in this shoe', "bad_round_number")
         return {}
     n = raw["round"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -136,7 +136,7 @@ def _void(raw: dict) -> dict:
     _needs_operator(raw, "void")
     reason = raw.get("reason")
     if not isinstance(reason, str) or not reason.strip():
-        raise Malformed("a void needs its reason, such as \"card exposed\"", "reason_required")
+        raise Malformed('a void needs its reason, such as "card exposed"', "reason_required")
     return {"reason": reason.strip(), **_round_number(raw, required=False)}
 
 
@@ -147,8 +147,9 @@ def _correct(raw: dict) -> dict:
         return {**out, **_cards_of_round(raw)}
     if "winner" in raw:
         return {**out, **_result(raw)}
-    raise Malformed("a correction needs the round's cards (\"player\" and \"banker\") or its result (\"winner\")",
-                    "bad_correction")
+    raise Malformed(
+        'a correction needs the round\'s cards ("player" and "banker") or its result ("winner")', "bad_correction"
+    )
 
 
 _READERS = {

@@ -19,9 +19,9 @@ STAGES = (FOUR_CARDS, PLAYER_THIRD)
 
 @dataclass(frozen=True)
 class Row:
-    hand: str          # the hand insured
-    player: range      # the Player's points
-    banker: range      # the Banker's points
+    hand: str  # the hand insured
+    player: range  # the Player's points
+    banker: range  # the Banker's points
     odds: Fraction
     tie_pays: bool = False
 
@@ -56,14 +56,18 @@ PAY_TABLE = {
 
 @dataclass(frozen=True)
 class Offer:
-    hand: str            # "P" or "B": the hand insured
+    hand: str  # "P" or "B": the hand insured
     stage: str
     odds: Fraction
-    tie_pays: bool       # the 9-point Player insurance after the third card also pays 8 to 1 on a tie
+    tie_pays: bool  # the 9-point Player insurance after the third card also pays 8 to 1 on a tie
 
     def as_json(self) -> dict:
-        return {"hand": {PLAYER: "player", BANKER: "banker"}[self.hand], "stage": self.stage,
-                "odds": _odds_text(self.odds), "pays_on_tie": self.tie_pays}
+        return {
+            "hand": {PLAYER: "player", BANKER: "banker"}[self.hand],
+            "stage": self.stage,
+            "odds": _odds_text(self.odds),
+            "pays_on_tie": self.tie_pays,
+        }
 
 
 def _odds_text(odds: Fraction) -> str:
@@ -87,8 +91,11 @@ def offers(deal: Deal) -> list[Offer]:
     if stage is None:
         return []
     p, b = hand_points(deal.player), hand_points(deal.banker)
-    return [Offer(row.hand, stage, row.odds, row.tie_pays)
-            for row in PAY_TABLE[stage] if p in row.player and b in row.banker]
+    return [
+        Offer(row.hand, stage, row.odds, row.tie_pays)
+        for row in PAY_TABLE[stage]
+        if p in row.player and b in row.banker
+    ]
 
 
 def offer_for(round_player, round_banker, hand: str, stage: str) -> Offer | None:

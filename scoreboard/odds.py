@@ -17,7 +17,7 @@ BETS = ("player", "banker", "tie", "player_pair", "banker_pair", "super_six", "s
 
 def count_outcomes(decks: int) -> dict[tuple[int, int, int], int]:
     """(player points, banker points, banker card count) -> how many ordered six-card sequences end that way."""
-    counts = [16 * decks] + [4 * decks] * 9     # by point value: 0 is ten and the three pictures
+    counts = [16 * decks] + [4 * decks] * 9  # by point value: 0 is ten and the three pictures
     total_cards = 52 * decks
     tally: dict[tuple[int, int, int], int] = {}
 
@@ -150,18 +150,29 @@ def report(decks: int = 8) -> dict:
 
 
 def _row(name: str, bet: str, pays: str, rtp: Fraction, **extra) -> dict:
-    return {"variant": name, "bet": bet, "pays": pays, **extra, "rtp": float(rtp),
-            "house_edge": float(1 - rtp), "rtp_exact": f"{rtp.numerator}/{rtp.denominator}"}
+    return {
+        "variant": name,
+        "bet": bet,
+        "pays": pays,
+        **extra,
+        "rtp": float(rtp),
+        "house_edge": float(1 - rtp),
+        "rtp_exact": f"{rtp.numerator}/{rtp.denominator}",
+    }
 
 
 def format_report(data: dict) -> str:
     """The report for people: outcome probabilities, then RTP and house edge of every bet."""
-    lines = [f"Exact baccarat odds, {data['decks']} deck{'s' if data['decks'] > 1 else ''} "
-             f"({data['counts']['total']:,} ordered six-card sequences)", ""]
+    lines = [
+        f"Exact baccarat odds, {data['decks']} deck{'s' if data['decks'] > 1 else ''} "
+        f"({data['counts']['total']:,} ordered six-card sequences)",
+        "",
+    ]
     for k, v in data["outcomes"].items():
         lines.append(f"  {k.replace('_', ' '):<24} {v:.6f}   {data['exact'][k]}")
     lines += ["", f"  {'variant':<16} {'bet':<16} {'pays':<40} {'RTP':>9} {'house edge':>11}"]
     for r in data["bets"]:
-        lines.append(f"  {r['variant']:<16} {r['bet']:<16} {r['pays']:<40} {100 * r['rtp']:8.4f}% "
-                     f"{100 * r['house_edge']:10.4f}%")
+        lines.append(
+            f"  {r['variant']:<16} {r['bet']:<16} {r['pays']:<40} {100 * r['rtp']:8.4f}% {100 * r['house_edge']:10.4f}%"
+        )
     return "\n".join(lines)

@@ -17,7 +17,9 @@ _ANY = frozenset(range(10))
 
 # Banker's two-card total -> the Player third-card values on which the Banker draws (004 rule 3.10).
 BANKER_DRAWS_ON = {
-    0: _ANY, 1: _ANY, 2: _ANY,
+    0: _ANY,
+    1: _ANY,
+    2: _ANY,
     3: _ANY - {8},
     4: frozenset({2, 3, 4, 5, 6, 7}),
     5: frozenset({4, 5, 6, 7}),
@@ -128,7 +130,7 @@ class Deal:
     def started(self) -> bool:
         return bool(self.player or self.banker)
 
-    def add(self, card: str, hand: str | None = None) -> "Deal":
+    def add(self, card: str, hand: str | None = None) -> Deal:
         """The deal with `card` added to the hand the Table of Play names; `hand`, if given, must agree."""
         to = self.next_hand
         if to is None:
@@ -149,8 +151,9 @@ class Deal:
 
     def outcome(self) -> Round:
         if not self.complete:
-            raise Refusal(f"the round is not complete: the {HAND_NAME[self.next_hand]} takes the next card",
-                          "round_incomplete")
+            raise Refusal(
+                f"the round is not complete: the {HAND_NAME[self.next_hand]} takes the next card", "round_incomplete"
+            )
         return outcome(self.player, self.banker)
 
     def as_json(self) -> dict:
@@ -179,8 +182,9 @@ def check_round(player, banker) -> Round:
     for hand, cards in ((PLAYER, player), (BANKER, banker)):
         name = HAND_NAME[hand]
         if len(cards) < 2:
-            raise Refusal(f"the {name} hand has {len(cards)} card(s): every hand gets two cards first",
-                          "incomplete_hand")
+            raise Refusal(
+                f"the {name} hand has {len(cards)} card(s): every hand gets two cards first", "incomplete_hand"
+            )
         if len(cards) > 3:
             raise Refusal(f"the {name} hand has {len(cards)} cards: a hand takes at most three", "fourth_card")
     p2, b2 = hand_points(player[:2]), hand_points(banker[:2])

@@ -20,7 +20,7 @@ from .roads import RoadRound, Roads, Thresholds
 from .variants import check_super_six_pays, variant
 
 HAND = {PLAYER: "player", BANKER: "banker"}
-SEQ_WINDOW = 10_000    # seqs remembered per feed: a retry comes within seconds, not thousands of events later
+SEQ_WINDOW = 10_000  # seqs remembered per feed: a retry comes within seconds, not thousands of events later
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class TableConfig:
     super_six_pays: int = 12
     min_bet: int | None = None
     max_bet: int | None = None
-    rounds_after_cut: int = 1      # rounds dealt after the one the cut card came out in (or before)
+    rounds_after_cut: int = 1  # rounds dealt after the one the cut card came out in (or before)
     patterns: Thresholds = Thresholds()
 
     def __post_init__(self):
@@ -49,10 +49,10 @@ class Change:
     event: dict
     kind: str
     fields: dict = field(default_factory=dict)
-    finished: Round | None = None    # a round to add to the roads
-    rebuild: bool = False            # the roads are rebuilt from the shoe's rounds
+    finished: Round | None = None  # a round to add to the roads
+    rebuild: bool = False  # the roads are rebuilt from the shoe's rounds
     extra: dict = field(default_factory=dict)
-    duplicate: bool = False          # a retried seq: acknowledged, not applied again
+    duplicate: bool = False  # a retried seq: acknowledged, not applied again
 
 
 class Table:
@@ -115,10 +115,18 @@ class Table:
             "decks": c.decks,
             "version": self.version,
             "phase": self.phase,
-            "shoe": None if self.shoe is None else {
-                "id": self.shoe_id, "number": self.shoe_number, "decks": self.shoe.decks,
-                "cards_left": self.shoe.remaining - self.burned_unseen, "burned": self.burned, "cut": self.cut,
-                "rounds_left": self.rounds_left, "commitment": self.commitment},
+            "shoe": None
+            if self.shoe is None
+            else {
+                "id": self.shoe_id,
+                "number": self.shoe_number,
+                "decks": self.shoe.decks,
+                "cards_left": self.shoe.remaining - self.burned_unseen,
+                "burned": self.burned,
+                "cut": self.cut,
+                "rounds_left": self.rounds_left,
+                "commitment": self.commitment,
+            },
             "round": self.round_number,
             "rounds": len(finished),
             "deal": self.deal.as_json(),
@@ -134,8 +142,12 @@ class Table:
         return self._roads_json[1]
 
     def snapshot(self) -> dict:
-        return {"table": self.config.id, "version": self.version, "state": self.state_json(),
-                "roads": self.roads_json()}
+        return {
+            "table": self.config.id,
+            "version": self.version,
+            "state": self.state_json(),
+            "roads": self.roads_json(),
+        }
 
     # -- applying -----------------------------------------------------------------------------------------------
 
@@ -166,8 +178,13 @@ class Table:
         self.version += 1
         if change.rebuild:
             self._roads_json = (self.version, delta["roads"])
-        return {"table": self.config.id, "version": self.version, "kind": change.kind, **delta,
-                "state": self.state_json()}
+        return {
+            "table": self.config.id,
+            "version": self.version,
+            "kind": change.kind,
+            **delta,
+            "state": self.state_json(),
+        }
 
     def _road_round(self, r: Round) -> RoadRound:
         six = r.banker_six and self.game.super_six_game
@@ -209,37 +226,56 @@ class Table:
         if self.shoe is None:
             raise OutOfOrder(f"no shoe is open: start a shoe before {what}", "no_shoe")
         if self.rounds_left == 0:
-            raise OutOfOrder("the shoe is finished: the cut card came out and its last round was dealt; "
-                             "start a new shoe", "shoe_finished")
+            raise OutOfOrder(
+                "the shoe is finished: the cut card came out and its last round was dealt; start a new shoe",
+                "shoe_finished",
+            )
         return self.shoe
 
     def _require_between_rounds(self, what: str) -> None:
         if self.deal.started:
-            raise OutOfOrder(f"a round's cards are half dealt: finish or void that round before {what}",
-                             "round_in_progress")
+            raise OutOfOrder(
+                f"a round's cards are half dealt: finish or void that round before {what}", "round_in_progress"
+            )
 
     def _shoe(self, event: dict) -> Change:
         self._require_between_rounds("a new shoe")
         decks = event.get("decks", self.config.decks)
         number = self.shoe_number + 1
-        fields = dict(shoe=Shoe.new(decks), shoe_id=event.get("shoe", f"shoe-{number}"), shoe_number=number,
-                      commitment=event.get("commitment"), deal=Deal(), rounds=(), burned=0, burned_unseen=0,
-                      cut=False, rounds_left=None)
+        fields = dict(
+            shoe=Shoe.new(decks),
+            shoe_id=event.get("shoe", f"shoe-{number}"),
+            shoe_number=number,
+            commitment=event.get("commitment"),
+            deal=Deal(),
+            rounds=(),
+            burned=0,
+            burned_unseen=0,
+            cut=False,
+            rounds_left=None,
+        )
         return Change(event, "shoe", fields, rebuild=True)
 
     def _burn(self, event: dict) -> Change:
         shoe = self._require_shoe("burning cards")
         self._require_between_rounds("burning cards")
         if "cards" in event:
-            return Change(event, "burn", dict(shoe=shoe.take_all(event["cards"]),
-                                              burned=self.burned + len(event["cards"])),
-                          extra={"cards": event["cards"]})
+            return Change(
+                event,
+                "burn",
+                dict(shoe=shoe.take_all(event["cards"]), burned=self.burned + len(event["cards"])),
+                extra={"cards": event["cards"]},
+            )
         if event["count"] > shoe.remaining - self.burned_unseen:
-            raise Refusal(f"the shoe has only {shoe.remaining - self.burned_unseen} cards left to burn",
-                          "not_enough_cards")
-        return Change(event, "burn", dict(burned=self.burned + event["count"],
-                                          burned_unseen=self.burned_unseen + event["count"]),
-                      extra={"count": event["count"]})
+            raise Refusal(
+                f"the shoe has only {shoe.remaining - self.burned_unseen} cards left to burn", "not_enough_cards"
+            )
+        return Change(
+            event,
+            "burn",
+            dict(burned=self.burned + event["count"], burned_unseen=self.burned_unseen + event["count"]),
+            extra={"count": event["count"]},
+        )
 
     def _card(self, event: dict) -> Change:
         shoe = self._require_shoe("dealing cards")
@@ -254,15 +290,21 @@ class Table:
 
     def _irregular(self, event: dict, shoe: Shoe, card: str) -> Change:
         """004 rule 5.3.2: a card the shoe cannot hold voids the round in progress; earlier rounds stand."""
-        reason = (f"{card} is one too many: the shoe's {shoe.decks} decks hold {shoe.decks} of it "
-                  "(excess of cards, 004 rule 5.3.2)")
+        reason = (
+            f"{card} is one too many: the shoe's {shoe.decks} decks hold {shoe.decks} of it "
+            "(excess of cards, 004 rule 5.3.2)"
+        )
         void = Round(None, self.deal.player, self.deal.banker, void=True, reason=reason)
         return self._end_in_void(event, void, card=card, irregularity=True)
 
     def _end_in_void(self, event: dict, void: Round, **extra) -> Change:
         """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand."""
-        return Change(event, "void", dict(deal=Deal(), rounds=self.rounds + (void,), **self._count_down()),
-                      extra={"round": self.round_json(void, None), **extra})
+        return Change(
+            event,
+            "void",
+            dict(deal=Deal(), rounds=self.rounds + (void,), **self._count_down()),
+            extra={"round": self.round_json(void, None), **extra},
+        )
 
     def _round(self, event: dict) -> Change:
         shoe = self._require_shoe("dealing a round")
@@ -271,8 +313,9 @@ class Table:
         try:
             taken = shoe.take_all(r.player + r.banker)
         except Refusal as e:
-            return self._end_in_void(event, Round(None, r.player, r.banker, void=True, reason=e.message),
-                                     irregularity=True)
+            return self._end_in_void(
+                event, Round(None, r.player, r.banker, void=True, reason=e.message), irregularity=True
+            )
         return self._finish(event, r, taken, {})
 
     def _result(self, event: dict) -> Change:
@@ -282,8 +325,9 @@ class Table:
 
     def _finish(self, event: dict, r: Round, shoe: Shoe, extra: dict) -> Change:
         fields = dict(shoe=shoe, deal=Deal(), rounds=self.rounds + (r,), **self._count_down())
-        return Change(event, "round", fields, finished=r,
-                      extra={**extra, "round": self.round_json(r, self.round_number)})
+        return Change(
+            event, "round", fields, finished=r, extra={**extra, "round": self.round_json(r, self.round_number)}
+        )
 
     def _count_down(self) -> dict:
         return {} if self.rounds_left is None else {"rounds_left": self.rounds_left - 1}
@@ -296,21 +340,24 @@ class Table:
                 n += 1
                 if n == number:
                     return i
-        raise OutOfOrder(f"there is no round {number} in this shoe: it has {n} round{'s' * (n != 1)}",
-                         "no_such_round")
+        raise OutOfOrder(f"there is no round {number} in this shoe: it has {n} round{'s' * (n != 1)}", "no_such_round")
 
     def _void(self, event: dict) -> Change:
         reason = f"{event['reason']} (voided by {event['operator']})"
         if "round" not in event:
             if self.shoe is None or not self.deal.started:
                 raise OutOfOrder("no round is being dealt: give the number of the round to void", "no_round")
-            return self._end_in_void(event, Round(None, self.deal.player, self.deal.banker, void=True,
-                                                  reason=reason))
+            return self._end_in_void(event, Round(None, self.deal.player, self.deal.banker, void=True, reason=reason))
         i = self._find(event["round"])
         void = replace(self.rounds[i], void=True, reason=reason)
-        rounds = self.rounds[:i] + (void,) + self.rounds[i + 1:]
-        return Change(event, "void", dict(rounds=rounds), rebuild=True,
-                      extra={"round": self.round_json(void, None), "voided": event["round"]})
+        rounds = self.rounds[:i] + (void,) + self.rounds[i + 1 :]
+        return Change(
+            event,
+            "void",
+            dict(rounds=rounds),
+            rebuild=True,
+            extra={"round": self.round_json(void, None), "voided": event["round"]},
+        )
 
     def _correct(self, event: dict) -> Change:
         i = self._find(event["round"])
@@ -321,9 +368,14 @@ class Table:
             shoe = shoe.give_back(old.player + old.banker).take_all(new.player + new.banker)
         else:
             new = keypad_round(event)
-        rounds = self.rounds[:i] + (new,) + self.rounds[i + 1:]
-        return Change(event, "correct", dict(rounds=rounds, shoe=shoe), rebuild=True,
-                      extra={"round": self.round_json(new, event["round"])})
+        rounds = self.rounds[:i] + (new,) + self.rounds[i + 1 :]
+        return Change(
+            event,
+            "correct",
+            dict(rounds=rounds, shoe=shoe),
+            rebuild=True,
+            extra={"round": self.round_json(new, event["round"])},
+        )
 
     def _cut(self, event: dict) -> Change:
         self._require_shoe("the cut card")
@@ -351,8 +403,15 @@ def keypad_round(event: dict) -> Round:
     elif natural and cards == 3:
         raise Refusal("a natural ends the round on two cards: banker_cards cannot be 3", "result_contradiction")
     elif natural and p is not None and b is not None and max(p, b) < 8:
-        raise Refusal(f"a natural is 8 or 9 on two cards, but the points are Player {p}, Banker {b}",
-                      "result_contradiction")
-    return Round(winner, player_points=p, banker_points=b, natural=natural,
-                 player_pair=event.get("player_pair", False), banker_pair=event.get("banker_pair", False),
-                 banker_cards=cards)
+        raise Refusal(
+            f"a natural is 8 or 9 on two cards, but the points are Player {p}, Banker {b}", "result_contradiction"
+        )
+    return Round(
+        winner,
+        player_points=p,
+        banker_points=b,
+        natural=natural,
+        player_pair=event.get("player_pair", False),
+        banker_pair=event.get("banker_pair", False),
+        banker_cards=cards,
+    )

@@ -5,16 +5,16 @@ Odds are "to 1" winnings per unit staked. A bet either wins its odds, pushes (st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
 
 from .errors import Malformed, Refusal
 from .insurance import STAGES, offer_for
 from .play import BANKER, HAND_NAME, PLAYER, TIE, Round
 
 PUSH = "push"
-SUPER_SIX_PAYS = range(12, 18)      # RULINGS 5: 12 to 17, default 12
+SUPER_SIX_PAYS = range(12, 18)  # RULINGS 5: 12 to 17, default 12
 
 # A bet's rule: the round -> its odds (a win), PUSH, or None (a loss).
 BetRule = Callable[[Round], "Fraction | str | None"]
@@ -31,6 +31,7 @@ def _banker(on_six: Fraction, other: Fraction) -> BetRule:
         if r.winner != BANKER:
             return None
         return on_six if r.banker_six else other
+
     return rule
 
 
@@ -57,7 +58,7 @@ def _super_six_plus(r: Round):
     return Fraction(12) if r.banker_cards == 2 else Fraction(20)
 
 
-NO_COMMISSION_BANKER = _banker(on_six=Fraction(1, 2), other=Fraction(1))   # 004 rule 4.1, RULINGS 4
+NO_COMMISSION_BANKER = _banker(on_six=Fraction(1, 2), other=Fraction(1))  # 004 rule 4.1, RULINGS 4
 COMMISSION_BANKER = _banker(on_six=Fraction(19, 20), other=Fraction(19, 20))  # 5% commission on Banker wins
 BASE_BETS = {"player": _player, "tie": _tie, "player_pair": _player_pair, "banker_pair": _banker_pair}
 
@@ -67,7 +68,7 @@ class Variant:
     name: str
     title: str
     bets: dict[str, BetRule] = field(repr=False)
-    pays: dict[str, str] = field(repr=False)       # how each bet pays, for people
+    pays: dict[str, str] = field(repr=False)  # how each bet pays, for people
     super_six_pays: int | None = None
     insurance: bool = False
 
@@ -80,8 +81,9 @@ class Variant:
         try:
             return self.bets[bet]
         except KeyError:
-            raise Refusal(f"{bet!r} is not a bet at a {self.name} table: it takes {', '.join(self.bets)}",
-                          "unknown_bet") from None
+            raise Refusal(
+                f"{bet!r} is not a bet at a {self.name} table: it takes {', '.join(self.bets)}", "unknown_bet"
+            ) from None
 
 
 _BASE_PAYS = {"player": "1 to 1", "tie": "8 to 1", "player_pair": "11 to 1", "banker_pair": "11 to 1"}
@@ -96,32 +98,45 @@ def variant(name: str, super_six_pays: int = 12) -> Variant:
     if name == "no-commission":
         return Variant(name, "Non-Commission Baccarat", _NO_COMMISSION, _NO_COMMISSION_PAYS)
     if name == "super-six-plus":
-        return Variant(name, "Non-Commission Baccarat with Super Six Plus",
-                       {**_NO_COMMISSION, "super_six_plus": _super_six_plus},
-                       {**_NO_COMMISSION_PAYS, "super_six_plus": "12 to 1 on two cards, 20 to 1 on three"})
+        return Variant(
+            name,
+            "Non-Commission Baccarat with Super Six Plus",
+            {**_NO_COMMISSION, "super_six_plus": _super_six_plus},
+            {**_NO_COMMISSION_PAYS, "super_six_plus": "12 to 1 on two cards, 20 to 1 on three"},
+        )
     if name == "super-six":
         pays = check_super_six_pays(super_six_pays)
-        return Variant(name, "Baccarat Super Six", {**_NO_COMMISSION, "super_six": _super_six(pays)},
-                       {**_NO_COMMISSION_PAYS, "super_six": f"{pays} to 1"}, super_six_pays=pays)
+        return Variant(
+            name,
+            "Baccarat Super Six",
+            {**_NO_COMMISSION, "super_six": _super_six(pays)},
+            {**_NO_COMMISSION_PAYS, "super_six": f"{pays} to 1"},
+            super_six_pays=pays,
+        )
     if name == "insurance":
-        return Variant(name, "Non-Commission Baccarat with Insurance", _NO_COMMISSION, _NO_COMMISSION_PAYS,
-                       insurance=True)
+        return Variant(
+            name, "Non-Commission Baccarat with Insurance", _NO_COMMISSION, _NO_COMMISSION_PAYS, insurance=True
+        )
     if name == "commission":
-        return Variant(name, "Baccarat", {"banker": COMMISSION_BANKER, **BASE_BETS},
-                       {"banker": "0.95 to 1", **_BASE_PAYS})
+        return Variant(
+            name, "Baccarat", {"banker": COMMISSION_BANKER, **BASE_BETS}, {"banker": "0.95 to 1", **_BASE_PAYS}
+        )
     raise Refusal(f"unknown variant {name!r}: choose one of {', '.join(VARIANT_NAMES)}", "bad_variant", status=400)
 
 
 def check_super_six_pays(pays) -> int:
     if isinstance(pays, bool) or not isinstance(pays, int) or pays not in SUPER_SIX_PAYS:
-        raise Refusal(f"super_six_pays must be a whole number from 12 to 17 (12 to 1 up to 17 to 1), not {pays!r}",
-                      "bad_super_six_pays", status=400)
+        raise Refusal(
+            f"super_six_pays must be a whole number from 12 to 17 (12 to 1 up to 17 to 1), not {pays!r}",
+            "bad_super_six_pays",
+            status=400,
+        )
     return pays
 
 
 @dataclass(frozen=True)
 class Bet:
-    bet: str                 # "player", "banker", "tie", ..., or "player_insurance" / "banker_insurance"
+    bet: str  # "player", "banker", "tie", ..., or "player_insurance" / "banker_insurance"
     stake: Fraction
     stage: str | None = None  # insurance only: "four_cards" or "player_third"
 
@@ -130,8 +145,8 @@ class Bet:
 class Settled:
     bet: str
     stake: Fraction
-    result: str              # "win", "lose", "push" or "void"
-    win: Fraction            # winnings (0 unless it won)
+    result: str  # "win", "lose", "push" or "void"
+    win: Fraction  # winnings (0 unless it won)
     stage: str | None = None
 
     @property
@@ -140,8 +155,14 @@ class Settled:
         return Fraction(0) if self.result == "lose" else self.stake + self.win
 
     def as_json(self) -> dict:
-        return {"bet": self.bet, "stake": str(self.stake), "result": self.result, "win": str(self.win),
-                "returned": str(self.returned), **({"stage": self.stage} if self.stage else {})}
+        return {
+            "bet": self.bet,
+            "stake": str(self.stake),
+            "result": self.result,
+            "win": str(self.win),
+            "returned": str(self.returned),
+            **({"stage": self.stage} if self.stage else {}),
+        }
 
 
 def _stake(value) -> Fraction:
@@ -166,12 +187,18 @@ def settle(game: Variant, round: Round, bets) -> list[Settled]:
     if round.void:
         return [Settled(b.bet, b.stake, "void", Fraction(0), b.stage) for b in bets]
     # Without commission a Banker win on 6 pays 1 to 2 and decides the Super 6 bets: a keypad result must say.
-    if round.winner == BANKER and round.banker_points is None and game.name != "commission" \
-            and any(b.bet in ("banker", "super_six", "super_six_plus") for b in bets):
-        raise Refusal("the Banker's points are needed to settle Banker bets: a Banker win on 6 pays differently",
-                      "points_needed")
-    settled = [_settle_insurance(round, b) if b.bet.endswith("_insurance") else _settle_one(game, round, b)
-               for b in bets]
+    if (
+        round.winner == BANKER
+        and round.banker_points is None
+        and game.name != "commission"
+        and any(b.bet in ("banker", "super_six", "super_six_plus") for b in bets)
+    ):
+        raise Refusal(
+            "the Banker's points are needed to settle Banker bets: a Banker win on 6 pays differently", "points_needed"
+        )
+    settled = [
+        _settle_insurance(round, b) if b.bet.endswith("_insurance") else _settle_one(game, round, b) for b in bets
+    ]
     return _cap_insurance(settled, originals)
 
 
@@ -186,14 +213,19 @@ def _settle_one(game: Variant, round: Round, bet: Bet) -> Settled:
 
 def _check_insurance_bet(game: Variant, bet: Bet, originals: dict) -> None:
     if not game.insurance:
-        raise Refusal(f"{bet.bet} is not a bet at a {game.name} table: insurance is offered only at insurance "
-                      "tables (003)", "unknown_bet")
+        raise Refusal(
+            f"{bet.bet} is not a bet at a {game.name} table: insurance is offered only at insurance tables (003)",
+            "unknown_bet",
+        )
     if bet.bet not in ("player_insurance", "banker_insurance"):
         raise Refusal(f"{bet.bet!r} is not a bet: insurance is player_insurance or banker_insurance", "unknown_bet")
     hand = bet.bet.removesuffix("_insurance")
     if hand not in originals:
-        raise Refusal(f"{HAND_NAME[hand[0].upper()]} insurance is offered only against an original "
-                      f"{HAND_NAME[hand[0].upper()]} bet (003 rule 4.1.3)", "insurance_without_bet")
+        raise Refusal(
+            f"{HAND_NAME[hand[0].upper()]} insurance is offered only against an original "
+            f"{HAND_NAME[hand[0].upper()]} bet (003 rule 4.1.3)",
+            "insurance_without_bet",
+        )
     if bet.stage not in STAGES:
         raise Malformed(f"an insurance bet needs its stage: one of {', '.join(STAGES)}", "bad_stage")
 
@@ -202,15 +234,18 @@ def _settle_insurance(round: Round, bet: Bet) -> Settled:
     hand = PLAYER if bet.bet == "player_insurance" else BANKER
     offer = offer_for(round.player, round.banker, hand, bet.stage)
     if offer is None:
-        raise Refusal(f"no {HAND_NAME[hand]} insurance was offered at {bet.stage.replace('_', ' ')} in this round "
-                      "(003 rule 4.1.2)", "no_insurance_offer")
+        raise Refusal(
+            f"no {HAND_NAME[hand]} insurance was offered at {bet.stage.replace('_', ' ')} in this round "
+            "(003 rule 4.1.2)",
+            "no_insurance_offer",
+        )
     loser = BANKER if round.winner == PLAYER else PLAYER if round.winner == BANKER else None
     if loser == hand:
         return Settled(bet.bet, bet.stake, "win", bet.stake * offer.odds, bet.stage)
     if round.winner == TIE:
         if offer.tie_pays:
             return Settled(bet.bet, bet.stake, "win", bet.stake * offer.odds, bet.stage)
-        return Settled(bet.bet, bet.stake, "push", Fraction(0), bet.stage)   # 003 rule 3.9
+        return Settled(bet.bet, bet.stake, "push", Fraction(0), bet.stage)  # 003 rule 3.9
     return Settled(bet.bet, bet.stake, "lose", Fraction(0), bet.stage)
 
 

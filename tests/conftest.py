@@ -70,6 +70,7 @@ class Feed:
 def feed(client):
     def post(url, body, token):
         return client.post(url, json=body, headers={"Authorization": f"Bearer {token}"})
+
     return Feed(post)
 
 
@@ -88,13 +89,29 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = None
 
-    def start(self) -> "Server":
-        cmd = [sys.executable, "-m", "scoreboard", "serve", "--db", str(self.db), "--host", "127.0.0.1",
-               "--port", str(self.port), *self.extra]
+    def start(self) -> Server:
+        cmd = [
+            sys.executable,
+            "-m",
+            "scoreboard",
+            "serve",
+            "--db",
+            str(self.db),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            *self.extra,
+        ]
         if self.config:
             cmd += ["--config", str(self.config)]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     cwd=Path(__file__).parents[1], env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=Path(__file__).parents[1],
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -112,8 +129,9 @@ class Server:
             self.proc.wait(10)
 
     def post(self, table: str, body, token: str):
-        return requests.post(f"{self.url}/api/tables/{table}/feed", json=body,
-                             headers={"Authorization": f"Bearer {token}"}, timeout=5)
+        return requests.post(
+            f"{self.url}/api/tables/{table}/feed", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=5
+        )
 
     def get(self, path: str):
         return requests.get(self.url + path, timeout=5)

@@ -10,7 +10,7 @@ def card(value: int, suit: str = "S") -> str:
 
 def two_cards(total: int, suits: str = "HD") -> tuple[str, str]:
     """Two cards of different rank totalling `total` points (never a pair)."""
-    first = 10 if total == 0 else total   # K + total, or K + Q for 0
+    first = 10 if total == 0 else total  # K + total, or K + Q for 0
     if total == 0:
         return ("K" + suits[0], "Q" + suits[1])
     return ("K" + suits[0], RANK_OF_VALUE[first % 10] + suits[1])

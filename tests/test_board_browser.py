@@ -13,8 +13,16 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 # Headless on a closed network: no background connections, no sandbox as root, fresh profile per launch.
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +122,11 @@ def test_a_void_is_announced_and_the_roads_stay(browser, server):
     server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
     deal_rounds(server, 3, seed=5)
     page, errors = open_board(browser, server, 1920, 1080)
-    server.post("T1", [{"type": "card", "card": "9H"},
-                       {"type": "void", "reason": "card dropped", "operator": "dealer 12"}], TOKEN)
+    server.post(
+        "T1",
+        [{"type": "card", "card": "9H"}, {"type": "void", "reason": "card dropped", "operator": "dealer 12"}],
+        TOKEN,
+    )
     page.wait_for_function("document.getElementById('outcome').textContent.includes('card dropped')", timeout=5000)
     assert page.locator("#bead-road .bead").count() == 3
     assert errors == []

@@ -4,8 +4,9 @@ from scoreboard.cards import Shoe, hand_points, parse_card, point
 from scoreboard.errors import Malformed, Refusal
 
 
-@pytest.mark.parametrize("text, card", [("AS", "AS"), ("as", "AS"), ("10h", "TH"), ("Td", "TD"), ("kc", "KC"),
-                                        ("9H", "9H"), (" qs ", "QS")])
+@pytest.mark.parametrize(
+    "text, card", [("AS", "AS"), ("as", "AS"), ("10h", "TH"), ("Td", "TD"), ("kc", "KC"), ("9H", "9H"), (" qs ", "QS")]
+)
 def test_card_notation(text, card):
     assert parse_card(text) == card
 

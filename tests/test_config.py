@@ -14,7 +14,10 @@ def write(tmp_path, text):
 
 
 def test_a_good_config(tmp_path):
-    configs, simulated = load_tables(write(tmp_path, """
+    configs, simulated = load_tables(
+        write(
+            tmp_path,
+            """
 [tables.T1]
 name = "Baccarat 1"
 variant = "super-six"
@@ -23,22 +26,27 @@ feed_token = "x"
 simulate = true
 [tables.T1.patterns]
 long = 5
-"""))
+""",
+        )
+    )
     [t] = configs
     assert (t.id, t.variant, t.super_six_pays, t.patterns.long) == ("T1", "super-six", 15, 5)
     assert simulated == {"T1"}
 
 
-@pytest.mark.parametrize("text, words", [
-    ("[tables.T1\n", "not valid TOML"),
-    ("[other]\nx = 1\n", "has no tables"),
-    ('[tables.T1]\nvariant = "no-commission"\n', "needs a feed_token"),
-    ('[tables.T1]\nfeed_token = "x"\nvariant = "baccarat-deluxe"\n', "unknown variant 'baccarat-deluxe'"),
-    ('[tables.T1]\nfeed_token = "x"\nvariant = "super-six"\nsuper_six_pays = 20\n', "super_six_pays"),
-    ('[tables.T1]\nfeed_token = "x"\ndecks = 3\n', "decks must be a whole number from 4 to 8"),
-    ('[tables.T1]\nfeed_token = "x"\ncolour = "red"\n', "unknown settings colour"),
-    ('[tables.T1]\nfeed_token = "x"\n[tables.T1.patterns]\nlong = 0\n', "at least 1"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[tables.T1\n", "not valid TOML"),
+        ("[other]\nx = 1\n", "has no tables"),
+        ('[tables.T1]\nvariant = "no-commission"\n', "needs a feed_token"),
+        ('[tables.T1]\nfeed_token = "x"\nvariant = "baccarat-deluxe"\n', "unknown variant 'baccarat-deluxe'"),
+        ('[tables.T1]\nfeed_token = "x"\nvariant = "super-six"\nsuper_six_pays = 20\n', "super_six_pays"),
+        ('[tables.T1]\nfeed_token = "x"\ndecks = 3\n', "decks must be a whole number from 4 to 8"),
+        ('[tables.T1]\nfeed_token = "x"\ncolour = "red"\n', "unknown settings colour"),
+        ('[tables.T1]\nfeed_token = "x"\n[tables.T1.patterns]\nlong = 0\n', "at least 1"),
+    ],
+)
 def test_config_mistakes(tmp_path, text, words):
     with pytest.raises(ConfigError) as e:
         load_tables(write(tmp_path, text))

@@ -56,8 +56,13 @@ def test_every_dealt_round_obeys_the_table_of_play(shoe):
             assert len(b) == (3 if b2 <= 5 else 2)
         else:
             t = point(p[2])
-            draws = b2 <= 2 or (b2 == 3 and t != 8) or (b2 == 4 and 2 <= t <= 7) or (b2 == 5 and 4 <= t <= 7) \
+            draws = (
+                b2 <= 2
+                or (b2 == 3 and t != 8)
+                or (b2 == 4 and 2 <= t <= 7)
+                or (b2 == 5 and 4 <= t <= 7)
                 or (b2 == 6 and t in (6, 7))
+            )
             assert len(b) == (3 if draws else 2)
 
 

@@ -13,8 +13,11 @@ from tests.conftest import TOKEN
 
 def view(client, table="T1"):
     """Everything a refusal must leave alone."""
-    return (client.get(f"/api/tables/{table}").get_json(), client.get(f"/api/tables/{table}/roads").get_json(),
-            client.get(f"/api/tables/{table}/rounds").get_json())
+    return (
+        client.get(f"/api/tables/{table}").get_json(),
+        client.get(f"/api/tables/{table}/roads").get_json(),
+        client.get(f"/api/tables/{table}/rounds").get_json(),
+    )
 
 
 def ok(response):
@@ -98,8 +101,7 @@ def test_void_of_an_earlier_round_rebuilds_the_roads(client, shoe):
 def test_correct_by_cards_and_by_result(client, shoe):
     ok(shoe({"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}))
     ok(shoe({"type": "result", "winner": "B", "banker_points": 7, "player_points": 2}))
-    ok(shoe({"type": "correct", "round": 1, "operator": "pit", "player": ["KH", "2D", "KS"],
-             "banker": ["2S", "5C"]}))
+    ok(shoe({"type": "correct", "round": 1, "operator": "pit", "player": ["KH", "2D", "KS"], "banker": ["2S", "5C"]}))
     ok(shoe({"type": "correct", "round": 2, "operator": "pit", "winner": "P"}))
     roads = client.get("/api/tables/T1/roads").get_json()
     assert [c["winner"] for c in roads["bead"]["cells"]] == ["B", "P"]
@@ -112,8 +114,8 @@ def test_cut_then_the_last_round_then_the_shoe_is_finished(client, shoe):
     ok(shoe({"type": "card", "card": "9H"}))
     ok(shoe({"type": "cut"}))
     for c in ("2C", "KD", "3S"):
-        ok(shoe({"type": "card", "card": c}))         # the round the cut card came out in
-    state = ok(shoe({"type": "result", "winner": "P"}))["table"]     # and one more
+        ok(shoe({"type": "card", "card": c}))  # the round the cut card came out in
+    state = ok(shoe({"type": "result", "winner": "P"}))["table"]  # and one more
     assert state["phase"] == "shoe_finished"
     before = view(client)
     refused(client, shoe({"type": "card", "card": "4D"}), 409, "shoe_finished", before=before)
@@ -147,8 +149,11 @@ def test_a_card_the_shoe_no_longer_holds_voids_the_round_and_is_recorded(client,
 def test_insurance_offers_in_the_state(client):
     from tests.conftest import Feed
 
-    ins = Feed(lambda url, body, token: client.post(url, json=body, headers={"Authorization": f"Bearer {token}"}),
-               "INS", "secret-INS")
+    ins = Feed(
+        lambda url, body, token: client.post(url, json=body, headers={"Authorization": f"Bearer {token}"}),
+        "INS",
+        "secret-INS",
+    )
     ok(ins({"type": "shoe"}))
     for c in ("KH", "KS", "6D", "5C"):
         state = ok(ins({"type": "card", "card": c}))["table"]
@@ -173,10 +178,15 @@ def test_a_shoe_fed_card_by_card_gives_the_core_rounds_and_roads(client, feed, s
             expected.append(deal.outcome())
             deal = Deal()
     rounds = client.get("/api/tables/T1/rounds").get_json()["rounds"]
-    assert [(r["player"], r["banker"], r["winner"]) for r in rounds] == \
-        [(list(r.player), list(r.banker), r.winner) for r in expected]
-    core = Roads.build(RoadRound(r.winner, r.player_pair, r.banker_pair, r.natural, r.banker_six,
-                                 r.banker_cards if r.banker_six else None) for r in expected).as_json()
+    assert [(r["player"], r["banker"], r["winner"]) for r in rounds] == [
+        (list(r.player), list(r.banker), r.winner) for r in expected
+    ]
+    core = Roads.build(
+        RoadRound(
+            r.winner, r.player_pair, r.banker_pair, r.natural, r.banker_six, r.banker_cards if r.banker_six else None
+        )
+        for r in expected
+    ).as_json()
     assert client.get("/api/tables/T1/roads").get_json() == json.loads(json.dumps(core))
 
 
@@ -203,6 +213,7 @@ def test_a_list_applies_in_order_and_stops_at_the_first_refused(client, shoe):
 
 # Bad input: each refused with a code and a sentence, and nothing changes.
 
+
 def test_no_or_wrong_token_is_401(client, shoe):
     before = view(client)
     r = client.post("/api/tables/T1/feed", json={"type": "result", "winner": "B"})
@@ -222,24 +233,36 @@ def test_unknown_table_is_404(client):
 
 def test_not_json_is_400(client, shoe):
     before = view(client)
-    r = client.post("/api/tables/T1/feed", data="card 9H", headers={"Authorization": f"Bearer {TOKEN}",
-                                                                      "Content-Type": "application/json"})
+    r = client.post(
+        "/api/tables/T1/feed",
+        data="card 9H",
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+    )
     refused(client, r, 400, "malformed", before=before)
     refused(client, shoe([]), 400, "malformed", before=before)
     refused(client, shoe("9H"), 400, "malformed", before=before)
 
 
-@pytest.mark.parametrize("event, code", [
-    ({"type": "deal"}, "unknown_type"), ({"card": "9H"}, "unknown_type"),
-    ({"type": "card", "card": "1X"}, "bad_card"), ({"type": "card", "card": ""}, "bad_card"),
-    ({"type": "card", "card": "AS AS"}, "bad_card"), ({"type": "card"}, "bad_card"),
-    ({"type": "round", "player": ["9H", "ZZ"], "banker": ["2C", "3S"]}, "bad_card"),
-    ({"type": "result", "winner": "X"}, "bad_winner"), ({"type": "result", "winner": "B", "banker_points": 12},
-                                                         "bad_points"),
-    ({"type": "void", "reason": "x"}, "operator_required"), ({"type": "void", "operator": "pit"}, "reason_required"),
-    ({"type": "card", "card": "9H", "seq": -1}, "bad_seq"), ({"type": "shoe", "decks": 9}, "bad_decks"),
-    ({"type": "burn"}, "bad_burn"), ({"type": "correct", "operator": "pit", "winner": "B"}, "bad_round_number"),
-])
+@pytest.mark.parametrize(
+    "event, code",
+    [
+        ({"type": "deal"}, "unknown_type"),
+        ({"card": "9H"}, "unknown_type"),
+        ({"type": "card", "card": "1X"}, "bad_card"),
+        ({"type": "card", "card": ""}, "bad_card"),
+        ({"type": "card", "card": "AS AS"}, "bad_card"),
+        ({"type": "card"}, "bad_card"),
+        ({"type": "round", "player": ["9H", "ZZ"], "banker": ["2C", "3S"]}, "bad_card"),
+        ({"type": "result", "winner": "X"}, "bad_winner"),
+        ({"type": "result", "winner": "B", "banker_points": 12}, "bad_points"),
+        ({"type": "void", "reason": "x"}, "operator_required"),
+        ({"type": "void", "operator": "pit"}, "reason_required"),
+        ({"type": "card", "card": "9H", "seq": -1}, "bad_seq"),
+        ({"type": "shoe", "decks": 9}, "bad_decks"),
+        ({"type": "burn"}, "bad_burn"),
+        ({"type": "correct", "operator": "pit", "winner": "B"}, "bad_round_number"),
+    ],
+)
 def test_malformed_events_are_400(client, shoe, event, code):
     before = view(client)
     refused(client, shoe(event), 400, code, before=before)
@@ -256,18 +279,26 @@ def test_result_during_a_half_dealt_round_is_409(client, shoe):
     before = view(client)
     body = refused(client, shoe({"type": "result", "winner": "B"}), 409, "round_in_progress", before=before)
     assert "half dealt" in body["message"]
-    refused(client, shoe({"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}), 409,
-            "round_in_progress", before=before)
+    refused(
+        client,
+        shoe({"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}),
+        409,
+        "round_in_progress",
+        before=before,
+    )
     refused(client, shoe({"type": "shoe"}), 409, "round_in_progress", before=before)
 
 
-@pytest.mark.parametrize("event, words", [
-    ({"type": "round", "player": ["KH", "6D", "2S"], "banker": ["3S", "3C"]}, "Player stands on 6"),
-    ({"type": "round", "player": ["KH", "4D", "2S"], "banker": ["KS", "7C", "3D"]}, "Banker stands on 7"),
-    ({"type": "round", "player": ["KH", "8D"], "banker": ["KS", "3C", "4D"]}, "natural 8: nobody draws"),
-    ({"type": "round", "player": ["2H", "3D", "4S", "5C"], "banker": ["KS", "7C"]}, "at most three"),
-    ({"type": "result", "winner": "B", "player_points": 5, "banker_points": 3}, "contradicts"),
-])
+@pytest.mark.parametrize(
+    "event, words",
+    [
+        ({"type": "round", "player": ["KH", "6D", "2S"], "banker": ["3S", "3C"]}, "Player stands on 6"),
+        ({"type": "round", "player": ["KH", "4D", "2S"], "banker": ["KS", "7C", "3D"]}, "Banker stands on 7"),
+        ({"type": "round", "player": ["KH", "8D"], "banker": ["KS", "3C", "4D"]}, "natural 8: nobody draws"),
+        ({"type": "round", "player": ["2H", "3D", "4S", "5C"], "banker": ["KS", "7C"]}, "at most three"),
+        ({"type": "result", "winner": "B", "player_points": 5, "banker_points": 3}, "contradicts"),
+    ],
+)
 def test_illegal_rounds_are_422(client, shoe, event, words):
     before = view(client)
     body = refused(client, shoe(event), 422, body_code(event), before=before)
@@ -275,17 +306,32 @@ def test_illegal_rounds_are_422(client, shoe, event, words):
 
 
 def body_code(event):
-    return "result_contradiction" if event["type"] == "result" else \
-        "fourth_card" if len(event["player"]) > 3 else "table_of_play"
+    return (
+        "result_contradiction"
+        if event["type"] == "result"
+        else "fourth_card"
+        if len(event["player"]) > 3
+        else "table_of_play"
+    )
 
 
 def test_void_or_correct_of_a_round_that_does_not_exist_is_409(client, shoe):
     before = view(client)
-    refused(client, shoe({"type": "void", "round": 3, "reason": "x", "operator": "pit"}), 409, "no_such_round",
-            before=before)
+    refused(
+        client,
+        shoe({"type": "void", "round": 3, "reason": "x", "operator": "pit"}),
+        409,
+        "no_such_round",
+        before=before,
+    )
     refused(client, shoe({"type": "void", "reason": "x", "operator": "pit"}), 409, "no_round", before=before)
-    refused(client, shoe({"type": "correct", "round": 1, "operator": "pit", "winner": "B"}), 409, "no_such_round",
-            before=before)
+    refused(
+        client,
+        shoe({"type": "correct", "round": 1, "operator": "pit", "winner": "B"}),
+        409,
+        "no_such_round",
+        before=before,
+    )
 
 
 def test_read_api(client, shoe):
@@ -319,28 +365,41 @@ def test_a_restart_folds_the_log_back_to_the_same_tables(app, client, shoe, tmp_
     assert [view(other, t) for t in ("T1", "T2", "INS")] == before
     state = other.get("/api/tables/T1").get_json()
     assert state["shoe"]["number"] == 2 and state["version"] == 5 and state["deal"]["player"] == ["4H"]
-    r = other.post("/api/tables/T1/feed", json={"type": "card", "card": "4H", "seq": 7},
-                   headers={"Authorization": f"Bearer {TOKEN}"})
+    r = other.post(
+        "/api/tables/T1/feed",
+        json={"type": "card", "card": "4H", "seq": 7},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
     assert r.get_json()["results"][0]["duplicate"]
     assert other.get("/api/tables/T1/rounds?shoe=1").get_json()["rounds"][0]["winner"] == "B"
 
 
-@pytest.mark.parametrize("setup, event, status, code", [
-    ([], {"type": "burn", "count": 1}, 409, "no_shoe"),
-    ([{"type": "shoe"}, {"type": "card", "card": "9H"}], {"type": "burn", "count": 1}, 409, "round_in_progress"),
-    ([{"type": "shoe"}], {"type": "burn", "count": 500}, 422, "not_enough_cards"),
-    ([], {"type": "cut"}, 409, "no_shoe"),
-    ([{"type": "shoe"}, {"type": "cut"}], {"type": "cut"}, 409, "already_cut"),
-    ([], {"type": "result", "winner": "B"}, 409, "no_shoe"),
-    ([{"type": "shoe"}], {"type": "result", "winner": "P", "player_points": 0}, 422, "result_contradiction"),
-    ([{"type": "shoe"}], {"type": "result", "winner": "B", "natural": True, "banker_cards": 3}, 422,
-     "result_contradiction"),
-    ([{"type": "shoe"}, {"type": "result", "winner": "B"}],
-     {"type": "correct", "round": 1, "operator": "pit", "player": ["KH", "6D", "2S"], "banker": ["3S", "3C"]},
-     422, "table_of_play"),
-    ([{"type": "shoe"}], {"type": "card", "card": "9H", "hand": "banker"}, 422, "wrong_hand"),
-    ([], {"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}, 409, "no_shoe"),
-])
+@pytest.mark.parametrize(
+    "setup, event, status, code",
+    [
+        ([], {"type": "burn", "count": 1}, 409, "no_shoe"),
+        ([{"type": "shoe"}, {"type": "card", "card": "9H"}], {"type": "burn", "count": 1}, 409, "round_in_progress"),
+        ([{"type": "shoe"}], {"type": "burn", "count": 500}, 422, "not_enough_cards"),
+        ([], {"type": "cut"}, 409, "no_shoe"),
+        ([{"type": "shoe"}, {"type": "cut"}], {"type": "cut"}, 409, "already_cut"),
+        ([], {"type": "result", "winner": "B"}, 409, "no_shoe"),
+        ([{"type": "shoe"}], {"type": "result", "winner": "P", "player_points": 0}, 422, "result_contradiction"),
+        (
+            [{"type": "shoe"}],
+            {"type": "result", "winner": "B", "natural": True, "banker_cards": 3},
+            422,
+            "result_contradiction",
+        ),
+        (
+            [{"type": "shoe"}, {"type": "result", "winner": "B"}],
+            {"type": "correct", "round": 1, "operator": "pit", "player": ["KH", "6D", "2S"], "banker": ["3S", "3C"]},
+            422,
+            "table_of_play",
+        ),
+        ([{"type": "shoe"}], {"type": "card", "card": "9H", "hand": "banker"}, 422, "wrong_hand"),
+        ([], {"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}, 409, "no_shoe"),
+    ],
+)
 def test_each_event_type_refused_as_feed_md_says(client, feed, setup, event, status, code):
     for e in setup:
         ok(feed(e))

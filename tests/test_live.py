@@ -41,6 +41,7 @@ def displays(server):
         d = Display(server.url, table)
         made.append(d)
         return d
+
     yield make
     for d in made:
         d.close()
@@ -129,7 +130,7 @@ def test_sigkill_mid_round_loses_nothing_acknowledged(tmp_path, tables_file):
         assert after["phase"] == "dealing" and after["deal"]["player"] == ["4H", "QD"]
         retry = post_ok(second, {"type": "card", "card": "QD", "seq": 102})
         assert retry["results"][0]["duplicate"], "the log remembers seqs across a restart"
-        post_ok(second, {"type": "card", "card": "7S", "seq": 103})        # Banker 7; Player 4 draws
+        post_ok(second, {"type": "card", "card": "7S", "seq": 103})  # Banker 7; Player 4 draws
         done = post_ok(second, {"type": "card", "card": "2D", "seq": 104})
         assert done["results"][0]["kind"] == "round" and done["table"]["rounds"] == 2
     finally:

@@ -16,8 +16,11 @@ def eight():
 
 
 def rtp(data, name, bet, **match):
-    [row] = [r for r in data["bets"] if r["variant"] == name and r["bet"] == bet
-             and all(r.get(k) == v for k, v in match.items())]
+    [row] = [
+        r
+        for r in data["bets"]
+        if r["variant"] == name and r["bet"] == bet and all(r.get(k) == v for k, v in match.items())
+    ]
     return row
 
 
@@ -35,23 +38,27 @@ def test_eight_deck_outcomes(eight):
     assert round(o["pair"], 6) == 0.074699
 
 
-@pytest.mark.parametrize("decks, banker, player, tie", [(6, 0.458653, 0.446279, 0.095069),
-                                                        (4, 0.458761, 0.446340, 0.094898)])
+@pytest.mark.parametrize(
+    "decks, banker, player, tie", [(6, 0.458653, 0.446279, 0.095069), (4, 0.458761, 0.446340, 0.094898)]
+)
 def test_six_and_four_deck_outcomes(decks, banker, player, tie):
     o = report(decks)["outcomes"]
     assert (round(o["banker"], 6), round(o["player"], 6), round(o["tie"], 6)) == (banker, player, tie)
 
 
-@pytest.mark.parametrize("name, bet, match, edge", [
-    ("no-commission", "player", {}, 1.2351),
-    ("commission", "banker", {}, 1.0579),
-    ("no-commission", "banker", {}, 1.4581),
-    ("no-commission", "tie", {}, 14.3596),
-    ("no-commission", "player_pair", {}, 10.3614),
-    ("no-commission", "banker_pair", {}, 10.3614),
-    ("super-six", "super_six", {"super_six_pays": 12}, 29.9772),
-    ("super-six-plus", "super_six_plus", {}, 16.6836),
-])
+@pytest.mark.parametrize(
+    "name, bet, match, edge",
+    [
+        ("no-commission", "player", {}, 1.2351),
+        ("commission", "banker", {}, 1.0579),
+        ("no-commission", "banker", {}, 1.4581),
+        ("no-commission", "tie", {}, 14.3596),
+        ("no-commission", "player_pair", {}, 10.3614),
+        ("no-commission", "banker_pair", {}, 10.3614),
+        ("super-six", "super_six", {"super_six_pays": 12}, 29.9772),
+        ("super-six-plus", "super_six_plus", {}, 16.6836),
+    ],
+)
 def test_published_house_edges(eight, name, bet, match, edge):
     assert round(100 * rtp(eight, name, bet, **match)["house_edge"], 4) == edge
 
@@ -66,8 +73,13 @@ def test_exact_rtp_figures_of_the_rulings(eight):
 
 
 def test_every_variant_and_super_six_pays_are_listed(eight):
-    assert {r["variant"] for r in eight["bets"]} == {"no-commission", "super-six-plus", "super-six", "insurance",
-                                                     "commission"}
+    assert {r["variant"] for r in eight["bets"]} == {
+        "no-commission",
+        "super-six-plus",
+        "super-six",
+        "insurance",
+        "commission",
+    }
     assert sorted(r["super_six_pays"] for r in eight["bets"] if r["bet"] == "super_six") == list(range(12, 18))
 
 

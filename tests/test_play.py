@@ -7,14 +7,22 @@ from scoreboard.play import Deal, check_round, deal_round
 from tests.helpers import card, two_cards
 
 # 004 rule 3.10 as printed: Banker's two-card total -> Player third-card values on which the Banker draws.
-PRINTED = {0: "0-1-2-3-4-5-6-7-8-9", 1: "0-1-2-3-4-5-6-7-8-9", 2: "0-1-2-3-4-5-6-7-8-9",
-           3: "0-1-2-3-4-5-6-7-9", 4: "2-3-4-5-6-7", 5: "4-5-6-7", 6: "6-7", 7: ""}
+PRINTED = {
+    0: "0-1-2-3-4-5-6-7-8-9",
+    1: "0-1-2-3-4-5-6-7-8-9",
+    2: "0-1-2-3-4-5-6-7-8-9",
+    3: "0-1-2-3-4-5-6-7-9",
+    4: "2-3-4-5-6-7",
+    5: "4-5-6-7",
+    6: "6-7",
+    7: "",
+}
 ROWS = [(b, t, str(t) in PRINTED[b].split("-")) for b in range(8) for t in range(10)]
 
 
 @pytest.mark.parametrize("banker_total, third, draws", ROWS)
 def test_banker_third_card_after_player_third(banker_total, third, draws):
-    player = two_cards(0, "HD")          # Player 0 draws
+    player = two_cards(0, "HD")  # Player 0 draws
     banker = two_cards(banker_total, "SC")
     deal = Deal()
     for c in (player[0], banker[0], player[1], banker[1]):
@@ -41,7 +49,7 @@ def test_banker_third_card_after_player_third(banker_total, third, draws):
 def test_banker_when_the_player_stands(player_total, banker_total):
     player, banker = two_cards(player_total, "HD"), two_cards(banker_total, "SC")
     deal = Deal(player, banker)
-    draws = banker_total <= 5      # rule 3.9: stands on 6 and 7, draws on 0-5
+    draws = banker_total <= 5  # rule 3.9: stands on 6 and 7, draws on 0-5
     assert deal.next_hand == ("B" if draws else None)
     if draws:
         assert check_round(player, banker + ("2D",)).banker_cards == 3
@@ -90,23 +98,23 @@ def test_deal_order_is_player_banker_player_banker():
 
 
 def test_outcome_flags():
-    r = check_round(["KH", "KD"], ["4S", "4C"])     # Player 0, Banker natural 8
+    r = check_round(["KH", "KD"], ["4S", "4C"])  # Player 0, Banker natural 8
     assert r.player_pair and r.banker_pair and r.natural and r.winner == "B" and r.banker_points == 8
-    r = check_round(["KH", "QD", "5S"], ["2S", "3C", "9D"])   # Player 5; Banker 5 draws on 5 -> 4
+    r = check_round(["KH", "QD", "5S"], ["2S", "3C", "9D"])  # Player 5; Banker 5 draws on 5 -> 4
     assert not r.player_pair and not r.banker_pair and not r.natural and r.winner == "P"
 
 
 def test_pairs_are_same_rank_not_same_value():
-    assert check_round(["TH", "TD"], ["9S", "QC"]).player_pair          # 10-10 is a pair
-    assert not check_round(["TH", "KD"], ["9S", "QC"]).player_pair      # 10-K is not (RULINGS 1)
+    assert check_round(["TH", "TD"], ["9S", "QC"]).player_pair  # 10-10 is a pair
+    assert not check_round(["TH", "KD"], ["9S", "QC"]).player_pair  # 10-K is not (RULINGS 1)
     assert check_round(["KH", "KD"], ["9S", "QC"]).player_pair
 
 
 def test_banker_six_with_two_and_three_cards():
-    assert check_round(["KH", "7D"], ["3S", "3C"]).winner == "P"     # 7 against 6: no Banker six
-    two = check_round(["KH", "5D", "KS"], ["3S", "3C"])   # Player 5 draws K -> 5, Banker 6 stands on 0
+    assert check_round(["KH", "7D"], ["3S", "3C"]).winner == "P"  # 7 against 6: no Banker six
+    two = check_round(["KH", "5D", "KS"], ["3S", "3C"])  # Player 5 draws K -> 5, Banker 6 stands on 0
     assert two.winner == "B" and two.banker_six and two.banker_cards == 2
-    three = check_round(["KH", "KD", "KS"], ["AS", "2C", "3D"])   # Player 0; Banker 3 draws on 0 -> 6
+    three = check_round(["KH", "KD", "KS"], ["AS", "2C", "3D"])  # Player 0; Banker 3 draws on 0 -> 6
     assert three.winner == "B" and three.banker_six and three.banker_cards == 3
 
 

@@ -116,8 +116,9 @@ def test_small_road_start_cells(results, first_small):
     assert len(marks) == (0 if first_small is None else 1)
 
 
-@pytest.mark.parametrize("results, starts", [("BPBP", False), ("BPBPP", True), ("BPBPB", True),
-                                             ("BPBBP", False), ("BPBBPP", True)])
+@pytest.mark.parametrize(
+    "results, starts", [("BPBP", False), ("BPBPP", True), ("BPBPB", True), ("BPBBP", False), ("BPBBPP", True)]
+)
 def test_cockroach_start_cells(results, starts):
     # Cockroach starts at the circle in column 3 row 1, else column 4 row 0.
     assert len(cells(roads_of(results), "cockroach")) == (1 if starts else 0)
@@ -147,15 +148,26 @@ def test_predict_gives_every_road_its_hypothetical_cell():
 
 
 def test_flags_on_bead_and_big_road():
-    rounds = [RoadRound("B", banker_pair=True, natural=True), RoadRound("P", player_pair=True),
-              RoadRound("B", banker_six=True, banker_cards=3), RoadRound("T", player_pair=True)]
+    rounds = [
+        RoadRound("B", banker_pair=True, natural=True),
+        RoadRound("P", player_pair=True),
+        RoadRound("B", banker_six=True, banker_cards=3),
+        RoadRound("T", player_pair=True),
+    ]
     j = Roads.build(rounds).as_json()
     bead = j["bead"]["cells"]
     assert bead[0]["banker_pair"] and bead[0]["natural"] and bead[1]["player_pair"]
     assert bead[2]["banker_six"] and bead[2]["banker_cards"] == 3
     assert j["big_road"]["columns"][2][0]["banker_six"] and j["big_road"]["columns"][2][0]["ties"] == 1
-    assert {k: j["stats"][k] for k in ("B", "P", "T", "player_pair", "banker_pair", "natural", "banker_six")} == \
-        {"B": 2, "P": 1, "T": 1, "player_pair": 2, "banker_pair": 1, "natural": 1, "banker_six": 1}
+    assert {k: j["stats"][k] for k in ("B", "P", "T", "player_pair", "banker_pair", "natural", "banker_six")} == {
+        "B": 2,
+        "P": 1,
+        "T": 1,
+        "player_pair": 2,
+        "banker_pair": 1,
+        "natural": 1,
+        "banker_six": 1,
+    }
 
 
 def test_the_json_contract_shape():
@@ -165,8 +177,17 @@ def test_the_json_contract_shape():
     cell = j["bead"]["cells"][0]
     assert set(cell) >= {"col", "row", "round", "winner", "player_pair", "banker_pair", "natural", "banker_six"}
     entry = j["big_road"]["columns"][0][0]
-    assert set(entry) >= {"col", "row", "round", "winner", "ties", "player_pair", "banker_pair", "natural",
-                          "banker_six"}
+    assert set(entry) >= {
+        "col",
+        "row",
+        "round",
+        "winner",
+        "ties",
+        "player_pair",
+        "banker_pair",
+        "natural",
+        "banker_six",
+    }
     assert set(j["predict"]["P"]) >= {"big_road", "big_eye", "small", "cockroach"}
 
 
@@ -187,17 +208,28 @@ def test_cli_reads_rounds_with_flags_from_stdin():
     assert j["bead"]["cells"][0]["banker_pair"] and j["bead"]["cells"][2]["banker_six"]
 
 
-@pytest.mark.parametrize("text, message", [("not json", "not JSON"), ('{"winner": "B"}', "JSON list"),
-                                           ('[{"winner": "X"}]', "round 1 needs a winner"),
-                                           ('["B", {"winner": "P", "player_pair": "yes"}]', "true or false")])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("not json", "not JSON"),
+        ('{"winner": "B"}', "JSON list"),
+        ('[{"winner": "X"}]', "round 1 needs a winner"),
+        ('["B", {"winner": "P", "player_pair": "yes"}]', "true or false"),
+    ],
+)
 def test_cli_refuses_bad_round_lists(text, message):
     out = CliRunner().invoke(main, ["roads", "-"], input=text)
     assert out.exit_code == 2 and message in out.output
 
 
 PATTERN_CASES = [
-    ("BBBB", "long_banker"), ("PPPPP", "long_player"), ("BPBP", "ping_pong"), ("BBPPBBPP", "double_jump"),
-    ("BPPBPP", "one_hall_two_rooms"), ("BBPBBPBB", "banker_streaks"), ("BTPTBTP", "ping_pong"),
+    ("BBBB", "long_banker"),
+    ("PPPPP", "long_player"),
+    ("BPBP", "ping_pong"),
+    ("BBPPBBPP", "double_jump"),
+    ("BPPBPP", "one_hall_two_rooms"),
+    ("BBPBBPBB", "banker_streaks"),
+    ("BTPTBTP", "ping_pong"),
 ]
 
 

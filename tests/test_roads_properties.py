@@ -11,8 +11,8 @@ DERIVED = {"big_eye": 1, "small": 2, "cockroach": 3}
 
 def reference(results: str, rows: int = 6) -> dict:
     """Batch reference: logical streaks, derived colours by 002's block comparison, then drawing on the grid."""
-    streaks: list[list] = []             # [winner, length]
-    circles = []                         # (winner, logical col, logical row)
+    streaks: list[list] = []  # [winner, length]
+    circles = []  # (winner, logical col, logical row)
     for w in results:
         if w == "T":
             continue
@@ -21,7 +21,7 @@ def reference(results: str, rows: int = 6) -> dict:
         else:
             streaks.append([w, 1])
         circles.append((w, len(streaks) - 1, streaks[-1][1] - 1))
-    lengths = [n for _, n in streaks]    # past columns never change, so final lengths serve for comparisons
+    lengths = [n for _, n in streaks]  # past columns never change, so final lengths serve for comparisons
 
     def recorded(col, row):
         return lengths[col] > row
@@ -34,8 +34,10 @@ def reference(results: str, rows: int = 6) -> dict:
                 marks[name].append("red" if same else "blue")
             elif r == 0 and c - 1 - k >= 0:
                 marks[name].append("red" if lengths[c - 1] == lengths[c - 1 - k] else "blue")
-    return {"big_road": draw([w for w, _, _ in circles], rows),
-            **{name: draw(seq, rows) for name, seq in marks.items()}}
+    return {
+        "big_road": draw([w for w, _, _ in circles], rows),
+        **{name: draw(seq, rows) for name, seq in marks.items()},
+    }
 
 
 def draw(symbols, rows):

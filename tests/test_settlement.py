@@ -10,7 +10,7 @@ from scoreboard.play import Deal, Round, check_round
 from scoreboard.variants import Bet, settle, variant
 
 PLAYER_WIN = check_round(["KH", "9D"], ["2S", "5C"])
-BANKER_WIN = check_round(["KH", "2D"], ["9S", "9C"])        # Player 2; Banker natural 8
+BANKER_WIN = check_round(["KH", "2D"], ["9S", "9C"])  # Player 2; Banker natural 8
 BANKER_SIX_TWO = check_round(["KH", "5D", "KS"], ["3S", "3C"])
 BANKER_SIX_THREE = check_round(["KH", "KD", "KS"], ["AS", "2C", "3D"])
 TIE = check_round(["KH", "7D"], ["KS", "7C"])
@@ -99,12 +99,15 @@ def test_keypad_banker_win_needs_points_for_the_six_rule():
 
 # Insurance (003 rules 3.5, 4.1.2-4.1.4)
 
+
 def offer_set(player, banker):
     return {(o.hand, o.stage, o.odds, o.tie_pays) for o in offers(Deal(tuple(player), tuple(banker)))}
 
 
-@pytest.mark.parametrize("banker, player_points, odds", [
-    (("KS", "5C"), range(0, 5), 2), (("KS", "6C"), range(0, 6), 3), (("KS", "7C"), range(0, 6), 4)])
+@pytest.mark.parametrize(
+    "banker, player_points, odds",
+    [(("KS", "5C"), range(0, 5), 2), (("KS", "6C"), range(0, 6), 3), (("KS", "7C"), range(0, 6), 4)],
+)
 def test_banker_insurance_after_four_cards(banker, player_points, odds):
     for p in range(0, 8):
         player = ("KH", f"{'KA23456789'[p]}D")
@@ -122,11 +125,11 @@ def test_player_insurance_after_four_cards():
 
 
 def test_insurance_after_the_player_third_card():
-    assert ("P", PLAYER_THIRD, 8, True) in offer_set(("KH", "5D", "4S"), ("KS", "2C"))     # Player 9, Banker 2
-    assert ("P", PLAYER_THIRD, 7, False) in offer_set(("KH", "5D", "3S"), ("KS", "2C"))    # Player 8
-    assert ("B", PLAYER_THIRD, 7, False) in offer_set(("KH", "5D", "6S"), ("KS", "2C"))    # Player 1, Banker 2
-    assert ("B", PLAYER_THIRD, 6, False) in offer_set(("KH", "5D", "6S"), ("KS", "AC"))    # Player 1, Banker 1
-    assert ("B", PLAYER_THIRD, Fraction(3, 2), False) in offer_set(("KH", "QD", "3S"), ("KS", "4C"))   # 3 v 4
+    assert ("P", PLAYER_THIRD, 8, True) in offer_set(("KH", "5D", "4S"), ("KS", "2C"))  # Player 9, Banker 2
+    assert ("P", PLAYER_THIRD, 7, False) in offer_set(("KH", "5D", "3S"), ("KS", "2C"))  # Player 8
+    assert ("B", PLAYER_THIRD, 7, False) in offer_set(("KH", "5D", "6S"), ("KS", "2C"))  # Player 1, Banker 2
+    assert ("B", PLAYER_THIRD, 6, False) in offer_set(("KH", "5D", "6S"), ("KS", "AC"))  # Player 1, Banker 1
+    assert ("B", PLAYER_THIRD, Fraction(3, 2), False) in offer_set(("KH", "QD", "3S"), ("KS", "4C"))  # 3 v 4
     assert offer_set(("KH", "5D", "8S"), ("KS", "4C")) == set(), "Banker 4 stands on an 8: nothing to insure"
     # Banker 6 stands on a Player third card of 3: the outcome is fixed, so no offer.
     assert offer_set(("KH", "5D", "3S"), ("KS", "6C")) == set()
@@ -134,20 +137,20 @@ def test_insurance_after_the_player_third_card():
 
 def test_insurance_pays_when_the_insured_hand_loses():
     g = variant("insurance")
-    r = check_round(["KH", "6D"], ["KS", "5C", "3D"])      # P 6 stands, B 5 draws 3 -> 8: Player loses
+    r = check_round(["KH", "6D"], ["KS", "5C", "3D"])  # P 6 stands, B 5 draws 3 -> 8: Player loses
     [orig, ins] = settle(g, r, [Bet("player", 100), Bet("player_insurance", 10, FOUR_CARDS)])
     assert orig.result == "lose" and (ins.result, ins.win) == ("win", 30)
-    r = check_round(["KH", "6D"], ["KS", "5C", "KD"])      # B stays 5: Player wins, insurance lost
+    r = check_round(["KH", "6D"], ["KS", "5C", "KD"])  # B stays 5: Player wins, insurance lost
     [orig, ins] = settle(g, r, [Bet("player", 100), Bet("player_insurance", 10, FOUR_CARDS)])
     assert orig.result == "win" and ins.result == "lose"
 
 
 def test_nine_point_player_insurance_pays_8_to_1_on_a_tie():
     g = variant("insurance")
-    r = check_round(["KH", "5D", "4S"], ["KS", "2C", "7D"])    # P 9, B 2 draws 7 -> 9: tie
+    r = check_round(["KH", "5D", "4S"], ["KS", "2C", "7D"])  # P 9, B 2 draws 7 -> 9: tie
     [_, ins] = settle(g, r, [Bet("player", 100), Bet("player_insurance", 5, PLAYER_THIRD)])
     assert (ins.result, ins.win) == ("win", 40)
-    r = check_round(["KH", "6D"], ["KS", "5C", "AD"])           # 6-6 tie: ordinary insurance pushes
+    r = check_round(["KH", "6D"], ["KS", "5C", "AD"])  # 6-6 tie: ordinary insurance pushes
     [_, ins] = settle(g, r, [Bet("player", 100), Bet("player_insurance", 10, FOUR_CARDS)])
     assert ins.result == "push"
 

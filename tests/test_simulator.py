@@ -48,7 +48,7 @@ def test_it_carries_on_after_a_restart(app):
         first.step()
     table = hub.get("T1")
     dealt = table.shoe.dealt
-    again = SimulatedShoe(hub, "T1", pace=0, rng=random.Random(6))     # a new process would start this way
+    again = SimulatedShoe(hub, "T1", pace=0, rng=random.Random(6))  # a new process would start this way
     for _ in range(30):
         again.step()
     assert table.shoe_number == 1 and table.shoe.dealt > dealt, "the same shoe goes on"

@@ -5,5 +5,17 @@ from .grid import ROWS, StreakGrid
 from .model import RoadRound, Roads, parse_results, parse_round_list
 from .patterns import Thresholds, find_patterns
 
-__all__ = ["BLUE", "DERIVED", "RED", "ROWS", "RoadRound", "Roads", "StreakGrid", "Thresholds", "derived_colour",
-           "find_patterns", "parse_results", "parse_round_list"]
+__all__ = [
+    "BLUE",
+    "DERIVED",
+    "RED",
+    "ROWS",
+    "RoadRound",
+    "Roads",
+    "StreakGrid",
+    "Thresholds",
+    "derived_colour",
+    "find_patterns",
+    "parse_results",
+    "parse_round_list",
+]

@@ -16,7 +16,7 @@ class StreakGrid:
         self.rows = rows
         self.columns: list[list[dict]] = []
         self.symbols: list[str] = []
-        self.lengths: list[int] = []     # kept as entries arrive: the derived roads read it on every circle
+        self.lengths: list[int] = []  # kept as entries arrive: the derived roads read it on every circle
         self._taken: set[tuple[int, int]] = set()
 
     def next_cell(self, symbol: str) -> tuple[int, int, bool]:

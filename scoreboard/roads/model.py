@@ -46,7 +46,7 @@ class Roads:
         self.stats = {"B": 0, "P": 0, "T": 0, **{f: 0 for f in FLAGS}}
 
     @classmethod
-    def build(cls, rounds, thresholds: Thresholds = Thresholds(), rows: int = ROWS) -> "Roads":
+    def build(cls, rounds, thresholds: Thresholds = Thresholds(), rows: int = ROWS) -> Roads:
         roads = cls(thresholds, rows)
         for r in rounds:
             roads.append(r)
@@ -59,14 +59,18 @@ class Roads:
     def append(self, r: RoadRound) -> dict:
         """Record one round on every road; returns the cells it added or changed (the delta a display draws)."""
         number = len(self.bead) + 1
-        bead = {"col": (number - 1) // self.rows, "row": (number - 1) % self.rows, "round": number, "winner": r.winner,
-                **r.flags()}
+        bead = {
+            "col": (number - 1) // self.rows,
+            "row": (number - 1) % self.rows,
+            "round": number,
+            "winner": r.winner,
+            **r.flags(),
+        }
         self.bead.append(bead)
         self.stats[r.winner] += 1
         for f in FLAGS:
             self.stats[f] += getattr(r, f)
-        added = {"bead": dict(bead), "big_road": None, "tie": None, "big_eye": None, "small": None,
-                 "cockroach": None}
+        added = {"bead": dict(bead), "big_road": None, "tie": None, "big_eye": None, "small": None, "cockroach": None}
         if r.winner == "T":
             added["tie"] = self._add_tie()
             return added
@@ -116,15 +120,18 @@ class Roads:
         return out
 
     def patterns(self) -> list[dict]:
-        columns = list(zip(self.big_road.symbols, self.big_road.lengths))
+        columns = list(zip(self.big_road.symbols, self.big_road.lengths, strict=True))
         return find_patterns(columns, self.thresholds)
 
     def stats_json(self) -> dict:
         lengths = {"B": 0, "P": 0}
-        for winner, length in zip(self.big_road.symbols, self.big_road.lengths):
+        for winner, length in zip(self.big_road.symbols, self.big_road.lengths, strict=True):
             lengths[winner] = max(lengths[winner], length)
-        streak = ({"winner": self.big_road.symbols[-1], "length": self.big_road.lengths[-1]}
-                  if self.big_road.columns else None)
+        streak = (
+            {"winner": self.big_road.symbols[-1], "length": self.big_road.lengths[-1]}
+            if self.big_road.columns
+            else None
+        )
         return {**self.stats, "rounds": self.rounds, "longest": lengths, "streak": streak}
 
     def as_json(self) -> dict:
@@ -146,8 +153,9 @@ def parse_results(text: str) -> list[RoadRound]:
     for i, ch in enumerate(text, start=1):
         letter = ch.upper()
         if letter not in WINNERS:
-            raise Malformed(f"RESULTS position {i} is {ch!r}: use only B (Banker), P (Player) and T (Tie)",
-                            "bad_results")
+            raise Malformed(
+                f"RESULTS position {i} is {ch!r}: use only B (Banker), P (Player) and T (Tie)", "bad_results"
+            )
         out.append(RoadRound(letter))
     return out
 

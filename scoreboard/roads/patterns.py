@@ -14,14 +14,14 @@ SIDE = {"B": "Banker", "P": "Player"}
 
 @dataclass(frozen=True)
 class Thresholds:
-    long: int = 4                 # a streak this long is a dragon ("long Banker", "long Player")
-    ping_pong: int = 4            # this many single columns in a row (B P B P)
-    double_jump: int = 2          # BB-PP repeated this many times
-    one_hall_two_rooms: int = 2   # B-PP (or P-BB) repeated this many times
-    streaks: int = 3              # the last this-many columns of one side all 2 or longer
+    long: int = 4  # a streak this long is a dragon ("long Banker", "long Player")
+    ping_pong: int = 4  # this many single columns in a row (B P B P)
+    double_jump: int = 2  # BB-PP repeated this many times
+    one_hall_two_rooms: int = 2  # B-PP (or P-BB) repeated this many times
+    streaks: int = 3  # the last this-many columns of one side all 2 or longer
 
     @classmethod
-    def from_mapping(cls, values: dict | None) -> "Thresholds":
+    def from_mapping(cls, values: dict | None) -> Thresholds:
         values = values or {}
         names = {f.name for f in fields(cls)}
         for key, value in values.items():
@@ -66,11 +66,21 @@ def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) 
     rooms = _trailing_pairs(lengths, 1, 2)
     if rooms >= t.one_hall_two_rooms:
         hall = columns[-2][0]
-        found.append({"pattern": "one_hall_two_rooms", "label": f"One {SIDE[hall]} two {SIDE['PB'[hall == 'P']]}",
-                      "length": rooms})
+        found.append(
+            {
+                "pattern": "one_hall_two_rooms",
+                "label": f"One {SIDE[hall]} two {SIDE['PB'[hall == 'P']]}",
+                "length": rooms,
+            }
+        )
     for side in ("B", "P"):
-        mine = [n for w, n in columns if w == side][-t.streaks:]
+        mine = [n for w, n in columns if w == side][-t.streaks :]
         if len(mine) == t.streaks and all(n >= 2 for n in mine):
-            found.append({"pattern": f"{SIDE[side].lower()}_streaks",
-                          "label": f"Every {SIDE[side]} a streak", "length": len(mine)})
+            found.append(
+                {
+                    "pattern": f"{SIDE[side].lower()}_streaks",
+                    "label": f"Every {SIDE[side]} a streak",
+                    "length": len(mine),
+                }
+            )
     return found

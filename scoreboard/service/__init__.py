@@ -14,24 +14,28 @@ from .hub import TableHub
 from .live import room
 from .store import EventLog
 
-ROOT = Path(__file__).resolve().parents[2]     # templates/ and static/ sit beside the package
+ROOT = Path(__file__).resolve().parents[2]  # templates/ and static/ sit beside the package
 
 
 class Defaults:
-    ASYNC_MODE = "threading"      # `scoreboard serve` runs gevent; tests with the Flask test client use threads
-    DATABASE = None               # default: instance/scoreboard.sqlite3
-    TABLES_FILE = None            # default: the demo tables
+    ASYNC_MODE = "threading"  # `scoreboard serve` runs gevent; tests with the Flask test client use threads
+    DATABASE = None  # default: instance/scoreboard.sqlite3
+    TABLES_FILE = None  # default: the demo tables
     MAX_CONTENT_LENGTH = 1024 * 1024
 
 
 def create_app(overrides: dict | None = None) -> Flask:
-    app = Flask(__name__, instance_relative_config=True, template_folder=str(ROOT / "templates"),
-                static_folder=str(ROOT / "static"))
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
     app.config.from_object(Defaults)
     app.config.from_prefixed_env("SCOREBOARD")
     if overrides:
         app.config.update(overrides)
-    app.json.sort_keys = False      # keep the contract's field order: people read these too
+    app.json.sort_keys = False  # keep the contract's field order: people read these too
     os.makedirs(app.instance_path, exist_ok=True)
     db = app.config["DATABASE"] or os.path.join(app.instance_path, "scoreboard.sqlite3")
 
@@ -41,13 +45,15 @@ def create_app(overrides: dict | None = None) -> Flask:
         configs, simulated = list(DEMO_TABLES), {c.id for c in DEMO_TABLES}
     app.config["SIMULATED_TABLES"] = simulated
 
-    socketio.init_app(app, async_mode=app.config["ASYNC_MODE"],
-                      cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS"))
+    socketio.init_app(
+        app, async_mode=app.config["ASYNC_MODE"], cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS")
+    )
     hub = TableHub(configs, EventLog(db), publish=_publisher, offload=_log_worker(app.config["ASYNC_MODE"]))
     hub.replay()
     app.extensions["scoreboard"] = hub
 
     from . import api, feed, pages
+
     app.register_blueprint(api.bp)
     app.register_blueprint(feed.bp)
     app.register_blueprint(pages.bp)
@@ -70,4 +76,5 @@ def _log_worker(async_mode: str):
     def run(fn, *args):
         with lock:
             return fn(*args)
+
     return run

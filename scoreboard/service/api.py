@@ -40,7 +40,7 @@ def rounds(table_id):
 
 @bp.get("/tables/<table_id>/shoes")
 def shoes(table_id):
-    table, err = table_or_404(table_id)
+    _, err = table_or_404(table_id)
     return err or jsonify({"shoes": hub().offload(hub().log.shoes, table_id)})
 
 

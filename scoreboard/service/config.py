@@ -14,8 +14,9 @@ _TABLE_KEYS = {f.name for f in fields(TableConfig)} - {"id", "patterns"} | {"pat
 DEMO_TABLES = (
     TableConfig("demo-1", "Demo Super Six Plus", "super-six-plus", feed_token="demo", min_bet=100, max_bet=50_000),
     TableConfig("demo-2", "Demo No Commission", "no-commission", feed_token="demo", min_bet=50, max_bet=20_000),
-    TableConfig("demo-3", "Demo Super Six 15:1", "super-six", super_six_pays=15, feed_token="demo",
-                min_bet=100, max_bet=30_000),
+    TableConfig(
+        "demo-3", "Demo Super Six 15:1", "super-six", super_six_pays=15, feed_token="demo", min_bet=100, max_bet=30_000
+    ),
     TableConfig("demo-4", "Demo Commission", "commission", feed_token="demo", min_bet=25, max_bet=10_000),
 )
 
@@ -50,8 +51,9 @@ def _table(path: str, table_id: str, settings) -> TableConfig:
         raise ConfigError(f"{where} must be a table of settings")
     unknown = set(settings) - _TABLE_KEYS
     if unknown:
-        raise ConfigError(f"{where} has unknown settings {', '.join(sorted(unknown))}; "
-                          f"known: {', '.join(sorted(_TABLE_KEYS))}")
+        raise ConfigError(
+            f"{where} has unknown settings {', '.join(sorted(unknown))}; known: {', '.join(sorted(_TABLE_KEYS))}"
+        )
     if not settings.get("feed_token"):
         raise ConfigError(f"{where} needs a feed_token: the shoe's key to post to this table's feed")
     values = {k: v for k, v in settings.items() if k not in ("patterns", "simulate")}

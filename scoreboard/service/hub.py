@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import Refusal
 from ..table import Table, TableConfig
@@ -38,13 +38,14 @@ class StorageFailed(Exception):
 
 
 class TableHub:
-    def __init__(self, configs: list[TableConfig], log_: EventLog, publish: Callable[[str, dict], None],
-                 offload: Callable):
+    def __init__(
+        self, configs: list[TableConfig], log_: EventLog, publish: Callable[[str, dict], None], offload: Callable
+    ):
         self.tables = {c.id: Table(c) for c in configs}
         self._locks = {c.id: threading.Lock() for c in configs}
         self.log = log_
         self.publish = publish
-        self.offload = offload     # runs a blocking call on the log worker and waits for it, without blocking others
+        self.offload = offload  # runs a blocking call on the log worker and waits for it, without blocking others
 
     def get(self, table_id: str) -> Table | None:
         return self.tables.get(table_id)
@@ -64,7 +65,7 @@ class TableHub:
             for event in self.offload(self.log.events, table_id, shoe):
                 try:
                     table.apply(event)
-                except Refusal as e:     # only if the configuration changed under the log (fewer decks, say)
+                except Refusal as e:  # only if the configuration changed under the log (fewer decks, say)
                     log.error("table %s: stored event %s no longer applies (%s); skipped", table_id, event, e)
                     table.version += 1
 

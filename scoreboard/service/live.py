@@ -19,4 +19,3 @@ def join(data):
     # Join first, then snapshot: nothing yields in between, so no update can fall between the two.
     join_room(room(table_id))
     return table.snapshot()
-

@@ -28,11 +28,17 @@ def run(config_file: str | None, db: str | None, host: str, port: int, demo_pace
         shoe = SimulatedShoe(hub, table_id, pace)
         socketio.start_background_task(shoe.run, socketio.sleep)
     tables = ", ".join(hub.tables)
-    print(f"scoreboard: serving tables {tables} on http://{host}:{port}/ (event log {hub.log.path})",
-          file=sys.stderr, flush=True)
+    print(
+        f"scoreboard: serving tables {tables} on http://{host}:{port}/ (event log {hub.log.path})",
+        file=sys.stderr,
+        flush=True,
+    )
     if not config_file:
-        print("scoreboard: demo tables, dealt by the simulated shoe; their feed token is \"demo\"",
-              file=sys.stderr, flush=True)
+        print(
+            'scoreboard: demo tables, dealt by the simulated shoe; their feed token is "demo"',
+            file=sys.stderr,
+            flush=True,
+        )
     pywsgi.WSGIServer((host, port), app, log=None, handler_class=NoDelayHandler).serve_forever()
 
 

@@ -20,11 +20,11 @@ class SimulatedShoe:
     def __init__(self, hub, table_id: str, pace: float = 1.0, rng: random.Random | None = None):
         self.hub = hub
         self.table_id = table_id
-        self.pace = pace               # seconds between cards; rounds and shoes pause longer
+        self.pace = pace  # seconds between cards; rounds and shoes pause longer
         self.rng = rng or random.Random()
-        self.order: list[str] = []     # the cards still in our shoe, next card last
+        self.order: list[str] = []  # the cards still in our shoe, next card last
         self.shoe_id: str | None = None
-        self.cut_at = 14               # cards left when the cut card comes out
+        self.cut_at = 14  # cards left when the cut card comes out
 
     @property
     def table(self):
@@ -71,14 +71,14 @@ class SimulatedShoe:
             return self.hub.submit(self.table_id, [event])
         except (FeedRefused, StorageFailed) as e:
             log.warning("simulated shoe %s: %s", self.table_id, e)
-            self.shoe_id = None      # resynchronise from the table's state on the next step
+            self.shoe_id = None  # resynchronise from the table's state on the next step
             return None
 
     def run(self, sleep, running=lambda: True) -> None:
         while running():
             try:
                 pause = self.step()
-            except Exception:       # never let one bad step stop the demo table for good
+            except Exception:  # never let one bad step stop the demo table for good
                 log.exception("simulated shoe %s failed a step", self.table_id)
                 pause = 5 * self.pace
             sleep(pause)

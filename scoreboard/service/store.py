@@ -36,8 +36,10 @@ class EventLog:
     def append(self, table_id: str, version: int, shoe: int, event: dict) -> None:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("INSERT INTO events (table_id, version, shoe, stored_at, event) VALUES (?, ?, ?, ?, ?)",
-                             (table_id, version, shoe, time.time(), json.dumps(event, separators=(",", ":"))))
+            self._db.execute(
+                "INSERT INTO events (table_id, version, shoe, stored_at, event) VALUES (?, ?, ?, ?, ?)",
+                (table_id, version, shoe, time.time(), json.dumps(event, separators=(",", ":"))),
+            )
 
     def _read(self, sql: str, args: tuple) -> list:
         # Readers get their own connection: WAL lets them read while the writer appends.
@@ -49,18 +51,23 @@ class EventLog:
 
     def events(self, table_id: str, shoe: int) -> list[dict]:
         """One shoe's events, oldest first: a new shoe clears the table, so a shoe folds on its own."""
-        rows = self._read("SELECT event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version",
-                          (table_id, shoe))
+        rows = self._read("SELECT event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version", (table_id, shoe))
         return [json.loads(e) for (e,) in rows]
 
     def current_shoe(self, table_id: str) -> tuple[int, int] | None:
         """The table's latest shoe number and how many events came before that shoe's first one."""
-        rows = self._read("SELECT shoe, MIN(version) FROM events WHERE table_id = ? "
-                          "AND shoe = (SELECT MAX(shoe) FROM events WHERE table_id = ?)", (table_id, table_id))
+        rows = self._read(
+            "SELECT shoe, MIN(version) FROM events WHERE table_id = ? "
+            "AND shoe = (SELECT MAX(shoe) FROM events WHERE table_id = ?)",
+            (table_id, table_id),
+        )
         shoe, first = rows[0]
         return None if shoe is None else (shoe, first - 1)
 
     def shoes(self, table_id: str) -> list[dict]:
-        rows = self._read("SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
-                          "WHERE table_id = ? AND shoe > 0 GROUP BY shoe ORDER BY shoe", (table_id,))
+        rows = self._read(
+            "SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
+            "WHERE table_id = ? AND shoe > 0 GROUP BY shoe ORDER BY shoe",
+            (table_id,),
+        )
         return [{"shoe": s, "first_event": first, "last_event": last, "events": n} for s, first, last, n in rows]

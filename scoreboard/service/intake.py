@@ -1,0 +1,55 @@
+"""Taking a feed post, whatever carried it (HTTP, a TCP line, a serial line): authenticate, read, submit, answer.
+
+Every transport calls `receive` and sends back what it returns, so each gives the same replies, the same status codes
+and the same seq semantics. A reply is (status, body): the HTTP status and the JSON body of feed.md.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+
+from .hub import FeedRefused, StorageFailed, TableHub
+
+log = logging.getLogger(__name__)
+
+
+def error_body(code: str, message: str, **extra) -> dict:
+    return {"error": code, "message": message, **extra}
+
+
+def token_matches(given: str | None, token: str) -> bool:
+    """Constant-time comparison; an empty configured token never matches."""
+    return bool(token) and given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
+NOT_JSON = object()  # what a transport passes as the body when the bytes it got are not JSON
+
+
+def receive(hub: TableHub, table_id: str, token: str | None, body: object, source: str = "") -> tuple[int, dict]:
+    """Authenticate `token` for `table_id`, then apply `body` (one event or a list, or NOT_JSON). `source` names the
+    remote end for the log (an address, a serial device). The body is judged only after the token, so a stranger
+    learns nothing from it."""
+    table = hub.get(table_id)
+    if table is None:
+        log.warning("feed refused: unknown table %.60r from %s", table_id, source)
+        return 404, error_body("unknown_table", f"there is no table {table_id[:60]!r} here", applied=0)
+    if not token_matches(token, table.config.feed_token):
+        log.warning("feed refused: table %s, 401 unauthorized, from %s", table_id, source)
+        return 401, error_body(
+            "unauthorized",
+            'the feed token is missing or wrong: send "Authorization: Bearer <the table\'s feed token>"',
+            applied=0,
+        )
+    if body is NOT_JSON:
+        return 400, error_body("malformed", "the body must be JSON: one event object or a list of events", applied=0)
+    events = body if isinstance(body, list) else [body]
+    if not events:
+        return 400, error_body("malformed", "the list of events is empty", applied=0)
+    try:
+        return 200, hub.submit(table_id, events)
+    except FeedRefused as e:
+        log.info("feed refused: table %s, %s %s, from %s", table_id, e.refusal.status, e.refusal.code, source)
+        return e.refusal.status, e.as_json()
+    except StorageFailed as e:
+        return 503, error_body("storage_failed", str(e), applied=0)
