@@ -44,4 +44,4 @@ def translations(lang: str) -> NullTranslations:
 def translate(lang: str, message: str, context: str | None = None) -> str:
     """`message` in `lang`; with `context`, the entry filed under that msgctxt."""
     t = translations(lang)
-    return t.pgettext(context, message) if context else t.gettext(message)
+    return str(t.pgettext(context, message) if context else t.gettext(message))
