@@ -7,7 +7,7 @@ import pytest
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.play import Deal
-from tests.conftest import TOKEN
+from tests.conftest import OPERATOR, TOKEN
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
@@ -122,11 +122,8 @@ def test_a_void_is_announced_and_the_roads_stay(browser, server):
     server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
     deal_rounds(server, 3, seed=5)
     page, errors = open_board(browser, server, 1920, 1080)
-    server.post(
-        "T1",
-        [{"type": "card", "card": "9H"}, {"type": "void", "reason": "card dropped", "operator": "dealer 12"}],
-        TOKEN,
-    )
+    server.post("T1", {"type": "card", "card": "9H"}, TOKEN)
+    server.post("T1", {"type": "void", "reason": "card dropped"}, OPERATOR)
     page.wait_for_function("document.getElementById('outcome').textContent.includes('card dropped')", timeout=5000)
     assert page.locator("#bead-road .bead").count() == 3
     assert errors == []
