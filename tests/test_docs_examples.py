@@ -9,6 +9,9 @@ The page holds three kinds of fenced block, each opened by a machine-readable li
 - ```` ```road-patterns ````: one line per results string: the trend patterns it shows, or `(none)`.
 
 So the page cannot drift from the service: change a rule and this test names the example that no longer holds.
+docs/roads-json.md's example is checked the same way: its ```` ```sh roads-command ```` block is run and the
+output compared with its ```` ```json roads-output ```` block. So are docs/odds.md's report (```` ```text
+odds-output decks=8 ````) and its JSON excerpt (```` ```json odds-json decks=8 ````) against `scoreboard odds`.
 """
 
 import json
@@ -23,7 +26,8 @@ from click.testing import CliRunner
 
 from scoreboard.cli import main
 
-PAGE = Path(__file__).parents[1] / "docs" / "roads.md"
+DOCS = Path(__file__).parents[1] / "docs"
+PAGE = DOCS / "roads.md"
 BLOCK = re.compile(r"^```(road-example|road-steps|road-patterns)([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 ROADS = ("bead", "big_road", "big_eye", "small", "cockroach")
 REQUIRED = ("big_road", "big_eye", "small", "cockroach", "ask_p", "ask_b")
@@ -172,3 +176,65 @@ def test_the_installed_command_prints_the_same():
     out = subprocess.run([*command, "roads", header["results"]], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == roads(header["results"])
+
+
+def test_the_roads_json_example():
+    text = (DOCS / "roads-json.md").read_text()
+    [command] = re.findall(r"^```sh roads-command\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    [output] = re.findall(r"^```json roads-output\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    given = re.fullmatch(r"echo '(.*)' \| scoreboard roads -\n", command)
+    assert given, command
+    out = CliRunner().invoke(main, ["roads", "-"], input=given.group(1))
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output) == json.loads(output)
+
+
+def fenced(page: str, opening: str) -> tuple[dict, str]:
+    """The one block of `page` whose fence line is ```` ```OPENING key=value ... ````: its header and body."""
+    text = (DOCS / page).read_text()
+    [(header, body)] = re.findall(rf"^```{re.escape(opening)}([^\n]*)\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    return dict(item.split("=", 1) for item in header.split()), body
+
+
+def test_the_odds_report_for_people():
+    header, body = fenced("odds.md", "text odds-output")
+    out = CliRunner().invoke(main, ["odds", "--decks", header["decks"]])
+    assert out.exit_code == 0, out.output
+    assert out.output == body
+
+
+def test_the_odds_json_excerpt():
+    header, body = fenced("odds.md", "json odds-json")
+    shown = json.loads(body)
+    out = CliRunner().invoke(main, ["odds", "--decks", header["decks"], "--json"])
+    assert out.exit_code == 0, out.output
+    real = json.loads(out.output)
+    assert {k: real[k] for k in shown if k != "bets"} == {k: v for k, v in shown.items() if k != "bets"}
+    assert set(shown) == set(real), "the excerpt shows every top-level field"
+    for row in shown["bets"]:
+        assert row in real["bets"], row
+
+
+def anchor(heading: str) -> str:
+    """The anchor a Markdown heading gets (GitHub's rule): lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
+def test_links_between_pages_resolve(page):
+    text = (DOCS / page).read_text()
+    for target, _, fragment in re.findall(r"\]\(([^)#\s]*)(#([^)\s]*))?\)", text):
+        if target.startswith(("http://", "https://")):
+            continue
+        linked = DOCS / target if target else DOCS / page
+        assert linked.exists(), f"{page} links to {target}, which does not exist"
+        if fragment:
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(), re.MULTILINE)
+            assert fragment in {anchor(h) for h in headings}, f"{page} links to {target}#{fragment}: no such heading"
+
+
+def test_the_repository_stands_alone():
+    # Everything a user needs is in the repository: no document points at files outside it.
+    for path in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]:
+        text = path.read_text()
+        assert "../shared" not in text and "/work/" not in text, path
