@@ -325,6 +325,10 @@ def test_keypad_format_over_tcp(tmp_path, tables_file):
     server.start()
     link = TcpLink(port)
     try:
+        reply = link.post(b"1 C 9H")
+        assert reply["status"] == 401 and "the first line is A <table> <token>" in reply["message"]
+        assert link.closed_by_server()
+        link.disconnect()
         assert link.post(b"A T1 " + TOKEN.encode()) == {"status": 200, "ok": True}
         assert link.post(b"1 S shoe-7 6")["results"] == [{"version": 1, "kind": "shoe"}]
         assert link.post(b"2 B 3")["table"]["shoe"]["burned"] == 3

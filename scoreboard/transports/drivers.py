@@ -47,6 +47,14 @@ class Driver:
     def decode(self, frame: bytes) -> Hello | object | None:
         raise NotImplementedError
 
+    def hello_example(self, bound: bool) -> str:
+        """How the hello reads in this format, for refusals; `bound`: the line feeds one table already."""
+        return (
+            '{"token": "<the table\'s feed token>"}'
+            if bound
+            else '{"table": "T1", "token": "<the table\'s feed token>"}'
+        )
+
     def reply(self, status: int, body: dict) -> bytes:
         """One reply frame: the HTTP body plus its status, as a JSON line (ASCII, so any serial line carries it)."""
         return json.dumps({"status": status, **body}, separators=(",", ":")).encode() + b"\n"

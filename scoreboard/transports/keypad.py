@@ -121,3 +121,6 @@ class Keypad(Driver):
 
     def decode(self, frame: bytes) -> Hello | dict | None:
         return parse_line(self.text(frame))
+
+    def hello_example(self, bound: bool) -> str:
+        return "A <token>" if bound else "A <table> <token>"

@@ -147,7 +147,4 @@ class Session:
         return Reply(status, intake.error_body(code, message, applied=0), close)
 
     def _hello_form(self) -> str:
-        table = "" if self.bound else '"table": "T1", '
-        return f'the first line is {{{table}"token": "<the table\'s feed token>"}}' + (
-            "" if self.driver.name == "ndjson" else f" in the {self.driver.name} format"
-        )
+        return f"the first line is {self.driver.hello_example(self.bound is not None)}"
