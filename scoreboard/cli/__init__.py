@@ -14,8 +14,10 @@ import click
 
 from .common import or_fail
 from .odds import odds
+from .replay import replay
 from .roads import roads
 from .serve import serve
+from .verify import verify
 
 __all__ = ["main", "or_fail"]
 
@@ -25,5 +27,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, serve):
+for command in (odds, roads, serve, replay, verify):
     main.add_command(command)

@@ -9,13 +9,21 @@ import sys
 import click
 from gevent import pywsgi
 
+from .. import transports as feeds
 from .config import ConfigError
 from .extensions import socketio
 from .simulator import SimulatedShoe
 from .store import StoreBusy
 
 
-def run(config_file: str | None, db: str | None, host: str, port: int, demo_pace: float | None) -> None:
+def run(
+    config_file: str | None,
+    db: str | None,
+    host: str,
+    port: int,
+    demo_pace: float | None,
+    transports: feeds.Options | None = None,
+) -> None:
     from . import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -28,6 +36,7 @@ def run(config_file: str | None, db: str | None, host: str, port: int, demo_pace
     for table_id in sorted(app.config["SIMULATED_TABLES"]):
         shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])
         socketio.start_background_task(shoe.run, socketio.sleep)
+    feeds.start(hub, app, transports or feeds.Options())
     tables = ", ".join(hub.tables)
     print(
         f"scoreboard: serving tables {tables} on http://{host}:{port}/ (event log {hub.store.url})",

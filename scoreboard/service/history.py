@@ -1,0 +1,132 @@
+"""A shoe's history out of the event log (operations.md "History"): every round of shoe n, as CSV or JSON.
+
+The JSON export carries the shoe's stored events too, in order: `scoreboard replay` feeds them into another table
+and `scoreboard verify` rebuilds a simulated shoe's order from them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import re
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from ..errors import Refusal
+from ..table import Table
+from .errors import error, table_or_404
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("history", __name__, url_prefix="/api")
+
+CSV_COLUMNS = (
+    "round",
+    "dealt",
+    "winner",
+    "player",
+    "banker",
+    "player_points",
+    "banker_points",
+    "natural",
+    "player_pair",
+    "banker_pair",
+    "banker_six",
+    "banker_cards",
+    "void",
+    "reason",
+)
+
+
+@bp.get("/tables/<table_id>/shoes/<number>/export")
+def export(table_id: str, number: str):
+    _, err = table_or_404(table_id)
+    if err:
+        return err
+    kind = request.args.get("format", "json")
+    if kind not in ("json", "csv"):
+        return error(400, "bad_format", f"format must be csv or json, not {kind[:20]!r}")
+    if not number.isdigit() or int(number) < 1:
+        return error(400, "bad_shoe", "the shoe is its number, 1 or more, as listed by /shoes")
+    data = shoe_export(current_app.extensions["scoreboard"], table_id, int(number))
+    if data is None:
+        return error(404, "unknown_shoe", f"table {table_id} has no shoe number {number}")
+    name = f"{_safe(table_id)}-shoe-{int(number)}"
+    if kind == "csv":
+        return Response(
+            rounds_csv(data["rounds"]),
+            mimetype="text/csv",
+            headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
+        )
+    response = jsonify(data)
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}.json"'
+    return response
+
+
+def shoe_export(hub, table_id: str, number: int) -> dict | None:
+    """The export of shoe `number`: {"table", "shoe", "rounds", "events"}, or None if the log has no such shoe.
+
+    The shoe is folded again from its stored events on a fresh table, as `hub.shoe_history` does; when the hub
+    gives `shoe_export` itself, this becomes that one call.
+    """
+    events = hub.offload(hub.log.events, table_id, number)
+    if not events:
+        return None
+    config = hub.get(table_id).config
+    past = Table(config)
+    for event in events:
+        try:
+            past.apply(event)
+        except Refusal as e:  # as in hub.replay: only if the configuration changed under the log
+            log.error("table %s shoe %d: stored event %s no longer applies (%s); skipped", table_id, number, event, e)
+    opening: dict = next((e for e in events if e.get("type") == "shoe"), {})
+    end = next((e for e in reversed(events) if e.get("type") == "shoe_end"), None)
+    shoe = {
+        "number": number,
+        "id": past.shoe_id,
+        "decks": opening.get("decks", past.shoe.decks if past.shoe else config.decks),
+        "variant": opening.get("variant", config.variant),
+        "commitment": opening.get("commitment"),
+    }
+    if end is not None and "seed" in end:
+        shoe["seed"] = end["seed"]
+    return {"table": table_id, "shoe": shoe, "rounds": past.rounds_json(), "events": events}
+
+
+def rounds_csv(rounds: list[dict]) -> str:
+    """One row per round, under a header row; cards space-separated in dealing order of each hand.
+
+    >>> print(rounds_csv([{"round": 1, "dealt": 1, "winner": "B", "player": ["9H", "KD"], "banker": ["2C", "7S"],
+    ...     "player_points": 9, "banker_points": 9, "natural": True, "void": False, "reason": "=cmd"}]), end="")
+    round,dealt,winner,player,banker,player_points,banker_points,natural,player_pair,banker_pair,banker_six,\
+banker_cards,void,reason
+    1,1,B,9H KD,2C 7S,9,9,true,,,,,false,'=cmd
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in rounds:
+        writer.writerow([_cell(r.get(column)) for column in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return " ".join(value)
+    text = str(value)
+    # A spreadsheet runs a cell that starts with one of these as a formula; a void's reason is typed by a person.
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def _safe(name: str) -> str:
+    """A table id fit for a file name.
+
+    >>> _safe('T1/"x"')
+    'T1__x_'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:60]
