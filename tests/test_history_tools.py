@@ -24,29 +24,23 @@ import scoreboard.commitment
 import scoreboard.service.history
 from scoreboard.cards import ALL_CARDS
 from scoreboard.service import create_app
-from scoreboard.service import history as history_module
-from tests.conftest import TOKEN, Server
+from tests.conftest import OPERATOR, TOKEN, Server
 
 ROOT = Path(__file__).parents[1]
 FEEDER = ROOT / "docs" / "feeder.py"
 
 
-def with_history(app):
-    """The app with the export blueprint (a no-op once the app factory registers it)."""
-    if "history" not in app.blueprints:
-        app.register_blueprint(history_module.bp)
-    return app
-
-
 @pytest.fixture
 def history_client(app):
-    return with_history(app).test_client()
+    return app.test_client()
 
 
 def post(client, *events, table="T1", token=TOKEN):
-    body = events[0] if len(events) == 1 else list(events)
-    reply = client.post(f"/api/tables/{table}/feed", json=body, headers={"Authorization": f"Bearer {token}"})
-    assert reply.status_code == 200, reply.get_json()
+    """Post each event with the token it needs: voids and corrections are an operator's."""
+    for event in events:
+        sender = OPERATOR if event.get("type") in ("void", "correct") else token
+        reply = client.post(f"/api/tables/{table}/feed", json=event, headers={"Authorization": f"Bearer {sender}"})
+        assert reply.status_code == 200, reply.get_json()
     return reply.get_json()
 
 
@@ -62,10 +56,10 @@ SHOE_EVENTS = [
     {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]},  # round 2: Banker 6 (Super 6)
     {"type": "result", "winner": "T", "player_points": 7, "banker_points": 7},  # round 3
     *({"type": "card", "card": c} for c in ["AH", "AD"]),
-    {"type": "void", "reason": "card exposed", "operator": "alice"},  # a round voided half dealt
+    {"type": "void", "reason": "card exposed"},  # a round voided half dealt
     *({"type": "card", "card": c} for c in ["8C", "7D", "QH", "KC"]),  # round 4: Player 8 - Banker 7
-    {"type": "correct", "round": 3, "winner": "B", "player_points": 4, "banker_points": 6, "operator": "bob"},
-    {"type": "void", "round": 1, "reason": "misdeal", "operator": "alice"},
+    {"type": "correct", "round": 3, "winner": "B", "player_points": 4, "banker_points": 6},
+    {"type": "void", "round": 1, "reason": "misdeal"},
     {"type": "cut"},
     *({"type": "card", "card": c} for c in ["2H", "4C", "3H", "2D", "6C", "5C"]),  # the last round: a tie, 1-1
 ]
@@ -83,9 +77,15 @@ def test_export_json_and_csv(history_client):
     assert data["shoe"] == {
         "number": 1,
         "id": "S-77",
-        "decks": 8,
         "variant": "super-six-plus",
+        "decks": 8,
+        "super_six_pays": 12,
+        "rounds_after_cut": 1,
+        "squeeze": False,
         "commitment": "ab" * 32,
+        "seed": None,
+        "ended": False,
+        "cut": True,
     }
     assert [e["type"] for e in data["events"]] == [e["type"] for e in SHOE_EVENTS]
     assert [e["seq"] for e in data["events"]] == list(range(1, len(SHOE_EVENTS) + 1))
@@ -99,7 +99,7 @@ def test_export_json_and_csv(history_client):
         (4, "T", False),
     ]
     assert rounds[1]["player"] == ["KH", "5D", "KS"] and rounds[1]["banker_six"] is True
-    assert rounds[3]["reason"] == "card exposed (voided by alice)"
+    assert rounds[3]["reason"] == "card exposed" and rounds[3]["operator"] == "pit", "the export is an operator's"
 
     r = client.get("/api/tables/T1/shoes/1/export?format=csv")
     assert r.status_code == 200 and r.mimetype == "text/csv"
@@ -132,7 +132,7 @@ def test_export_refusals(history_client, path, status, code):
 
 def export_from(db: Path, tables_file: Path, shoe: int = 1) -> dict:
     """The JSON export of a stopped server's event log."""
-    app = with_history(create_app({"TESTING": True, "DATABASE": str(db), "TABLES_FILE": str(tables_file)}))
+    app = create_app({"TESTING": True, "DATABASE": str(db), "TABLES_FILE": str(tables_file)})
     r = app.test_client().get(f"/api/tables/T1/shoes/{shoe}/export")
     assert r.status_code == 200, r.get_json()
     return r.get_json()
@@ -153,7 +153,8 @@ def test_export_then_replay_gives_identical_rounds_and_roads(tmp_path, tables_fi
     original = Server(tmp_path / "a.sqlite3", tables_file).start()
     try:
         for event in seqs(SHOE_EVENTS):
-            assert original.post("T1", event, TOKEN).status_code == 200
+            token = OPERATOR if event["type"] in ("void", "correct") else TOKEN
+            assert original.post("T1", event, token).status_code == 200
         rounds = original.get("/api/tables/T1/rounds").json()["rounds"]
         roads = original.get("/api/tables/T1/roads").json()
     finally:
@@ -164,7 +165,9 @@ def test_export_then_replay_gives_identical_rounds_and_roads(tmp_path, tables_fi
 
     fresh = Server(tmp_path / "b.sqlite3", tables_file).start()
     try:
-        run = run_cli("replay", path, "--table", "T1", "--url", fresh.url, "--token", TOKEN)
+        run = run_cli(
+            "replay", path, "--table", "T1", "--url", fresh.url, "--token", TOKEN, "--operator-token", OPERATOR
+        )
         assert run.returncode == 0, run.stderr
         assert f"replayed {len(SHOE_EVENTS)} events into T1: {len(SHOE_EVENTS)} applied" in run.stdout
         assert fresh.get("/api/tables/T1/rounds").json()["rounds"] == rounds
@@ -175,8 +178,9 @@ def test_export_then_replay_gives_identical_rounds_and_roads(tmp_path, tables_fi
         fresh.kill(signal.SIGTERM)
     again = export_from(tmp_path / "b.sqlite3", tables_file)
     assert again["rounds"] == export["rounds"] and again["shoe"] == export["shoe"]
-    strip = [{k: v for k, v in e.items() if k != "seq"} for e in export["events"]]
-    assert [{k: v for k, v in e.items() if k != "seq"} for e in again["events"]] == strip
+    # The same events, but for their seqs and the time the service took them.
+    strip = [{k: v for k, v in e.items() if k not in ("seq", "received_at")} for e in export["events"]]
+    assert [{k: v for k, v in e.items() if k not in ("seq", "received_at")} for e in again["events"]] == strip
     replayed_seqs = [e["seq"] for e in again["events"]]
     assert replayed_seqs == list(range(replayed_seqs[0], replayed_seqs[0] + len(SHOE_EVENTS)))
 

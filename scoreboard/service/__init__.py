@@ -61,12 +61,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, errors, feed, pages
+    from . import api, errors, feed, history, pages
 
     errors.init_app(app)
-    app.register_blueprint(api.bp)
-    app.register_blueprint(feed.bp)
-    app.register_blueprint(pages.bp)
+    for blueprint in (api.bp, feed.bp, history.bp, pages.bp):
+        app.register_blueprint(blueprint)
     return app
 
 

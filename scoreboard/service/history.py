@@ -13,8 +13,7 @@ import re
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from ..errors import Refusal
-from ..table import Table
+from .api import shoe_number
 from .errors import error, table_or_404
 
 log = logging.getLogger(__name__)
@@ -47,12 +46,14 @@ def export(table_id: str, number: str):
     kind = request.args.get("format", "json")
     if kind not in ("json", "csv"):
         return error(400, "bad_format", f"format must be csv or json, not {kind[:20]!r}")
-    if not number.isdigit() or int(number) < 1:
+    try:
+        shoe = shoe_number(number)
+    except ValueError:
         return error(400, "bad_shoe", "the shoe is its number, 1 or more, as listed by /shoes")
-    data = shoe_export(current_app.extensions["scoreboard"], table_id, int(number))
+    data = current_app.extensions["scoreboard"].shoe_export(table_id, shoe)
     if data is None:
-        return error(404, "unknown_shoe", f"table {table_id} has no shoe number {number}")
-    name = f"{_safe(table_id)}-shoe-{int(number)}"
+        return error(404, "unknown_shoe", f"table {table_id} has no shoe number {shoe}")
+    name = f"{_safe(table_id)}-shoe-{shoe}"
     if kind == "csv":
         return Response(
             rounds_csv(data["rounds"]),
@@ -62,36 +63,6 @@ def export(table_id: str, number: str):
     response = jsonify(data)
     response.headers["Content-Disposition"] = f'attachment; filename="{name}.json"'
     return response
-
-
-def shoe_export(hub, table_id: str, number: int) -> dict | None:
-    """The export of shoe `number`: {"table", "shoe", "rounds", "events"}, or None if the log has no such shoe.
-
-    The shoe is folded again from its stored events on a fresh table, as `hub.shoe_history` does; when the hub
-    gives `shoe_export` itself, this becomes that one call.
-    """
-    events = hub.offload(hub.log.events, table_id, number)
-    if not events:
-        return None
-    config = hub.get(table_id).config
-    past = Table(config)
-    for event in events:
-        try:
-            past.apply(event)
-        except Refusal as e:  # as in hub.replay: only if the configuration changed under the log
-            log.error("table %s shoe %d: stored event %s no longer applies (%s); skipped", table_id, number, event, e)
-    opening: dict = next((e for e in events if e.get("type") == "shoe"), {})
-    end = next((e for e in reversed(events) if e.get("type") == "shoe_end"), None)
-    shoe = {
-        "number": number,
-        "id": past.shoe_id,
-        "decks": opening.get("decks", past.shoe.decks if past.shoe else config.decks),
-        "variant": opening.get("variant", config.variant),
-        "commitment": opening.get("commitment"),
-    }
-    if end is not None and "seed" in end:
-        shoe["seed"] = end["seed"]
-    return {"table": table_id, "shoe": shoe, "rounds": past.rounds_json(), "events": events}
 
 
 def rounds_csv(rounds: list[dict]) -> str:

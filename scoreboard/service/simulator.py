@@ -10,7 +10,6 @@ restart deals on in the same order.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -19,19 +18,11 @@ import secrets
 from pathlib import Path
 
 from ..cards import ALL_CARDS, point
+from ..commitment import commitment
 from .hub import FeedRefused, StorageFailed
 
 log = logging.getLogger(__name__)
 FEED = "simulator"
-
-
-def commitment(seed: str, order: list[str]) -> str:
-    """The sha256 a shoe publishes before its first card: of its secret seed and its whole order.
-
-    >>> commitment("00" * 16, ["AS", "KD"])[:16]
-    '148e3ab83b9dab1d'
-    """
-    return hashlib.sha256(f"{seed}:{' '.join(order)}".encode()).hexdigest()
 
 
 class SimulatedShoe:
