@@ -16,6 +16,7 @@ from .hub import StorageFailed
 
 log = logging.getLogger(__name__)
 
+CODES = {400: "malformed", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 MESSAGES = {
     400: "the request cannot be read",
     404: "there is nothing at this address: see /api/tables",
@@ -52,7 +53,7 @@ def init_app(app: Flask) -> None:
         if not request.path.startswith("/api"):
             return e
         status = e.code or 500
-        code = (e.name or "error").lower().replace(" ", "_")
+        code = CODES.get(status) or (e.name or "error").lower().replace(" ", "_")
         message = MESSAGES.get(status, e.description or "the request failed")
         extra = {"applied": 0} if request.path.endswith("/feed") else {}
         if status == 405:
