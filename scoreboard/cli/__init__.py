@@ -14,6 +14,7 @@ import click
 
 from .common import or_fail
 from .odds import odds
+from .render import render
 from .roads import roads
 from .serve import serve
 
@@ -25,5 +26,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, serve):
+for command in (odds, render, roads, serve):
     main.add_command(command)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from ..i18n import translate
-from ..options import DEFAULT_PANELS, ROADS, Options
+from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
 from .fonts import Bounded, FontLibrary, Label, default_fonts
 from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
@@ -84,7 +84,8 @@ def image_spec(options: Options, kind: str) -> Spec:
         width = _clamp(round(height * dw / dh))  # type: ignore[operator]
     elif height is None:
         height = _clamp(round(width * dh / dw))
-    panels = tuple(options.roads) if kind == "board" else (kind,)
+    # The board's layout does not depend on the order panels are listed in: one order, one cache entry.
+    panels = tuple(p for p in PANELS if p in options.roads) if kind == "board" else (kind,)
     return Spec(kind, options.lang or "en", options.theme, panels, width, height, options.cols)  # type: ignore[arg-type]
 
 
@@ -127,8 +128,13 @@ class Renderer:
 
     def board(self, roads: dict, state: dict | None, spec: Spec) -> tuple[Image.Image, BoardLayout]:
         self.fonts.check()
-        layout = board_layout(roads, spec.width, spec.height, spec.panels or DEFAULT_PANELS, spec.cols)
-        six = is_super_six(state)
+        panels = spec.panels or DEFAULT_PANELS
+        if state is None:
+            # Offline there is no table: no cards, no last result; the roads take their space.
+            panels = tuple(p for p in panels if p not in ("cards", "last"))
+        layout = board_layout(roads, spec.width, spec.height, panels, spec.cols)
+        # Offline, the rounds themselves say whether the game marks Super 6 wins.
+        six = is_super_six(state) or (state is None and roads.get("stats", {}).get("banker_six", 0) > 0)
         key = ("board", spec, six)
         image = self.backgrounds.get(key, lambda: self._board_background(layout, spec, six)).copy()
         p = _Painter(image, self, spec)

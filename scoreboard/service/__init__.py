@@ -52,11 +52,12 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, feed, pages
+    from . import api, feed, images, pages
 
     app.register_blueprint(api.bp)
     app.register_blueprint(feed.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(images.bp)
     return app
 
 
