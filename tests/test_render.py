@@ -28,6 +28,7 @@ from scoreboard.render import (
 )
 from scoreboard.render.fonts import package_static_folder
 from scoreboard.render.sprites import BIG_R, BIG_STROKE, CLEAR, TIE_STROKE
+from scoreboard.render.worker import RenderFailed, RenderProcess
 from scoreboard.roads import Roads, parse_results, parse_round_list
 
 DARK = {name: rgb(value) for name, value in PALETTES["dark"].items()}
@@ -314,3 +315,28 @@ def test_the_board_shows_the_header_and_the_counts_offline():
     options = Options(roads=("big", "bead", "ask", "stats", "cards", "last"))
     for lang in ("en", "zh-Hans", "zh-Hant"):
         assert decode(render_board(roads, state, Options(lang=lang, roads=options.roads))).size == (1920, 1080)
+
+
+def test_the_worker_process_draws_the_same_image_and_survives_failures():
+    roads = roads_of("BPPBBBT")
+    spec = image_spec(Options(), "big")
+    expected = Renderer(default_renderer().fonts).road_png(roads, spec)
+    child = RenderProcess(package_static_folder())
+    try:
+        child.ensure()
+        assert child.draw("big", roads, None, spec) == expected
+        # A job it cannot draw is reported, and the child carries on.
+        with pytest.raises(RenderFailed, match="KeyError"):
+            child.draw("big", {"rounds": 1}, None, spec)
+        assert child.draw("big", roads, None, spec) == expected
+        # A child that died is reported, then started again.
+        assert child.proc is not None
+        child.proc.kill()
+        child.proc.wait()
+        with pytest.raises(RenderFailed):
+            child.draw("big", roads, None, spec)
+        child.ensure()
+        assert child.draw("big", roads, None, spec) == expected
+    finally:
+        child.close()
+    assert child.proc is None

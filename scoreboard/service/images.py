@@ -1,8 +1,9 @@
 """Images of a table (surfaces.md "Images"): `/tables/<table>/board.png` and `/tables/<table>/roads/<road>.png`.
 
 For screens that cannot run a browser. Each image is drawn once per (table, version, options): the first request for
-a new version draws it on the image worker, off the server's event loop; requests for the same image that arrive
-while it is drawn wait for that drawing instead of starting their own; later ones get the cached bytes.
+a new version draws it on the image worker (a child process under `scoreboard serve`, see render/worker.py), off the
+server's event loop; requests for the same image that arrive while it is drawn wait for that drawing instead of
+starting their own; later ones get the cached bytes.
 
 Caching headers. The image changes whenever the table's version does, which can be every few seconds and cannot be
 known in advance, so no lifetime is right. The ETag names exactly what was drawn (version, event log, options), and
@@ -26,6 +27,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from ..options import ROADS, BadOption, read_options, resolve_lang
 from ..render import FontLibrary, FontsMissing, Renderer, Spec, image_spec
+from ..render.worker import RenderProcess
 from .errors import error, table_or_404
 
 log = logging.getLogger(__name__)
@@ -40,15 +42,26 @@ CACHE_BYTES = 32 * 1024 * 1024  # about 300 boards of 1920x1080; IMAGE_CACHE_BYT
 REVISION = "1"
 
 Stamp = tuple[str, int]  # (event log id, version): what a cached image was drawn from
+Job = tuple[str, dict, "dict | None", Spec]  # what to draw: "board" or a road, the roads JSON, the state, the spec
+
+
+def covers(drawn: Stamp, wanted: Stamp) -> bool:
+    """Whether an image drawn from `drawn` answers a request made at `wanted`: the same event log, and the same
+    version or a later one (a request wants the table as it is, and the table only moves forward).
+
+    >>> covers(("log", 5), ("log", 4)), covers(("log", 3), ("log", 4)), covers(("new", 9), ("log", 4))
+    (True, False, False)
+    """
+    return drawn[0] == wanted[0] and drawn[1] >= wanted[1]
 
 
 class ImageCache:
     """The newest image of each (table, kind, spec), least recently used evicted first, bounded by bytes.
 
     >>> cache = ImageCache(max_bytes=10)
-    >>> cache.put("a", ("log", 1), b"123456")
-    >>> cache.get("a", ("log", 1)), cache.get("a", ("log", 2))
-    (b'123456', None)
+    >>> cache.put("a", ("log", 2), b"123456")
+    >>> cache.get("a", ("log", 1)), cache.get("a", ("log", 2)), cache.get("a", ("log", 3))
+    ((('log', 2), b'123456'), (('log', 2), b'123456'), None)
     >>> cache.put("b", ("log", 1), b"123456")  # 12 bytes: "a", the least recently used, goes
     >>> cache.get("a", ("log", 1)), cache.size
     (None, 6)
@@ -60,19 +73,19 @@ class ImageCache:
         self.hits = 0
         self._items: OrderedDict[object, tuple[Stamp, bytes]] = OrderedDict()
 
-    def get(self, key: object, stamp: Stamp) -> bytes | None:
+    def get(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
         item = self._items.get(key)
-        if item is None or item[0] != stamp:
+        if item is None or not covers(item[0], wanted):
             return None
         self._items.move_to_end(key)
         self.hits += 1
-        return item[1]
+        return item
 
     def put(self, key: object, stamp: Stamp, png: bytes) -> None:
         old = self._items.get(key)
         if old is not None:
-            if old[0][0] == stamp[0] and old[0][1] > stamp[1]:
-                return  # a slow drawing of an older version finished after a newer one: keep the newer
+            if covers(old[0], stamp):
+                return  # a slow drawing finished after a newer one: keep the newer
             self.size -= len(old[1])
             del self._items[key]
         if len(png) > self.max_bytes:
@@ -85,36 +98,35 @@ class ImageCache:
 
 
 class _Flight:
-    """One drawing in progress that other requests for the same image wait for."""
+    """One drawing in progress, which other requests for the same image wait for."""
 
     def __init__(self) -> None:
         self.done = threading.Event()  # gevent's Event under `scoreboard serve` (monkey-patched): waits cooperatively
+        self.stamp: Stamp | None = None
         self.png: bytes | None = None
         self.error: BaseException | None = None
-
-    def wait(self) -> bytes:
-        self.done.wait()
-        if self.error is not None:
-            raise self.error
-        assert self.png is not None
-        return self.png
 
 
 class ImageService:
     """The renderer, its worker, the image cache and the drawings in flight, for one app.
+
+    One drawing at a time per image (table, kind, spec): a request for a version being drawn waits for it; one
+    that finds an older version being drawn waits too, then draws the newest version for everyone still waiting.
+    When versions come faster than drawings, the versions in between are never drawn.
 
     `draws` counts the images drawn: how tests and benchmarks see that a cached image is not drawn again.
     """
 
     def __init__(self, async_mode: str, static_folder: str, max_bytes: int = CACHE_BYTES):
         self.async_mode = async_mode
+        self.static_folder = static_folder
         self.fonts = FontLibrary(static_folder)
         self.renderer = Renderer(self.fonts)
         self.cache = ImageCache(max_bytes)
         self.draws = 0
-        self._flights: dict[tuple[object, Stamp], _Flight] = {}
+        self._flights: dict[object, _Flight] = {}
         self._lock = threading.Lock()
-        self._worker: Callable[[Callable[[], bytes]], bytes] | None = None
+        self._worker: Callable[[Job], bytes] | None = None
         try:
             self.fonts.check()
             self.fonts_missing: str | None = None
@@ -122,51 +134,78 @@ class ImageService:
             self.fonts_missing = str(e)
             log.error("images: %s", e)
 
-    def _run(self, fn: Callable[[], bytes]) -> bytes:
-        """Run a drawing on the image worker: one thread, so the renderer's caches see one caller at a time."""
+    def _run(self, job: Job) -> bytes:
+        """Draw on the image worker, one job at a time (the renderer's caches see one caller).
+
+        Under `scoreboard serve` (gevent) the worker is a child process, driven from one thread of gevent's pool:
+        the waiting greenlet yields, and the drawing holds neither the event loop nor this process's GIL. Under
+        the Flask test client (threads) it is one thread of this process.
+        """
         if self._worker is None:
             if self.async_mode == "gevent":
-                # A real OS thread from gevent's pool: the waiting greenlet yields, the event loop keeps serving.
                 from gevent.threadpool import ThreadPool
 
-                pool = ThreadPool(1)
-                self._worker = lambda f: pool.apply(f)
+                pool, child = ThreadPool(1), RenderProcess(self.static_folder)
+
+                def worker(j: Job) -> bytes:
+                    child.ensure()  # here, on the loop: gevent watches child processes from its loop
+                    return pool.apply(child.draw, j)
+
+                self._worker = worker
             else:
                 from concurrent.futures import ThreadPoolExecutor
 
                 executor = ThreadPoolExecutor(1, thread_name_prefix="images")
-                self._worker = lambda f: executor.submit(f).result()
-        return self._worker(fn)
+                self._worker = lambda j: executor.submit(self._draw_here, *j).result()
+        return self._worker(job)
 
-    def cached(self, key: object, stamp: Stamp) -> bytes | None:
-        with self._lock:
-            return self.cache.get(key, stamp)
+    def _draw_here(self, kind: str, roads: dict, state: dict | None, spec: Spec) -> bytes:
+        if kind == "board":
+            return self.renderer.board_png(roads, state, spec)
+        return self.renderer.road_png(roads, spec)
 
-    def image(self, key: object, stamp: Stamp, draw: Callable[[], bytes]) -> tuple[bytes, str]:
-        """The image of `key` drawn from `stamp`: (png, "cached" | "drawn" | "joined")."""
+    def cached(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
         with self._lock:
-            png = self.cache.get(key, stamp)
-            if png is not None:
-                return png, "cached"
-            flight = self._flights.get((key, stamp))
-            leader = flight is None
-            if flight is None:
-                flight = self._flights[key, stamp] = _Flight()
-        if not leader:
-            return flight.wait(), "joined"
+            return self.cache.get(key, wanted)
+
+    def image(self, key: object, wanted: Stamp, snapshot: Callable[[], tuple[Stamp, Job]]) -> tuple[Stamp, bytes, str]:
+        """The image of `key` at version `wanted` or later: (what it was drawn from, png, "cached" | "drawn" |
+        "joined"). `snapshot` gives the table's current stamp and what to draw, when this request draws."""
+        while True:
+            with self._lock:
+                hit = self.cache.get(key, wanted)
+                if hit is not None:
+                    return hit[0], hit[1], "cached"
+                flight = self._flights.get(key)
+                leader = flight is None
+                if flight is None:
+                    flight = self._flights[key] = _Flight()
+            if leader:
+                return self._lead(key, flight, snapshot)
+            flight.done.wait()
+            if flight.error is not None:
+                raise flight.error
+            if flight.stamp is not None and flight.png is not None and covers(flight.stamp, wanted):
+                return flight.stamp, flight.png, "joined"
+            # That drawing was of an older version: go round, and draw (or join a drawing of) the newest.
+
+    def _lead(
+        self, key: object, flight: _Flight, snapshot: Callable[[], tuple[Stamp, Job]]
+    ) -> tuple[Stamp, bytes, str]:
         try:
-            png = self._run(draw)
+            stamp, job = snapshot()
+            png = self._run(job)
             self.draws += 1
             with self._lock:
                 self.cache.put(key, stamp, png)
-            flight.png = png
-            return png, "drawn"
+            flight.stamp, flight.png = stamp, png
+            return stamp, png, "drawn"
         except BaseException as e:
             flight.error = e
             raise
         finally:
             with self._lock:
-                del self._flights[key, stamp]
+                del self._flights[key]
             flight.done.set()
 
 
@@ -232,20 +271,22 @@ def _image(table_id: str, kind: str):
         return Response(status=304, headers={**headers, "ETag": tag})
 
     started = time.perf_counter()
-    png = service.cached(key, stamp)
-    how = "cached"
-    if png is None:
-        # One snapshot, taken here on the event loop (nothing yields while it is read), is what gets drawn.
-        snap = table.snapshot()
-        stamp = (stamp[0], snap["version"])
-        tag = etag(table_id, kind, spec, stamp)
-        renderer = service.renderer
-        if kind == "board":
-            png, how = service.image(key, stamp, lambda: renderer.board_png(snap["roads"], snap["state"], spec))
-        else:
-            png, how = service.image(key, stamp, lambda: renderer.road_png(snap["roads"], spec))
+    hit = service.cached(key, stamp)
+    if hit is not None:
+        (stamp, png), how = hit, "cached"
+    else:
+
+        log_id = stamp[0]
+
+        def snapshot() -> tuple[Stamp, Job]:
+            # One snapshot, taken on the event loop (nothing yields while it is read), is what gets drawn: the
+            # table as it is when the drawing starts, which may be newer than when this request came.
+            snap = table.snapshot()
+            return (log_id, snap["version"]), (kind, snap["roads"], snap["state"], spec)
+
+        stamp, png, how = service.image(key, stamp, snapshot)
     ms = (time.perf_counter() - started) * 1e3
-    response = Response(png, mimetype="image/png", headers={**headers, "ETag": tag})
+    response = Response(png, mimetype="image/png", headers={**headers, "ETag": etag(table_id, kind, spec, stamp)})
     # Which way the image came (cached, drawn, or joined a drawing in progress) and how long it took.
     response.headers["Server-Timing"] = f'image;desc="{how}";dur={ms:.1f}'
     return response
