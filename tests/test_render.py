@@ -340,3 +340,19 @@ def test_the_worker_process_draws_the_same_image_and_survives_failures():
     finally:
         child.close()
     assert child.proc is None
+
+
+def test_every_label_the_images_draw_is_in_both_chinese_catalogs():
+    from scoreboard.i18n import translate
+    from scoreboard.render import draw
+
+    labels = {
+        *draw.ROAD_TITLE.values(),
+        *(label for _, label, _ in draw.STATS),
+        *draw.PHASE.values(),
+        *draw.WINNER_TEXT.values(),
+        *("Last rounds", "Round void", "Round", "Rounds", "Shoe", "ASK P", "ASK B", "Banker", "Player", "Tie"),
+    }
+    for lang in ("zh-Hans", "zh-Hant"):
+        missing = sorted(label for label in labels if translate(lang, label) == label)
+        assert not missing, (lang, missing)

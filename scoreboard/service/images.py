@@ -275,7 +275,6 @@ def _image(table_id: str, kind: str):
     if hit is not None:
         (stamp, png), how = hit, "cached"
     else:
-
         log_id = stamp[0]
 
         def snapshot() -> tuple[Stamp, Job]:
