@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
-from .fonts import Bounded, FontLibrary, Label, default_fonts
+from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
 from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
 from .png import encode
 from .sprites import Sprites, supersample
@@ -112,8 +112,8 @@ class Renderer:
     def __init__(self, fonts: FontLibrary | None = None):
         self.fonts = fonts or default_fonts()
         self.sprites = Sprites(self.fonts)
-        # Backgrounds are whole images (6 MB at 1920x1080): keep a few sizes only.
-        self.backgrounds: Bounded[tuple, Image.Image] = Bounded(6)
+        # Backgrounds are whole images (6 MB at 1920x1080, 44 MB at 3840x3840): a few sizes only.
+        self.backgrounds: Bounded[tuple, Image.Image] = Bounded(96 << 20, weigh=image_bytes)
         self.renders = 0
 
     # -- entry points ---------------------------------------------------------------------------------------

@@ -39,17 +39,23 @@ class FontsMissing(RuntimeError):
 
 
 class Bounded(Generic[K, V]):
-    """A small LRU map: `get(key, make)` returns the kept value or makes, keeps and returns it.
+    """A small LRU map: `get(key, make)` returns the kept value or makes, keeps and returns it. It keeps at most
+    `size` values, or with `weigh`, values weighing at most `size` in all (images: their bytes).
 
     >>> cache = Bounded(2)
     >>> cache.get("a", lambda: 1), cache.get("b", lambda: 2), cache.get("a", lambda: 99)
     (1, 2, 1)
     >>> cache.get("c", lambda: 3), cache.get("b", lambda: 20)  # "b" was the least recently used
     (3, 20)
+    >>> heavy = Bounded(10, weigh=len)
+    >>> heavy.get("a", lambda: "123456"), heavy.get("b", lambda: "123456"), heavy.weight, list(heavy.items)
+    ('123456', '123456', 6, ['b'])
     """
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, weigh: Callable[[V], int] | None = None):
         self.size = size
+        self.weigh = weigh or (lambda _: 1)
+        self.weight = 0
         self.items: OrderedDict[K, V] = OrderedDict()
         self.made = 0  # how many values were made: how tests and benchmarks see the cache work
 
@@ -62,9 +68,20 @@ class Bounded(Generic[K, V]):
         value = make()
         self.made += 1
         self.items[key] = value
-        while len(self.items) > self.size:
-            self.items.popitem(last=False)
+        self.weight += self.weigh(value)
+        while self.weight > self.size and len(self.items) > 1:
+            _, dropped = self.items.popitem(last=False)
+            self.weight -= self.weigh(dropped)
         return value
+
+
+def image_bytes(image: Image.Image) -> int:
+    """What an image weighs in memory, for the caches of images.
+
+    >>> image_bytes(Image.new("RGBA", (10, 10)))
+    400
+    """
+    return image.width * image.height * len(image.getbands())
 
 
 def unicode_ranges(css: str) -> list[tuple[int, int, str]]:
@@ -109,7 +126,7 @@ class FontLibrary:
         self._ranges: dict[tuple[str, int], list[tuple[int, int, str]]] = {}
         self._covered: dict[tuple[str, int, str], bool] = {}
         self._notdef: dict[tuple[str, int], tuple] = {}
-        self.labels: Bounded[tuple, Label] = Bounded(2048)
+        self.labels: Bounded[tuple, Label] = Bounded(16 << 20, weigh=lambda label: image_bytes(label.mask))
         self.glyphs: Bounded[tuple, Image.Image] = Bounded(256)
 
     def check(self) -> None:

@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 
 from ..i18n import translate
 from ..palette import colour, rgb
-from .fonts import REFERENCE, Bounded, FontLibrary
+from .fonts import REFERENCE, Bounded, FontLibrary, image_bytes
 
 # static/roads.js, in fractions of a cell (radii, stroke widths, font sizes).
 BEAD_R, BEAD_TEXT, BEAD_SIX_TEXT = 0.43, 0.5, 0.6
@@ -65,9 +65,10 @@ def corner_fit(width: float, height: float, inner: float, band: float) -> tuple[
 class Sprites:
     """Mark images per (kind, cell size, look, theme), in a bounded cache."""
 
-    def __init__(self, fonts: FontLibrary, size: int = 1024):
+    def __init__(self, fonts: FontLibrary, max_bytes: int = 48 << 20):
         self.fonts = fonts
-        self.cache: Bounded[tuple, Image.Image] = Bounded(size)
+        # A few hundred marks per size: a 55-pixel mark is 12 KB, a 640-pixel one (3840 high, 6 rows) 1.6 MB.
+        self.cache: Bounded[tuple, Image.Image] = Bounded(max_bytes, weigh=image_bytes)
 
     # -- the marks ------------------------------------------------------------------------------------------
 
