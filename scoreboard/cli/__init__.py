@@ -12,14 +12,14 @@ if sys.argv[1:2] == ["serve"]:
 
 import click
 
-from .common import or_fail
 from .odds import odds
+from .render import render
 from .replay import replay
 from .roads import roads
 from .serve import serve
 from .verify import verify
 
-__all__ = ["main", "or_fail"]
+__all__ = ["main"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,5 +27,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, serve, replay, verify):
+for command in (odds, roads, render, serve, replay, verify):
     main.add_command(command)

@@ -61,10 +61,10 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, errors, feed, history, pages
+    from . import api, errors, feed, history, images, pages
 
     errors.init_app(app)
-    for blueprint in (api.bp, feed.bp, history.bp, pages.bp):
+    for blueprint in (api.bp, feed.bp, history.bp, images.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app
 
