@@ -61,10 +61,10 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, errors, feed, history, pages
+    from . import api, audit, errors, feed, history, pages
 
     errors.init_app(app)
-    for blueprint in (api.bp, feed.bp, history.bp, pages.bp):
+    for blueprint in (api.bp, feed.bp, history.bp, pages.bp, audit.bp):
         app.register_blueprint(blueprint)
     return app
 
