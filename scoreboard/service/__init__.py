@@ -61,10 +61,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, audit, errors, feed, history, pages
+    from . import api, audit, errors, feed, history, operator, pages
 
     errors.init_app(app)
-    for blueprint in (api.bp, feed.bp, history.bp, pages.bp, audit.bp):
+    operator.init_app(app, secret_file=db + ".secret")
+    for blueprint in (api.bp, feed.bp, history.bp, pages.bp, audit.bp, operator.bp):
         app.register_blueprint(blueprint)
     return app
 
