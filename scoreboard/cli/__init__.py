@@ -14,6 +14,7 @@ import click
 
 from .common import or_fail
 from .odds import odds
+from .operator import COMMANDS as OPERATOR_COMMANDS
 from .replay import replay
 from .roads import roads
 from .serve import serve
@@ -27,5 +28,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, serve, replay, verify):
+for command in (odds, roads, serve, replay, verify, *OPERATOR_COMMANDS):
     main.add_command(command)
