@@ -49,14 +49,16 @@
   async function refreshTables() {
     try {
       const reply = await getJSON(data.urls.tables);
-      for (const t of reply.tables) {
-        const tab = tabs().find((b) => b.dataset.table === t.table);
-        if (!tab) continue;
-        const badge = tab.querySelector("[data-badge]");
-        badge.textContent = S.phase[t.phase] || t.phase;
-        badge.className = `op-badge ${t.phase}`;
-      }
+      for (const t of reply.tables) badge(t.table, t.phase);
     } catch (e) { /* the detail poll reports a lost connection */ }
+  }
+
+  function badge(tableId, phase) {
+    const tab = tabs().find((b) => b.dataset.table === tableId);
+    if (!tab) return;
+    const b = tab.querySelector("[data-badge]");
+    b.textContent = S.phase[phase] || phase;
+    b.className = `op-badge ${phase}`;
   }
 
   function choose(tableId) {
@@ -78,7 +80,7 @@
       const changed = !detail || detail.table.version !== reply.table.version;
       detail = reply;
       stale(null);
-      if (changed) renderTable();
+      if (changed) { renderTable(); badge(tableId, reply.table.phase); }
       if (reply.table.version !== auditVersion) refreshAudit(reply.table.version);
     } catch (e) {
       if (e.message !== "signed out") stale(S.stale);
@@ -128,7 +130,7 @@
   }
 
   function resultText(r) {
-    if (!r || !r.winner) return S.nothing;
+    if (!r || !r.winner) return r && r.round === null && !r.void ? S.being_dealt : S.nothing;
     const name = S.winner[r.winner] || r.winner;
     if (r.player_points === null || r.banker_points === null) return name;
     return fmt(S.points, { winner: name, player: r.player_points, banker: r.banker_points });
@@ -297,6 +299,7 @@
     result.textContent = (code && S.codes[code]) || fmt(S.refused, { message: reply ? reply.message : String(status) });
     pending = null;
     cancel(form);
+    auditVersion = -1;  // a refusal changes no table, but the audit gains it
     refreshDetail();
   }
 
