@@ -27,6 +27,7 @@ from scoreboard.service import create_app
 from tests.conftest import OPERATOR, TOKEN, Server
 
 ROOT = Path(__file__).parents[1]
+AS_OPERATOR = {"Authorization": f"Bearer {OPERATOR}"}  # an export is an operator's record
 FEEDER = ROOT / "docs" / "feeder.py"
 
 
@@ -69,7 +70,7 @@ def test_export_json_and_csv(history_client):
     client = history_client
     post(client, *seqs(SHOE_EVENTS))
     post(client, {"type": "shoe", "shoe": "S-78", "seq": 100})  # shoe 1 is history now
-    r = client.get("/api/tables/T1/shoes/1/export")
+    r = client.get("/api/tables/T1/shoes/1/export", headers=AS_OPERATOR)
     assert r.status_code == 200 and r.mimetype == "application/json"
     assert r.headers["Content-Disposition"] == 'attachment; filename="T1-shoe-1.json"'
     data = r.get_json()
@@ -101,7 +102,7 @@ def test_export_json_and_csv(history_client):
     assert rounds[1]["player"] == ["KH", "5D", "KS"] and rounds[1]["banker_six"] is True
     assert rounds[3]["reason"] == "card exposed" and rounds[3]["operator"] == "pit", "the export is an operator's"
 
-    r = client.get("/api/tables/T1/shoes/1/export?format=csv")
+    r = client.get("/api/tables/T1/shoes/1/export?format=csv", headers=AS_OPERATOR)
     assert r.status_code == 200 and r.mimetype == "text/csv"
     assert r.headers["Content-Disposition"] == 'attachment; filename="T1-shoe-1.csv"'
     rows = list(csv.reader(io.StringIO(r.get_data(as_text=True))))
@@ -126,14 +127,14 @@ def test_export_json_and_csv(history_client):
 )
 def test_export_refusals(history_client, path, status, code):
     post(history_client, {"type": "shoe", "seq": 1})
-    r = history_client.get(path)
+    r = history_client.get(path, headers=AS_OPERATOR)
     assert r.status_code == status and r.get_json()["error"] == code and r.get_json()["message"]
 
 
 def export_from(db: Path, tables_file: Path, shoe: int = 1) -> dict:
     """The JSON export of a stopped server's event log."""
     app = create_app({"TESTING": True, "DATABASE": str(db), "TABLES_FILE": str(tables_file)})
-    r = app.test_client().get(f"/api/tables/T1/shoes/{shoe}/export")
+    r = app.test_client().get(f"/api/tables/T1/shoes/{shoe}/export", headers=AS_OPERATOR)
     assert r.status_code == 200, r.get_json()
     return r.get_json()
 
@@ -282,7 +283,7 @@ def test_verify_a_shoe_dealt_through_the_service(tmp_path, history_client, table
     events = [{"type": "shoe", "shoe": "D1", "commitment": digest}, {"type": "burn", "cards": order[:5]}]
     events += [{"type": "card", "card": c.replace("T", "10").lower()} for c in order[5:60]]
     post(history_client, *seqs(events))
-    export = history_client.get("/api/tables/T1/shoes/1/export").get_json()
+    export = history_client.get("/api/tables/T1/shoes/1/export", headers=AS_OPERATOR).get_json()
     export["events"].append({"type": "shoe_end", "seed": seed_hex, "undealt": order[60:]})
     run = verify(tmp_path, export)
     assert run.returncode == 0, run.stderr

@@ -13,6 +13,7 @@ if sys.argv[1:2] == ["serve"]:
 import click
 
 from .odds import odds
+from .operator import COMMANDS as OPERATOR_COMMANDS
 from .render import render
 from .replay import replay
 from .roads import roads
@@ -27,5 +28,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, render, serve, replay, verify):
+for command in (odds, roads, render, serve, replay, verify, *OPERATOR_COMMANDS):
     main.add_command(command)

@@ -4,21 +4,10 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 
 import click
 
-RETRY_SECONDS = 60  # how long one event is retried (same seq) while the service is unreachable or busy
-TIMEOUT = 10
-SEQ_LIMIT = 2**53  # seqs stay below this (operations.md), so every JSON reader holds them exactly
-
-
-class Refused(Exception):
-    def __init__(self, status: int, body: dict):
-        super().__init__(body.get("message", ""))
-        self.status, self.body = status, body
+from .client import SEQ_LIMIT, Refused, post, table_url
 
 
 def events_of(data) -> list[dict]:
@@ -47,42 +36,6 @@ def renumbered(events: list[dict], first: int) -> list[dict]:
     [{'type': 'shoe', 'seq': 7}, {'type': 'cut', 'seq': 8}]
     """
     return [{**e, "seq": first + i} for i, e in enumerate(events)]
-
-
-def post(url: str, token: str, event: dict) -> dict:
-    """Post one event until the service answers; a refusal raises Refused. Retries keep the event, seq included,
-    so an acknowledgement lost on the way is answered as a duplicate the second time, never applied twice."""
-    body = json.dumps(event).encode()
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    deadline = time.monotonic() + RETRY_SECONDS
-    pause = 0.5
-    while True:
-        try:
-            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                return json.load(response)
-        except urllib.error.HTTPError as e:
-            reply = _json(e)
-            if e.code < 500:
-                raise Refused(e.code, reply) from None
-            problem = f"{e.code} {reply.get('message', e.reason)}"
-        except (OSError, ValueError) as e:  # refused, reset, timed out, or a reply cut short
-            problem = str(getattr(e, "reason", e))
-        if time.monotonic() + pause > deadline:
-            raise click.ClickException(
-                f"seq {event['seq']}: the service did not take it within {RETRY_SECONDS} s ({problem})"
-            )
-        click.echo(f"seq {event['seq']}: {problem}; sending it again", err=True)
-        time.sleep(pause)
-        pause = min(pause * 2, 5)
-
-
-def _json(error: urllib.error.HTTPError) -> dict:
-    try:
-        reply = json.load(error)
-    except (ValueError, OSError):
-        return {}
-    return reply if isinstance(reply, dict) else {}
 
 
 @click.command()
@@ -117,7 +70,7 @@ def replay(
     first = time.time_ns() // 1000 if seq_start is None else seq_start
     if first + len(events) >= SEQ_LIMIT:
         raise click.UsageError(f"--seq-start {first}: the last seq would reach 2^53")
-    feed = f"{url.rstrip('/')}/api/tables/{urllib.parse.quote(table, safe='')}/feed"
+    feed = table_url(url, table, "feed")
     applied = duplicates = 0
     reply: dict = {}
     for i, event in enumerate(renumbered(events, first)):
@@ -128,8 +81,7 @@ def replay(
             reply = post(feed, sender, event)
         except Refused as e:
             raise click.ClickException(
-                f"event {i} ({event['type']}, seq {event['seq']}) refused: {e.status} "
-                f"{e.body.get('error', '')}: {e.body.get('message', '')}; {applied} applied before it"
+                f"event {i} ({event['type']}, seq {event['seq']}) refused: {e.line()}; {applied} applied before it"
             ) from None
         result = reply["results"][0]
         duplicates += bool(result.get("duplicate"))

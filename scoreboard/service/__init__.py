@@ -61,10 +61,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, errors, feed, history, images, pages
+    from . import api, audit, errors, feed, history, images, operator, pages
 
     errors.init_app(app)
-    for blueprint in (api.bp, feed.bp, history.bp, images.bp, pages.bp):
+    operator.init_app(app, secret_file=db + ".secret")
+    for blueprint in (api.bp, audit.bp, feed.bp, history.bp, images.bp, operator.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app
 

@@ -1,7 +1,8 @@
 """A shoe's history out of the event log (operations.md "History"): every round of shoe n, as CSV or JSON.
 
 The JSON export carries the shoe's stored events too, in order: `scoreboard replay` feeds them into another table
-and `scoreboard verify` rebuilds a simulated shoe's order from them.
+and `scoreboard verify` rebuilds a simulated shoe's order from them. It is an operator's record (who voided what,
+the cards of every round, the shoe's seed): it answers an operator's token only.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import re
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from .api import shoe_number
-from .errors import error, table_or_404
+from .errors import error
+from .roles import operator_only
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +42,7 @@ CSV_COLUMNS = (
 
 @bp.get("/tables/<table_id>/shoes/<number>/export")
 def export(table_id: str, number: str):
-    _, err = table_or_404(table_id)
+    _, err = operator_only(table_id, "a shoe's export")
     if err:
         return err
     kind = request.args.get("format", "json")
@@ -78,11 +80,16 @@ banker_cards,void,reason
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for r in rounds:
-        writer.writerow([_cell(r.get(column)) for column in CSV_COLUMNS])
+        writer.writerow([cell(r.get(column)) for column in CSV_COLUMNS])
     return out.getvalue()
 
 
-def _cell(value) -> str:
+def cell(value) -> str:
+    """A value as a CSV cell a spreadsheet shows as text (the audit's CSV uses it too).
+
+    >>> [cell(v) for v in (None, True, ["9H", "KD"], 3, "=1+1", "-2", "card exposed")]
+    ['', 'true', '9H KD', '3', "'=1+1", "'-2", 'card exposed']
+    """
     if value is None:
         return ""
     if isinstance(value, bool):
