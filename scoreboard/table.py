@@ -524,6 +524,13 @@ def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState,
         shoe = replace(
             shoe, cards=shoe.cards.give_back(old.player + old.banker).take_all(new_round.player + new_round.banker)
         )
+    elif old.player or old.banker:
+        # 004 rule 5.6: the cards prevail. A round whose cards are known is corrected with its real cards, never
+        # with a bare result (which would also leave the shoe's count not knowing which cards came out).
+        raise Refusal(
+            f"round {event['round']}'s cards are known: correct it with its real cards (\"player\" and \"banker\")",
+            "cards_known",
+        )
     else:
         new_round = keypad_round(event)
     event["before"] = round_json(old, event["round"])

@@ -411,3 +411,15 @@ def test_each_event_type_refused_as_feed_md_says(client, feed, setup, event, sta
     before = view(client)
     token = OPERATOR if event["type"] == "correct" else None
     refused(client, feed(event, token=token), status, code, before=before)
+
+
+def test_a_round_with_known_cards_is_corrected_by_its_cards_not_a_bare_result(client, shoe):
+    ok(shoe({"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}))
+    before = view(client)
+    body = refused(
+        client, shoe({"type": "correct", "round": 1, "winner": "B"}, token=OPERATOR), 422, "cards_known", before=before
+    )
+    assert "real cards" in body["message"]
+    left = client.get("/api/tables/T1").get_json()["shoe"]["cards_left"]
+    ok(shoe({"type": "correct", "round": 1, "player": ["KH", "2D", "KS"], "banker": ["2S", "5C"]}, token=OPERATOR))
+    assert client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == left - 1, "9D back, 2D and KS out"

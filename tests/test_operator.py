@@ -71,7 +71,8 @@ def test_only_an_operator_of_the_table_voids_or_corrects_and_the_audit_names_the
     deal(srv.url, ROUNDS[:3])
     before = public_bytes(srv)
     void = {"type": "void", "round": 2, "reason": "misdeal seen on camera"}
-    correct = {"type": "correct", "round": 1, "winner": "B", "player_points": 5, "banker_points": 9, "reason": "keyed"}
+    # The shoe read round 1 wrongly; its real cards (a Banker natural 9 against 5) are corrected in.
+    correct = {"type": "correct", "round": 1, "player": ["4C", "AD"], "banker": ["9D", "QC"], "reason": "keyed"}
     for event in (void, correct):
         r = srv.post("T1", event, TOKEN)
         assert r.status_code == 403 and r.json()["error"] == "operator_required", r.text
@@ -389,13 +390,11 @@ def test_kill_9_while_corrections_are_in_flight(tmp_path, ops_file, srv):
         for turn in range(12):
             for n in range(k + 1, 17, 3):
                 player, banker, _ = rounds[n - 1]
-                if n % 2:  # by the cards: the hands swapped, then back again (the shoe's count stays whole)
-                    fix: dict = (
-                        {"player": banker, "banker": player} if turn % 2 == 0 else {"player": player, "banker": banker}
-                    )
-                else:  # by the result
-                    target = ("B", "P")[turn % 2]
-                    fix = {"winner": target, **_points(target)}
+                # By the cards (a round whose cards are known is corrected by its cards): the hands swapped, then
+                # back again, so the shoe's count stays whole.
+                fix: dict = (
+                    {"player": banker, "banker": player} if turn % 2 == 0 else {"player": player, "banker": banker}
+                )
                 reason = f"fix {n}.{turn}"
                 events.append(with_seq({"type": "correct", "round": n, "reason": reason, **fix}))
                 sent[reason] = (n, fix)
@@ -518,13 +517,14 @@ def test_operator_commands(srv):
     assert run.returncode == 0 and run.stdout == "T1: round 1 corrected, version 7\n", run.stderr
     first = get(srv, "/api/tables/T1/rounds").json()["rounds"][0]
     assert (first["player"], first["banker"], first["winner"]) == (["2D", "3C"], ["9S", "KH"], "B")
+    srv.post("T1", {"type": "result", "winner": "B", "player_points": 2, "banker_points": 7}, TOKEN)  # round 4
     run = cli(
         "correct",
         *at,
         "--token",
         OPERATOR,
         "--round",
-        "2",
+        "4",
         "--winner",
         "p",
         "--player-points",
@@ -535,7 +535,8 @@ def test_operator_commands(srv):
         "keyed wrong",
     )
     assert run.returncode == 0, run.stderr
-    assert get(srv, "/api/tables/T1/rounds").json()["rounds"][1]["winner"] == "P"
+    keyed = get(srv, "/api/tables/T1/rounds").json()["rounds"][-1]
+    assert (keyed["round"], keyed["winner"], keyed["player_points"]) == (4, "P", 7), "a keypad round by its result"
     run = cli("void", *at, "--token", OPERATOR, "--round", "3", "--reason", "misdeal")
     assert run.returncode == 0 and "round 3 voided" in run.stdout
 

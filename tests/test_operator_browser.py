@@ -108,20 +108,19 @@ def test_the_operator_page(browser, server):
     board.wait_for_function("document.querySelectorAll('#bead-road .bead').length === 2", timeout=5000)
     page.wait_for_function("() => document.querySelector('#void-round .op-result').textContent.startsWith('Done')")
 
-    # Correct round 1 by the winner and points.
+    # Correct round 1 with its real cards (the shoe misread them): a Banker natural 9 against 5.
     form = page.locator("#correct")
     form.locator("input[name=round]").fill("1")
-    form.locator("input[name=mode][value=result]").check()
-    form.locator("select[name=winner]").select_option("B")
-    form.locator("input[name=player_points]").fill("4")
-    form.locator("input[name=banker_points]").fill("6")
-    form.locator("input[name=reason]").fill("result keyed wrong")
+    form.locator("input[name=mode][value=cards]").check()
+    form.locator("input[name=player]").fill("4C AD")
+    form.locator("input[name=banker]").fill("9D QC")
+    form.locator("input[name=reason]").fill("cards read wrong")
     form.locator("button[type=submit]").click()
-    assert "Banker wins (4–6)" in form.locator(".op-summary").inner_text()
+    assert "4C AD" in form.locator(".op-summary").inner_text()
     form.locator(".op-yes").click()
     page.wait_for_function("() => document.querySelector('#correct .op-result').textContent.startsWith('Done')")
     first = server.get("/api/tables/T1/rounds").json()["rounds"][0]
-    assert (first["round"], first["winner"], first["player_points"], first["banker_points"]) == (1, "B", 4, 6)
+    assert (first["round"], first["winner"], first["player_points"], first["banker_points"]) == (1, "B", 5, 9)
 
     # A refusal comes back in words.
     form = page.locator("#void-round")

@@ -17,10 +17,12 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from .errors import error
 from .history import cell
-from .hub import OPERATOR_KINDS
 from .roles import operator_only
 
 bp = Blueprint("audit", __name__, url_prefix="/api")
+
+# The events an operator's token can make that the trail lists: voids, corrections, shoe changes and shoe ends.
+AUDITED_KINDS = ("void", "correct", "shoe", "shoe_end")
 
 CSV_COLUMNS = (
     "version",
@@ -110,7 +112,7 @@ def trail(events: list[tuple[int, float, dict]], refusals: list[dict]) -> list[d
 def read_trail(table_id: str) -> list[dict]:
     """A table's audit from the log (off the event loop; a stalled disk answers 503, never hangs the request)."""
     hub = current_app.extensions["scoreboard"]
-    events = hub.read(hub.store.operator_events, table_id, OPERATOR_KINDS)
+    events = hub.read(hub.store.operator_events, table_id, AUDITED_KINDS)
     return trail(events, hub.read(hub.store.refusals, table_id))
 
 

@@ -28,7 +28,7 @@ from .writer import GroupWriter
 log = logging.getLogger(__name__)
 
 MAX_EVENTS_PER_POST = 1_000  # a shoe posts a round or a burst, not a whole history
-OPERATOR_KINDS = ("void", "correct", "shoe", "shoe_end")
+OPERATOR_KINDS = ("void", "correct")  # refused with a feed's token, these are refused operator actions
 
 
 class FeedRefused(Exception):
