@@ -528,7 +528,7 @@ def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState,
         # 004 rule 5.6: the cards prevail. A round whose cards are known is corrected with its real cards, never
         # with a bare result (which would also leave the shoe's count not knowing which cards came out).
         raise Refusal(
-            f"round {event['round']}'s cards are known: correct it with its real cards (\"player\" and \"banker\")",
+            f'round {event["round"]}\'s cards are known: correct it with its real cards ("player" and "banker")',
             "cards_known",
         )
     else:
