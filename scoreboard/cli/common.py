@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from ..errors import Refusal
+
+if TYPE_CHECKING:
+    from ..roads import Roads
 
 T = TypeVar("T")
 
@@ -18,3 +21,23 @@ def or_fail(make: Callable[[], T]) -> T:
         return make()
     except Refusal as e:
         raise click.UsageError(e.message) from None
+
+
+def roads_of(results: str) -> Roads:
+    """The roads of RESULTS (B, P and T, oldest first), or of the JSON list of rounds on standard input for '-';
+    bad input is a one-line usage error."""
+    import json
+    import sys
+
+    from ..roads import Roads, parse_results, parse_round_list
+
+    def build() -> Roads:
+        if results == "-":
+            try:
+                items = json.load(sys.stdin)
+            except json.JSONDecodeError as e:
+                raise Refusal(f"standard input is not JSON: {e.msg} at line {e.lineno}", "bad_rounds", 400) from None
+            return Roads.build(parse_round_list(items))
+        return Roads.build(parse_results(results))
+
+    return or_fail(build)

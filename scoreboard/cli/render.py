@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from ..errors import Refusal
 from ..options import ROADS
-from .common import or_fail
+from .common import roads_of
 
 OPTIONS = ("lang", "theme", "roads", "width", "height", "cols")
 
@@ -29,7 +27,6 @@ def render(results: str, out: str, road: str | None, **given: str | None) -> Non
     rounds with their flags from standard input. With no table, the header shows the roads' counts."""
     from ..options import BadOption, read_options
     from ..render import FontsMissing, render_board, render_road
-    from ..roads import Roads, parse_results, parse_round_list
 
     if road and given.get("roads"):
         raise click.UsageError("--roads chooses the board's panels: leave it out with --road")
@@ -38,16 +35,7 @@ def render(results: str, out: str, road: str | None, **given: str | None) -> Non
     except BadOption as e:
         raise click.UsageError(f"--{e.option}: {e.message}") from None
 
-    def build() -> Roads:
-        if results == "-":
-            try:
-                items = json.load(sys.stdin)
-            except json.JSONDecodeError as e:
-                raise Refusal(f"standard input is not JSON: {e.msg} at line {e.lineno}", "bad_rounds", 400) from None
-            return Roads.build(parse_round_list(items))
-        return Roads.build(parse_results(results))
-
-    roads = or_fail(build).as_json()
+    roads = roads_of(results).as_json()
     try:
         png = render_road(road, roads, options) if road else render_board(roads, None, options)
     except FontsMissing as e:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
-from ..errors import Refusal
-from .common import or_fail
+from .common import roads_of
 
 
 @click.command()
@@ -17,16 +15,5 @@ from .common import or_fail
 def roads(results: str, compact: bool) -> None:
     """Print the roads JSON for RESULTS (B, P and T, oldest first), or '-' to read a JSON list of
     rounds with their flags from standard input."""
-    from ..roads import Roads, parse_results, parse_round_list
-
-    def build() -> Roads:
-        if results == "-":
-            try:
-                items = json.load(sys.stdin)
-            except json.JSONDecodeError as e:
-                raise Refusal(f"standard input is not JSON: {e.msg} at line {e.lineno}", "bad_rounds", 400) from None
-            return Roads.build(parse_round_list(items))
-        return Roads.build(parse_results(results))
-
-    data = or_fail(build).as_json()
+    data = roads_of(results).as_json()
     click.echo(json.dumps(data, separators=(",", ":")) if compact else json.dumps(data, indent=1))
