@@ -1,23 +1,123 @@
-"""The pages: the table list and the table-side board."""
+"""The pages: the table list and the table-side board.
 
-from flask import Blueprint, abort, current_app, render_template, request
+Every page reads its query options with the one reader (page_options), renders in the language it settles on, and
+hands its script the words (page_strings) and the server's display settings (display); the script draws the live
+state it receives over Socket.IO. A bad option is a 400 JSON answer naming it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from .. import palette
+from ..options import BadOption, Options
+from ..variants import variant
+from . import babel, display, fonts
+from .errors import table_or_404
+from .page_options import page_options
+from .page_strings import page_strings
 
 bp = Blueprint("pages", __name__)
-ORIENTATIONS = ("landscape", "portrait")
+
+# Pages allow scripts, styles and fonts from this service only (no inline script or style anywhere), and Socket.IO
+# to it; overlays may be framed by a streaming tool's page.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'"
+)
+
+
+@bp.record_once
+def _setup(state) -> None:
+    babel.init_app(state.app)
+    display.init_app(state.app)
+
+
+@bp.errorhandler(BadOption)
+def _bad_option(e: BadOption):
+    return jsonify(e.as_json()), 400
+
+
+@bp.after_request
+def _headers(response: Response) -> Response:
+    if response.mimetype == "text/html":
+        response.headers["Content-Security-Policy"] = CSP
+    return response
+
+
+def hub():
+    return current_app.extensions["scoreboard"]
+
+
+@dataclass
+class PageInfo:
+    """What base.html needs: language, theme, CJK stylesheet, the script's strings, display settings, server time."""
+
+    lang: str
+    theme: str
+    font: str | None
+    strings: dict
+    display: dict = field(default_factory=dict)
+    query: dict = field(default_factory=dict)  # the language and theme asked for, carried on to linked pages
+    now: float = field(default_factory=time.time)
+
+
+def _page(options: Options, states: list[dict], *, settings: bool = True) -> PageInfo:
+    lang = options.lang or "en"
+    babel.use_language(lang)
+    titles = sorted({s["variant_title"] for s in states})
+    return PageInfo(
+        lang=lang,
+        theme=options.theme,
+        font=fonts.stylesheet(lang, [s["name"] for s in states]),
+        strings=page_strings(titles),
+        display=display.settings().as_data() if settings else {},
+        query={k: request.args[k] for k in ("lang", "theme") if k in request.args},
+    )
+
+
+def capabilities(state: dict) -> dict:
+    """What the table's variant does, as the state tells it (contract: `state.capabilities`).
+
+    A service whose state does not carry it yet gets it from the variant registry here, on the server, so no page
+    script holds a list of Super 6 games.
+    """
+    if "capabilities" in state:
+        return state["capabilities"]
+    game = variant(state["variant"], state.get("super_six_pays") or 12)
+    return {"banker_six": game.super_six_game, "insurance": game.insurance, "squeeze": False}
+
+
+@bp.get("/palette.css")
+def palette_css():
+    response = Response(palette.stylesheet(), mimetype="text/css")
+    response.add_etag()
+    response.cache_control.no_cache = True  # revalidated with the ETag: a new palette shows on the next load
+    return response.make_conditional(request)
 
 
 @bp.get("/")
 def index():
-    tables = current_app.extensions["scoreboard"].tables.values()
-    return render_template("index.html", tables=[t.state_json() for t in tables])
+    states = [t.state_json() for t in hub().tables.values()]
+    options = page_options(request.args, "index", None, request.headers.get("Accept-Language"))
+    return render_template("index.html", page=_page(options, states), tables=states)
 
 
 @bp.get("/tables/<table_id>")
 def board(table_id):
-    table = current_app.extensions["scoreboard"].get(table_id)
-    if table is None:
-        abort(404, f"There is no table {table_id!r} here.")
-    orientation = request.args.get("orientation")
-    if orientation is not None and orientation not in ORIENTATIONS:
-        abort(400, "orientation must be landscape or portrait")
-    return render_template("board.html", table=table.state_json(), orientation=orientation or "")
+    table, err = table_or_404(table_id)
+    if err:
+        return err
+    state = table.state_json()
+    options = page_options(request.args, "board", state.get("lang"), request.headers.get("Accept-Language"))
+    return render_template(
+        "board.html",
+        page=_page(options, [state]),
+        table=state,
+        capabilities=capabilities(state),
+        orientation=options.orientation or "",
+        clock=options.clock,
+    )
