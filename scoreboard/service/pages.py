@@ -1,4 +1,4 @@
-"""The pages: the table list and the table-side board.
+"""The pages: the table list, the table-side board and the stream overlay.
 
 Every page reads its query options with the one reader (page_options), renders in the language it settles on, and
 hands its script the words (page_strings) and the server's display settings (display); the script draws the live
@@ -121,3 +121,16 @@ def board(table_id):
         orientation=options.orientation or "",
         clock=options.clock,
     )
+
+
+@bp.get("/overlay/<table_id>")
+def overlay(table_id):
+    table, err = table_or_404(table_id)
+    if err:
+        return err
+    state = table.state_json()
+    options = page_options(request.args, "overlay", state.get("lang"), request.headers.get("Accept-Language"))
+    # Overlays never shift or go idle: the stream's picture must not move under the streamer's layout.
+    page = _page(options, [state], settings=False)
+    page.display = {"notice_seconds": display.settings().notice_seconds}
+    return render_template("overlay.html", page=page, table=state, capabilities=capabilities(state), options=options)
