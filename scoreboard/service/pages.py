@@ -1,4 +1,4 @@
-"""The pages: the table list, the table-side board and the stream overlay.
+"""The pages: the table list, the table-side board, the stream overlay and each table's rules.
 
 Every page reads its query options with the one reader (page_options), renders in the language it settles on, and
 hands its script the words (page_strings) and the server's display settings (display); the script draws the live
@@ -19,6 +19,7 @@ from . import babel, display, fonts
 from .errors import table_or_404
 from .page_options import page_options
 from .page_strings import page_strings
+from .rules import brief, insurance_table, pay_table
 
 bp = Blueprint("pages", __name__)
 
@@ -65,7 +66,7 @@ class PageInfo:
     now: float = field(default_factory=time.time)
 
 
-def _page(options: Options, states: list[dict], *, settings: bool = True) -> PageInfo:
+def _page(options: Options, states: list[dict], *, settings: bool = True, scripted: bool = True) -> PageInfo:
     lang = options.lang or "en"
     babel.use_language(lang)
     titles = sorted({s["variant_title"] for s in states})
@@ -73,7 +74,7 @@ def _page(options: Options, states: list[dict], *, settings: bool = True) -> Pag
         lang=lang,
         theme=options.theme,
         font=fonts.stylesheet(lang, [s["name"] for s in states]),
-        strings=page_strings(titles),
+        strings=page_strings(titles) if scripted else {},
         display=display.settings().as_data() if settings else {},
         query={k: request.args[k] for k in ("lang", "theme") if k in request.args},
     )
@@ -134,3 +135,22 @@ def overlay(table_id):
     page = _page(options, [state], settings=False)
     page.display = {"notice_seconds": display.settings().notice_seconds}
     return render_template("overlay.html", page=page, table=state, capabilities=capabilities(state), options=options)
+
+
+@bp.get("/tables/<table_id>/rules")
+def rules(table_id):
+    table, err = table_or_404(table_id)
+    if err:
+        return err
+    state = table.state_json()
+    options = page_options(request.args, "rules", state.get("lang"), request.headers.get("Accept-Language"))
+    page = _page(options, [state], settings=False, scripted=False)
+    caps = capabilities(state)
+    return render_template(
+        "rules.html",
+        page=page,
+        table=state,
+        brief=brief(state["variant"], state.get("super_six_pays"), caps),
+        bets=pay_table(state["variant"], state["decks"], state.get("super_six_pays")),
+        insurance=insurance_table() if caps["insurance"] else [],
+    )
