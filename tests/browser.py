@@ -54,6 +54,17 @@ def wait_for(page, expression: str, timeout: float = 10.0):
         time.sleep(0.05)
 
 
+def fonts_loaded(page) -> None:
+    """Until the page's text is drawn in its fonts: two frames for layout to ask for the glyphs' font chunks,
+    then until none is still loading. (Evaluated over CDP, which the CSP does not govern; document.fonts.check is
+    no help: the fonts' chunks overlap, and it wants every chunk covering a character, used or not.)"""
+    frames = "async () => { await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); }"
+    page.evaluate(frames)
+    wait_for(page, "[...document.fonts].every((f) => f.status !== 'loading')")
+    page.evaluate("async () => { await document.fonts.ready; }")
+    page.evaluate(frames)
+
+
 def open_page(browser, url: str, width: int, height: int, **context):
     """A page at `url` in a viewport of width x height; the list collects script errors and CSP refusals."""
     page = browser.new_page(viewport={"width": width, "height": height}, **context)
