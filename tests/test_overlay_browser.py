@@ -109,7 +109,8 @@ def test_cols_sets_the_columns_drawn(browser, server):
     # Eight columns: nine vertical grid lines, the newest eight columns of circles.
     assert (
         page.evaluate(
-            "[...document.querySelectorAll('#road-big .grid line')].filter(l => l.getAttribute('x1') === l.getAttribute('x2')).length"
+            "[...document.querySelectorAll('#road-big .grid line')]"
+            ".filter((l) => l.getAttribute('x1') === l.getAttribute('x2')).length"
         )
         == 9
     )
