@@ -22,6 +22,10 @@
       state = snap.state; model = RoadView.fromJSON(snap.roads); connected = true; voidSeen = null;
       showConnection();
       render(true);
+      // For bench/page.py: when the first roads reach the screen (the frame after they are drawn).
+      if (!performance.getEntriesByName("scoreboard:first-road").length) {
+        requestAnimationFrame(() => performance.mark("scoreboard:first-road"));
+      }
     },
     update(d) {
       state = d.state; lastUpdate = Page.now();
