@@ -18,7 +18,11 @@
     const strip = w / h >= 2.4;
     ov.classList.toggle("ov-strip", strip);
     ov.classList.toggle("ov-box", !strip);
-    document.documentElement.style.setProperty("--u", `${(strip ? h : Math.min(h, w * 0.5625)) / 100}px`);
+    const u = (strip ? h : Math.min(h, w * 0.5625)) / 100;
+    document.documentElement.style.setProperty("--u", `${u}px`);
+    // The latest results fill their panel's height, however short the box (a 1280x160 ticker).
+    const last = document.getElementById("last");
+    if (last) last.style.setProperty("--disc", `${Math.max(8 * u, Math.min(last.clientHeight - 2 * u, last.clientWidth / 4) * 0.8)}px`);
   }
 
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
