@@ -1,55 +1,96 @@
-"""Reading feed events (feed.md "Events"): shape and field checks only, before any rule of the game is applied.
+"""Reading feed events: shape and field checks only, before any rule of the game is applied.
 
-Each event comes out normalised (cards in canonical notation, defaults filled) so that the log stores exactly what
-was applied and a replay applies the same thing.
+Each event comes out normalised (cards in canonical notation, known fields only) so that the log stores exactly what
+was applied and a replay applies the same thing. Fields the service itself adds before storing (when it was received,
+who sent it, the shoe's rules, a correction's before and after) are read only from the log (`trusted=True`); from
+a feed they are dropped, so a caller can never choose them.
+
+>>> parse_event({"type": "card", "card": "10h", "seq": 7, "colour": "ignored"})
+{'type': 'card', 'seq': 7, 'card': 'TH'}
+>>> parse_event({"type": "card", "card": "9H", "seq": 2**53})
+Traceback (most recent call last):
+...
+scoreboard.errors.Malformed: seq must be a whole number from 1 to 9007199254740991, not 9007199254740992
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .cards import TABLE_DECKS, check_decks, parse_card, parse_cards
 from .errors import Malformed, Refusal
+from .sides import hand_code, result_code
 
-TYPES = ("shoe", "burn", "card", "round", "result", "void", "correct", "cut")
-WINNERS = {"B": "B", "P": "P", "T": "T", "BANKER": "B", "PLAYER": "P", "TIE": "T"}
+TYPES = ("shoe", "burn", "card", "round", "result", "void", "correct", "cut", "reveal", "shoe_end")
+SEQ_MAX = 2**53 - 1  # the largest integer every JSON reader keeps exactly
+TEXT_MAX = 200  # a reason, an id or a feed name longer than this is a mistake, not a message
+CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_HANDS = {"player": "P", "banker": "B", "p": "P", "b": "B"}
+_SEED = re.compile(r"^[0-9a-f]{16,128}$")
+REVEAL = ("player", "banker", "all")
+# What the service adds to an event before storing it; read back only from the log.
+SERVICE_FIELDS = ("received_at", "operator")
 
 
-def parse_event(raw) -> dict:
-    """A normalised copy of one feed event, or Malformed naming the field that is wrong."""
+def parse_event(raw: object, trusted: bool = False) -> dict:
+    """A normalised copy of one feed event, or Malformed naming the field that is wrong.
+
+    `trusted` is for events read back from the log: they may carry the fields the service added.
+    """
     if not isinstance(raw, dict):
         raise Malformed('each event must be a JSON object with a "type"', "malformed")
     kind = raw.get("type")
     if kind not in TYPES:
-        raise Malformed(f"unknown event type {kind!r}: use one of {', '.join(TYPES)}", "unknown_type")
-    event = {"type": kind, **_common(raw)}
-    event.update(_READERS[kind](raw))
+        shown = kind[:40] if isinstance(kind, str) else kind if isinstance(kind, int | float | None) else "…"
+        raise Malformed(f"unknown event type {shown!r}: use one of {', '.join(TYPES)}", "unknown_type")
+    event = {"type": kind, **_common(raw, trusted)}
+    event.update(_READERS[kind](raw, trusted))
     return event
 
 
-def _common(raw: dict) -> dict:
-    out = {}
+def text(raw: dict, name: str, code: str, limit: int = TEXT_MAX) -> str | None:
+    """An optional text field, stripped; Malformed if it is not text, empty, or too long."""
+    value = raw.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise Malformed(f"{name} must be text", code)
+    if len(value) > limit:
+        raise Malformed(f"{name} must be at most {limit} characters, not {len(value)}", code)
+    return value.strip()
+
+
+def _common(raw: dict, trusted: bool) -> dict:
+    out: dict = {}
     if "seq" in raw:
         seq = raw["seq"]
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise Malformed(f"seq must be a whole number of 0 or more, not {seq!r}", "bad_seq")
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= SEQ_MAX:
+            shown = seq if isinstance(seq, int) and len(str(seq)) <= 20 else "…" if isinstance(seq, int) else seq
+            if isinstance(shown, str) and len(shown) > 40:
+                shown = shown[:40] + "…"
+            raise Malformed(f"seq must be a whole number from 1 to {SEQ_MAX}, not {shown!r}", "bad_seq")
         out["seq"] = seq
-    for name in ("at", "operator", "feed"):
-        if name in raw and raw[name] is not None:
-            if not isinstance(raw[name], str) or not raw[name].strip():
-                raise Malformed(f"{name} must be text", f"bad_{name}")
-            out[name] = raw[name].strip()
+    for name in ("at", "feed"):
+        value = text(raw, name, f"bad_{name}", 64)
+        if value is not None:
+            out[name] = value
+    if trusted:
+        if isinstance(raw.get("received_at"), int | float) and not isinstance(raw.get("received_at"), bool):
+            out["received_at"] = float(raw["received_at"])
+        operator = text(raw, "operator", "bad_operator", 64)
+        if operator is not None:
+            out["operator"] = operator
     return out
 
 
-def _shoe(raw: dict) -> dict:
-    out = {}
-    if raw.get("shoe") is not None:
-        if not isinstance(raw["shoe"], (str, int)) or isinstance(raw["shoe"], bool) or not str(raw["shoe"]).strip():
-            raise Malformed("shoe must be the shoe's id, as text", "bad_shoe")
-        out["shoe"] = str(raw["shoe"]).strip()
+def _shoe(raw: dict, trusted: bool) -> dict:
+    out: dict = {}
+    shoe = raw.get("shoe")
+    if shoe is not None:
+        if isinstance(shoe, bool) or not isinstance(shoe, str | int) or not str(shoe).strip() or len(str(shoe)) > 64:
+            raise Malformed("shoe must be the shoe's id, as text of at most 64 characters", "bad_shoe")
+        out["shoe"] = str(shoe).strip()
     if raw.get("decks") is not None:
         try:
             out["decks"] = check_decks(raw["decks"], TABLE_DECKS)
@@ -60,49 +101,57 @@ def _shoe(raw: dict) -> dict:
         if not isinstance(c, str) or not _SHA256.match(c.lower()):
             raise Malformed("commitment must be the sha256 of the shuffled order, 64 hex digits", "bad_commitment")
         out["commitment"] = c.lower()
+    if trusted and isinstance(raw.get("rules"), dict):
+        out["rules"] = dict(raw["rules"])  # the shoe's rules as the service stored them (checked by the table)
     return out
 
 
-def _burn(raw: dict) -> dict:
+def _burn(raw: dict, trusted: bool) -> dict:
     if raw.get("cards") is not None:
-        cards = parse_cards(raw["cards"], "cards")
+        cards = _cards(raw["cards"], "cards")
         if not cards:
             raise Malformed("a burn needs at least one card", "bad_burn")
         return {"cards": list(cards)}
     count = raw.get("count")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10 * CARDS_MAX:
         raise Malformed('a burn needs "cards" (a list) or "count" (a whole number of at least 1)', "bad_burn")
     return {"count": count}
 
 
-def _card(raw: dict) -> dict:
+def _cards(items: object, name: str) -> tuple[str, ...]:
+    if isinstance(items, list) and len(items) > CARDS_MAX:
+        raise Malformed(f"{name} lists {len(items)} cards: no shoe holds more than {CARDS_MAX}", "bad_card")
+    return parse_cards(items, name)
+
+
+def _card(raw: dict, trusted: bool) -> dict:
     if "card" not in raw:
         raise Malformed('a card event needs "card", such as "9H"', "bad_card")
-    out = {"card": parse_card(raw["card"])}
+    out: dict = {"card": parse_card(raw["card"])}
     if raw.get("hand") is not None:
-        hand = _HANDS.get(str(raw["hand"]).lower())
+        hand = hand_code(raw["hand"])
         if hand is None:
             raise Malformed('hand must be "player" or "banker"', "bad_hand")
         out["hand"] = hand
     return out
 
 
-def _cards_of_round(raw: dict) -> dict:
+def _cards_of_round(raw: dict, trusted: bool = False) -> dict:
     if "player" not in raw or "banker" not in raw:
         raise Malformed('a round needs both "player" and "banker" card lists', "bad_round")
-    return {"player": list(parse_cards(raw["player"], "player")), "banker": list(parse_cards(raw["banker"], "banker"))}
+    return {"player": list(_cards(raw["player"], "player")), "banker": list(_cards(raw["banker"], "banker"))}
 
 
-def _result(raw: dict) -> dict:
-    winner = WINNERS.get(str(raw.get("winner", "")).upper())
+def _result(raw: dict, trusted: bool = False) -> dict:
+    winner = result_code(raw.get("winner"))
     if winner is None:
         raise Malformed('winner must be "B", "P" or "T"', "bad_winner")
-    out = {"winner": winner}
+    out: dict = {"winner": winner}
     for name in ("player_points", "banker_points"):
         if raw.get(name) is not None:
             v = raw[name]
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
-                raise Malformed(f"{name} must be a whole number from 0 to 9, not {v!r}", "bad_points")
+                raise Malformed(f"{name} must be a whole number from 0 to 9, not {_short(v)}", "bad_points")
             out[name] = v
     for name in ("player_pair", "banker_pair", "natural"):
         if raw.get(name) is not None:
@@ -116,43 +165,79 @@ def _result(raw: dict) -> dict:
     return out
 
 
+def _short(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:40] + "…"
+
+
 def _round_number(raw: dict, required: bool) -> dict:
     if raw.get("round") is None:
         if required:
             raise Malformed('name the round: "round" is its number in this shoe', "bad_round_number")
         return {}
     n = raw["round"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise Malformed(f"round must be a round number of this shoe (1 or more), not {n!r}", "bad_round_number")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10_000:
+        raise Malformed(f"round must be a round number of this shoe (1 or more), not {_short(n)}", "bad_round_number")
     return {"round": n}
 
 
-def _needs_operator(raw: dict, what: str) -> None:
-    if not isinstance(raw.get("operator"), str) or not raw["operator"].strip():
-        raise Malformed(f"a {what} needs the operator: who did it", "operator_required")
-
-
-def _void(raw: dict) -> dict:
-    _needs_operator(raw, "void")
-    reason = raw.get("reason")
-    if not isinstance(reason, str) or not reason.strip():
+def _void(raw: dict, trusted: bool) -> dict:
+    reason = text(raw, "reason", "reason_required")
+    if reason is None:
         raise Malformed('a void needs its reason, such as "card exposed"', "reason_required")
-    return {"reason": reason.strip(), **_round_number(raw, required=False)}
+    out = {"reason": reason, **_round_number(raw, required=False)}
+    if trusted and isinstance(raw.get("before"), dict):
+        out["before"] = raw["before"]
+    return out
 
 
-def _correct(raw: dict) -> dict:
-    _needs_operator(raw, "correction")
+def _correct(raw: dict, trusted: bool) -> dict:
     out = _round_number(raw, required=True)
+    reason = text(raw, "reason", "bad_reason")
+    if reason is not None:
+        out["reason"] = reason
     if "player" in raw or "banker" in raw:
-        return {**out, **_cards_of_round(raw)}
-    if "winner" in raw:
-        return {**out, **_result(raw)}
-    raise Malformed(
-        'a correction needs the round\'s cards ("player" and "banker") or its result ("winner")', "bad_correction"
-    )
+        out.update(_cards_of_round(raw))
+    elif "winner" in raw:
+        out.update(_result(raw))
+    else:
+        raise Malformed(
+            'a correction needs the round\'s cards ("player" and "banker") or its result ("winner")', "bad_correction"
+        )
+    if trusted:
+        for name in ("before", "after"):
+            if isinstance(raw.get(name), dict):
+                out[name] = raw[name]
+    return out
 
 
-_READERS = {
+def _cut(raw: dict, trusted: bool) -> dict:
+    return {}
+
+
+def _reveal(raw: dict, trusted: bool) -> dict:
+    hand = raw.get("hand", "all")
+    if not isinstance(hand, str) or hand.lower() not in REVEAL:
+        raise Malformed('hand must be "player", "banker" or "all"', "bad_hand")
+    return {"hand": hand.lower()}
+
+
+def _shoe_end(raw: dict, trusted: bool) -> dict:
+    out: dict = {}
+    seed = raw.get("seed")
+    if seed is not None:
+        if not isinstance(seed, str) or not _SEED.match(seed.lower()):
+            raise Malformed("seed must be the shoe's secret seed, 16 to 128 hex digits", "bad_seed")
+        out["seed"] = seed.lower()
+    if raw.get("undealt") is not None:
+        out["undealt"] = list(_cards(raw["undealt"], "undealt"))
+    reason = text(raw, "reason", "bad_reason")
+    if reason is not None:
+        out["reason"] = reason
+    return out
+
+
+_READERS: dict[str, Callable[[dict, bool], dict]] = {
     "shoe": _shoe,
     "burn": _burn,
     "card": _card,
@@ -160,5 +245,7 @@ _READERS = {
     "result": _result,
     "void": _void,
     "correct": _correct,
-    "cut": lambda raw: {},
+    "cut": _cut,
+    "reveal": _reveal,
+    "shoe_end": _shoe_end,
 }

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .cards import hand_points
-from .play import BANKER, PLAYER, Deal
+from .play import Deal
+from .sides import BANKER, NAME, PLAYER
 
 FOUR_CARDS = "four_cards"
 PLAYER_THIRD = "player_third"
@@ -63,7 +64,7 @@ class Offer:
 
     def as_json(self) -> dict:
         return {
-            "hand": {PLAYER: "player", BANKER: "banker"}[self.hand],
+            "hand": NAME[self.hand],
             "stage": self.stage,
             "odds": _odds_text(self.odds),
             "pays_on_tie": self.tie_pays,

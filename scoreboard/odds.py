@@ -9,10 +9,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .cards import ODDS_DECKS, check_decks
-from .play import banker_draws, is_natural, player_draws
-from .variants import SUPER_SIX_PAYS, variant
-
-BETS = ("player", "banker", "tie", "player_pair", "banker_pair", "super_six", "super_six_plus")
+from .play import Round, banker_draws, is_natural, player_draws
+from .sides import BANKER, PLAYER, winner_of
+from .variants import VARIANTS, BetSpec, returned
 
 
 def count_outcomes(decks: int) -> dict[tuple[int, int, int], int]:
@@ -86,60 +85,64 @@ def falling(n: int, k: int) -> int:
     return out
 
 
-def exact_outcomes(decks: int = 8) -> dict[str, Fraction]:
-    """The probability of each outcome, as exact fractions, with the raw counts behind them."""
+def exact_outcomes(decks: int = 8) -> dict:
+    """The probability of each outcome, as exact fractions, with the raw counts behind them.
+
+    `classes` keeps the probability of every (player points, banker points, banker card count): the bets are
+    valued over these, so no pay table is written here.
+    """
     check_decks(decks, ODDS_DECKS)
     tally = count_outcomes(decks)
     total = falling(52 * decks, 6)
+    assert sum(tally.values()) == total
     sums = {"banker": 0, "player": 0, "tie": 0, "banker_six_two_cards": 0, "banker_six_three_cards": 0}
     for (p, b, cards), ways in tally.items():
-        if b > p:
-            sums["banker"] += ways
-            if b == 6:
-                sums["banker_six_two_cards" if cards == 2 else "banker_six_three_cards"] += ways
-        elif p > b:
-            sums["player"] += ways
-        else:
-            sums["tie"] += ways
+        winner = winner_of(p, b)
+        sums[{BANKER: "banker", PLAYER: "player"}.get(winner, "tie")] += ways
+        if winner == BANKER and b == 6:
+            sums["banker_six_two_cards" if cards == 2 else "banker_six_three_cards"] += ways
+    # A pair is two cards of the same rank (RULINGS 1): 13 ranks of 4d cards each, then any four cards after them.
     same_rank = 4 * decks
     sums["pair"] = 13 * same_rank * (same_rank - 1) * falling(52 * decks - 2, 4)
-    assert sum(tally.values()) == total
-    return {"total": total, "counts": sums, **{k: Fraction(v, total) for k, v in sums.items()}}
+    return {
+        "total": total,
+        "counts": sums,
+        "classes": {key: Fraction(ways, total) for key, ways in tally.items()},
+        **{k: Fraction(v, total) for k, v in sums.items()},
+    }
 
 
-def bet_rtp(name: str, bet: str, o: dict[str, Fraction], super_six_pays: int = 12) -> Fraction:
-    """Return to player of one bet: what a unit stake gives back on average, stake included."""
-    six = o["banker_six_two_cards"] + o["banker_six_three_cards"]
-    if bet == "player":
-        return 2 * o["player"] + o["tie"]
-    if bet == "banker":
-        if name == "commission":
-            return (2 - Fraction(1, 20)) * o["banker"] + o["tie"]
-        return 2 * (o["banker"] - six) + Fraction(3, 2) * six + o["tie"]
-    if bet == "tie":
-        return 9 * o["tie"]
-    if bet in ("player_pair", "banker_pair"):
-        return 12 * o["pair"]
-    if bet == "super_six":
-        return (super_six_pays + 1) * six
-    if bet == "super_six_plus":
-        return 13 * o["banker_six_two_cards"] + 21 * o["banker_six_three_cards"]
-    raise ValueError(bet)
+def bet_rtp(bet: BetSpec, o: dict) -> Fraction:
+    """Return to player of one bet: what a unit stake gives back on average, stake included, from its own rule."""
+    if bet.reads == "result":
+        return sum(
+            (
+                chance * returned(bet.rule(Round(winner_of(p, b), player_points=p, banker_points=b, banker_cards=c)))
+                for (p, b, c), chance in o["classes"].items()
+            ),
+            Fraction(0),
+        )
+    # A pair bet reads the pair flag alone; the same rank chance holds for either hand's first two cards.
+    pair = o["pair"]
+    with_pair = Round(None, player_pair=bet.reads == "player_pair", banker_pair=bet.reads == "banker_pair")
+    return pair * returned(bet.rule(with_pair)) + (1 - pair) * returned(bet.rule(Round(None)))
 
 
 def report(decks: int = 8) -> dict:
-    """The odds report of odds.md: outcomes as floats and exact fractions, and every bet of every variant."""
+    """The odds report: outcomes as floats and exact fractions, and every bet of every registered variant."""
     o = exact_outcomes(decks)
     names = ("banker", "player", "tie", "banker_six_two_cards", "banker_six_three_cards", "pair")
     rows = []
-    for name in ("no-commission", "super-six-plus", "super-six", "insurance", "commission"):
-        game = variant(name)
-        for bet in game.bets:
-            if bet == "super_six":
-                for pays in SUPER_SIX_PAYS:
-                    rows.append(_row(name, bet, f"{pays} to 1", bet_rtp(name, bet, o, pays), super_six_pays=pays))
-            else:
-                rows.append(_row(name, bet, game.pays[bet], bet_rtp(name, bet, o)))
+    for entry in VARIANTS.values():
+        listed = set()
+        for settings in entry.report_settings:
+            game = entry.make(**settings)
+            for bet in game.bets.values():
+                if (bet.name, bet.pays) in listed:
+                    continue  # the same bet at the same pay, under another setting of a bet it does not read
+                listed.add((bet.name, bet.pays))
+                extra = {bet.setting: game.settings[bet.setting]} if bet.setting else {}
+                rows.append(_row(entry.name, bet.name, bet.pays, bet_rtp(bet, o), **extra))
     return {
         "decks": decks,
         "outcomes": {k: float(o[k]) for k in names},

@@ -20,6 +20,8 @@ _MARKS = {
     "banker": "#d0021b",
     "player": "#1553c7",
     "tie": "#16a34a",
+    "mark_ink": "#ffffff",  # letters on a solid bead and on the ASK buttons
+    "pair_ring": "#ffffff",  # the ring that keeps a pair dot readable on a bead of either colour
 }
 
 PALETTES: dict[str, dict[str, str]] = {
@@ -30,9 +32,9 @@ PALETTES: dict[str, dict[str, str]] = {
         "panel_alt": "#1e2940",  # a stat box inside a panel
         "ink": "#f4f6fb",  # text on panels
         "muted": "#b4bfd6",  # labels on panels
-        "banker_ink": "#ff6b78",  # Banker, Player and Tie written on a panel (the mark colours are too dark on it)
-        "player_ink": "#7fa6ff",
-        "tie_ink": "#4ade80",
+        "banker_text": "#ff6b78",  # Banker, Player and Tie as text on a panel: the mark colours lightened to read
+        "player_text": "#7fa6ff",  # on the dark panels
+        "tie_text": "#4ade80",
         "accent": "#e8b931",  # table name, pattern chips, the dealing badge
         "accent_ink": "#1b1400",  # text on the accent colour
         "alarm": "#b3261e",  # connection lost, no shoe, an alarm
@@ -53,9 +55,9 @@ PALETTES: dict[str, dict[str, str]] = {
         "panel_alt": "#e6eaf2",
         "ink": "#101828",
         "muted": "#475467",
-        "banker_ink": "#b0001a",
-        "player_ink": "#1553c7",
-        "tie_ink": "#15803d",
+        "banker_text": "#d0021b",
+        "player_text": "#1553c7",
+        "tie_text": "#15803d",
         "accent": "#9a6b00",
         "accent_ink": "#ffffff",
         "alarm": "#b3261e",

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from .cards import hand_points, point, same_rank
 from .errors import Refusal
+from .sides import BANKER, NAME, PLAYER, TIE, TITLE, winner_of
 
-PLAYER, BANKER, TIE = "P", "B", "T"
-HAND_NAME = {PLAYER: "Player", BANKER: "Banker"}
+__all__ = ["BANKER", "PLAYER", "TIE", "Deal", "Round", "check_round", "deal_round", "outcome"]
 _ANY = frozenset(range(10))
 
 # Banker's two-card total -> the Player third-card values on which the Banker draws (004 rule 3.10).
@@ -46,9 +46,12 @@ def banker_draws(banker_total: int, player_third: int | None) -> bool:
 
 @dataclass(frozen=True)
 class Round:
-    """A finished round: its cards (empty for a keypad result) and everything the roads and settlement read."""
+    """A finished round: its cards (empty for a keypad result) and everything the roads and settlement read.
 
-    winner: str
+    A voided round has no result (`winner` None, RULINGS 10); its `reason` is public, its `operator` is not.
+    """
+
+    winner: str | None
     player: tuple[str, ...] = ()
     banker: tuple[str, ...] = ()
     player_points: int | None = None
@@ -59,13 +62,16 @@ class Round:
     banker_cards: int | None = None
     void: bool = False
     reason: str | None = None
+    operator: str | None = None  # who voided it; None when the service voided it for an excess card
+    irregularity: bool = False  # voided by the service: a card the shoe cannot hold (004 rule 5.3.2)
 
     @property
     def banker_six(self) -> bool:
         """Banker wins on 6 points: pays 1 to 2 without commission, and wins the Super 6 bets."""
         return self.winner == BANKER and self.banker_points == 6
 
-    def as_json(self) -> dict:
+    def as_json(self, public: bool = True) -> dict:
+        """The round for the API and displays; `public=False` adds who voided it (operators and the audit only)."""
         return {
             "player": list(self.player),
             "banker": list(self.banker),
@@ -78,7 +84,8 @@ class Round:
             "banker_six": self.banker_six,
             "banker_cards": self.banker_cards,
             "void": self.void,
-            **({"reason": self.reason} if self.reason else {}),
+            **({"reason": self.reason, "irregularity": self.irregularity} if self.void else {}),
+            **({"operator": self.operator} if self.void and not public else {}),
         }
 
 
@@ -86,7 +93,7 @@ def outcome(player: tuple[str, ...], banker: tuple[str, ...]) -> Round:
     """The result of a complete, legal round."""
     p, b = hand_points(player), hand_points(banker)
     return Round(
-        winner=PLAYER if p > b else BANKER if b > p else TIE,
+        winner=winner_of(p, b),
         player=tuple(player),
         banker=tuple(banker),
         player_points=p,
@@ -138,11 +145,9 @@ class Deal:
         if hand is not None and hand != to:
             held = self.player if hand == PLAYER else self.banker
             if len(held) == 3:
-                raise Refusal(
-                    f"the {HAND_NAME[hand]} already has three cards: a hand takes at most three", "fourth_card"
-                )
+                raise Refusal(f"the {TITLE[hand]} already has three cards: a hand takes at most three", "fourth_card")
             raise Refusal(
-                f"the next card goes to the {HAND_NAME[to]} by the Table of Play, not the {HAND_NAME[hand]}",
+                f"the next card goes to the {TITLE[to]} by the Table of Play, not the {TITLE[hand]}",
                 "wrong_hand",
             )
         if to == PLAYER:
@@ -150,20 +155,26 @@ class Deal:
         return Deal(self.player, self.banker + (card,))
 
     def outcome(self) -> Round:
-        if not self.complete:
+        if self.next_hand is not None:
             raise Refusal(
-                f"the round is not complete: the {HAND_NAME[self.next_hand]} takes the next card", "round_incomplete"
+                f"the round is not complete: the {TITLE[self.next_hand]} takes the next card", "round_incomplete"
             )
         return outcome(self.player, self.banker)
 
-    def as_json(self) -> dict:
-        return {
-            "player": list(self.player),
-            "banker": list(self.banker),
-            "player_points": hand_points(self.player) if self.player else None,
-            "banker_points": hand_points(self.banker) if self.banker else None,
-            "next": {PLAYER: "player", BANKER: "banker", None: None}[self.next_hand],
-        }
+    def as_json(self, face_up: dict[str, int] | None = None) -> dict:
+        """The deal for displays. With `face_up` (squeeze: how many of each hand's cards are turned), the others are
+        null, and a hand's points show only once all its cards are turned.
+
+        >>> Deal(("9H", "2C"), ("KD",)).as_json({"P": 1})
+        {'player': ['9H', None], 'player_points': None, 'banker': [None], 'banker_points': None, 'next': 'banker'}
+        """
+        out: dict = {}
+        for hand, cards in ((PLAYER, self.player), (BANKER, self.banker)):
+            shown = len(cards) if face_up is None else min(face_up.get(hand, 0), len(cards))
+            out[NAME[hand]] = [c if i < shown else None for i, c in enumerate(cards)]
+            out[f"{NAME[hand]}_points"] = hand_points(cards) if cards and shown == len(cards) else None
+        out["next"] = NAME[self.next_hand] if self.next_hand else None
+        return out
 
 
 def deal_round(cards) -> Round:
@@ -180,7 +191,7 @@ def check_round(player, banker) -> Round:
     """Check a whole round against the Table of Play; refuse it naming the rule it breaks."""
     player, banker = tuple(player), tuple(banker)
     for hand, cards in ((PLAYER, player), (BANKER, banker)):
-        name = HAND_NAME[hand]
+        name = TITLE[hand]
         if len(cards) < 2:
             raise Refusal(
                 f"the {name} hand has {len(cards)} card(s): every hand gets two cards first", "incomplete_hand"
@@ -192,7 +203,7 @@ def check_round(player, banker) -> Round:
     if is_natural(p2) or is_natural(b2):
         if drew:
             who, total = (PLAYER, p2) if is_natural(p2) else (BANKER, b2)
-            raise Refusal(f"{HAND_NAME[who]} natural {total}: nobody draws", "table_of_play")
+            raise Refusal(f"{TITLE[who]} natural {total}: nobody draws", "table_of_play")
         return outcome(player, banker)
     if player_draws(p2) and len(player) == 2:
         raise Refusal(f"Player draws on {p2}: the Player's third card is missing", "table_of_play")

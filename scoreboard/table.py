@@ -1,26 +1,75 @@
-"""A baccarat table as a fold of its feed events (design.md): shoe, round being dealt, rounds, roads, version.
+"""A baccarat table as a value: `apply(state, event) -> (state, delta)`, a pure fold of its feed events.
 
-`prepare(event)` is pure: it checks the event against the table and the rules and works out the change, or refuses
-with a reason and changes nothing. `commit(change)` cannot fail: it applies the change, bumps the version by one and
-returns the delta a display draws. The service stores the event durably between the two.
+`apply` reads an event, checks it against the table and the rules of the game, and returns the new state and the
+delta a display draws, or raises a `Refusal` naming the rule and leaving the state as it was (it is a value: nothing
+changed). The service stores the event `apply` normalised, then keeps the new state; a restart folds the log again.
+
+>>> state = TableState(TableConfig("T1", require_seq=False))
+>>> state, delta = apply(state, {"type": "shoe", "shoe": "S1"})
+>>> state, delta = apply(state, {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]})
+>>> delta.kind, delta.added.winner, state.version, state.phase
+('round', 'P', 2, 'ready')
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
-from .cards import Shoe
-from .errors import OutOfOrder, Refusal
+from .cards import TABLE_DECKS, Shoe
+from .errors import Malformed, OutOfOrder, Refusal
 from .events import parse_event
-from .insurance import offers
-from .play import BANKER, PLAYER, TIE, Deal, Round, check_round
-from .roads import RoadRound, Roads, Thresholds
-from .variants import check_super_six_pays, variant
+from .i18n import LANGUAGES
+from .play import Deal, Round, check_round
+from .roads import Thresholds
+from .seqs import SeqMemory
+from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
+from .variants import Variant, check_super_six_pays, variant
 
-HAND = {PLAYER: "player", BANKER: "banker"}
-SEQ_WINDOW = 10_000  # seqs remembered per feed: a retry comes within seconds, not thousands of events later
+# What the service writes into an event before storing it; never part of what a seq stands for.
+SERVICE_ADDED = ("at", "received_at", "rules", "before", "after")
+TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+class Forbidden(Refusal):
+    """The caller may not do this (HTTP 403): an operator's action sent with a feed's token."""
+
+    status = 403
+
+    def __init__(self, message: str, code: str = "operator_required"):
+        super().__init__(message, code)
+
+
+# -- configuration ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShoeRules:
+    """The rules a shoe is dealt under, stored with its `shoe` event: changing the configuration changes the next
+    shoe, never a round already acknowledged."""
+
+    variant: str = "no-commission"
+    decks: int = 8
+    super_six_pays: int = 12
+    rounds_after_cut: int = 1  # rounds dealt after the one the cut card came out in (or before)
+    squeeze: bool = False  # cards are dealt face down until revealed
+
+    @cached_property
+    def game(self) -> Variant:
+        return variant(self.variant, self.super_six_pays)
+
+    def as_json(self) -> dict:
+        return {
+            "variant": self.variant,
+            "decks": self.decks,
+            "super_six_pays": self.super_six_pays,
+            "rounds_after_cut": self.rounds_after_cut,
+            "squeeze": self.squeeze,
+        }
 
 
 @dataclass(frozen=True)
@@ -33,356 +82,508 @@ class TableConfig:
     super_six_pays: int = 12
     min_bet: int | None = None
     max_bet: int | None = None
-    rounds_after_cut: int = 1  # rounds dealt after the one the cut card came out in (or before)
+    rounds_after_cut: int = 1
+    require_seq: bool = True  # every event carries a seq (a test bench may turn it off)
+    squeeze: bool = False
+    lang: str | None = None  # the language of its pages unless the URL asks for another
+    stale_after: int = 120  # seconds of silence while a shoe is open before the pit raises an alarm
     patterns: Thresholds = Thresholds()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not TABLE_ID.match(self.id):
+            raise Malformed(
+                f"table id {self.id!r} must be 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or "
+                "a digit (it goes in URLs)",
+                "bad_config",
+            )
         variant(self.variant, self.super_six_pays)
-        Shoe.new(self.decks)
         check_super_six_pays(self.super_six_pays)
+        Shoe.new(self.decks)
+        for name in ("min_bet", "max_bet"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise Malformed(f"{name} must be a whole number of at least 1, not {value!r}", "bad_config")
+        if self.min_bet is not None and self.max_bet is not None and self.min_bet > self.max_bet:
+            raise Malformed(f"min_bet {self.min_bet} is more than max_bet {self.max_bet}", "bad_config")
+        if isinstance(self.rounds_after_cut, bool) or self.rounds_after_cut not in range(0, 6):
+            raise Malformed(f"rounds_after_cut must be 0 to 5, not {self.rounds_after_cut!r}", "bad_config")
+        if isinstance(self.stale_after, bool) or not isinstance(self.stale_after, int) or self.stale_after < 1:
+            raise Malformed(f"stale_after must be a whole number of seconds, not {self.stale_after!r}", "bad_config")
+        if self.lang is not None and self.lang not in LANGUAGES:
+            raise Malformed(f"lang must be one of {', '.join(LANGUAGES)}, not {self.lang!r}", "bad_config")
+
+    def rules(self, decks: int | None = None) -> ShoeRules:
+        """The rules a shoe started now is dealt under."""
+        return ShoeRules(self.variant, decks or self.decks, self.super_six_pays, self.rounds_after_cut, self.squeeze)
 
 
-@dataclass
-class Change:
-    """What an accepted event does; built by `prepare`, applied by `commit`."""
-
-    event: dict
-    kind: str
-    fields: dict = field(default_factory=dict)
-    finished: Round | None = None  # a round to add to the roads
-    rebuild: bool = False  # the roads are rebuilt from the shoe's rounds
-    extra: dict = field(default_factory=dict)
-    duplicate: bool = False  # a retried seq: acknowledged, not applied again
+# -- state --------------------------------------------------------------------------------------------------------
 
 
-class Table:
-    def __init__(self, config: TableConfig):
-        self.config = config
-        self.game = variant(config.variant, config.super_six_pays)
-        self.version = 0
-        self.shoe_id: str | None = None
-        self.shoe_number = 0
-        self.shoe: Shoe | None = None
-        self.commitment: str | None = None
-        self.deal = Deal()
-        self.rounds: tuple[Round, ...] = ()
-        self.burned = 0
-        self.burned_unseen = 0
-        self.cut = False
-        self.rounds_left: int | None = None
-        self.seqs: dict[tuple[str, int], str] = {}
-        self.last_seq: dict[str, int] = {}
-        self.roads = Roads(config.patterns)
-        self._roads_json: tuple[int, dict] | None = None
+@dataclass(frozen=True)
+class ShoeState:
+    id: str
+    number: int
+    rules: ShoeRules
+    cards: Shoe  # how many of each card are still in it
+    commitment: str | None = None
+    seed: str | None = None  # published when the shoe ends
+    burned: int = 0
+    burned_unseen: int = 0  # burned by count: out of the shoe, faces unknown
+    excess: int = 0  # cards the shoe could not hold (each voided its round)
+    cut: bool = False
+    rounds_left: int | None = None  # after the cut card: rounds still to deal
+    ended: bool = False  # closed by a `shoe_end`
 
-    # -- reading ------------------------------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return self.rules.decks * 52
+
+    @property
+    def cards_left(self) -> int:
+        return self.cards.remaining - self.burned_unseen
+
+    @property
+    def out(self) -> int:
+        """Every card that came out of it: dealt, burned, and the excess ones."""
+        return self.size - self.cards_left + self.excess
+
+    @property
+    def finished(self) -> bool:
+        return self.ended or self.rounds_left == 0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What the boards announce after a void or a correction, until the next round starts."""
+
+    kind: str  # "void" or "correct"
+    round: int | None  # the round's number; None for the round that was being dealt
+    reason: str
+    irregularity: bool = False
+    at: float | None = None
+
+    def as_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "round": self.round,
+            "reason": self.reason,
+            "irregularity": self.irregularity,
+            "at": self.at,
+        }
+
+
+@dataclass(frozen=True)
+class TableState:
+    config: TableConfig
+    version: int = 0
+    shoes: int = 0  # shoes started so far: the next one is number shoes + 1
+    shoe: ShoeState | None = None
+    deal: Deal = field(default_factory=Deal)
+    face_up: tuple[int, int] = (0, 0)  # squeeze: how many Player and Banker cards are turned
+    rounds: tuple[Round, ...] = ()  # this shoe's rounds, voided ones included, in the order dealt
+    seqs: SeqMemory = field(default_factory=SeqMemory)
+    notice: Notice | None = None
+    last_event_at: float | None = None
+
+    @property
+    def rules(self) -> ShoeRules:
+        """The rules of the current shoe, or those the next shoe would get."""
+        return self.shoe.rules if self.shoe else self.config.rules()
 
     @property
     def phase(self) -> str:
         if self.shoe is None:
             return "no_shoe"
-        if self.rounds_left == 0:
+        if self.shoe.finished and not self.deal.started:
             return "shoe_finished"
+        if self.squeezing:
+            return "squeeze"
         return "dealing" if self.deal.started else "ready"
 
     @property
+    def squeezing(self) -> bool:
+        """The round's cards are all out, face down, waiting for `reveal`."""
+        return self.deal.started and self.deal.complete
+
+    @property
+    def played(self) -> int:
+        """Rounds with a result in this shoe (voided rounds are not counted)."""
+        return played(self.rounds)
+
+    @property
     def round_number(self) -> int:
-        """The number the round being dealt (or the next one) will have: voided rounds are not counted."""
-        return sum(1 for r in self.rounds if not r.void) + 1
+        """The number the round being dealt (or the next one) has."""
+        return self.played + 1
 
-    def round_json(self, r: Round, number: int | None) -> dict:
-        return {"round": number, **r.as_json()}
+    def face_up_map(self) -> dict[str, int] | None:
+        return {PLAYER: self.face_up[0], BANKER: self.face_up[1]} if self.rules.squeeze else None
 
-    def rounds_json(self) -> list[dict]:
-        out, n = [], 0
-        for dealt, r in enumerate(self.rounds, start=1):
-            if not r.void:
-                n += 1
-            out.append({**self.round_json(r, None if r.void else n), "dealt": dealt})
-        return out
 
-    def state_json(self) -> dict:
-        c = self.config
-        finished = [r for r in self.rounds if not r.void]
-        last = finished[-1] if finished else None
-        return {
-            "table": c.id,
-            "name": c.name or c.id,
-            "variant": c.variant,
-            "variant_title": self.game.title,
-            "super_six_pays": self.game.super_six_pays,
-            "limits": {"min": c.min_bet, "max": c.max_bet},
-            "decks": c.decks,
-            "version": self.version,
-            "phase": self.phase,
-            "shoe": None
-            if self.shoe is None
-            else {
-                "id": self.shoe_id,
-                "number": self.shoe_number,
-                "decks": self.shoe.decks,
-                "cards_left": self.shoe.remaining - self.burned_unseen,
-                "burned": self.burned,
-                "cut": self.cut,
-                "rounds_left": self.rounds_left,
-                "commitment": self.commitment,
-            },
-            "round": self.round_number,
-            "rounds": len(finished),
-            "deal": self.deal.as_json(),
-            "next": HAND.get(self.deal.next_hand) if self.shoe is not None and self.phase != "shoe_finished" else None,
-            "last_result": None if last is None else self.round_json(last, len(finished)),
-            "insurance": [o.as_json() for o in offers(self.deal)] if self.game.insurance else [],
-        }
+@dataclass(frozen=True)
+class Delta:
+    """What an accepted event did: `event` is the normalised event to store, `display` what a display draws."""
 
-    def roads_json(self) -> dict:
-        """The roads JSON of roads.md, built once per version."""
-        if self._roads_json is None or self._roads_json[0] != self.version:
-            self._roads_json = (self.version, self.roads.as_json())
-        return self._roads_json[1]
+    kind: str
+    event: dict
+    display: dict = field(default_factory=dict)
+    added: Round | None = None  # a round to add to the roads
+    rebuild: bool = False  # the roads are rebuilt from the shoe's rounds
+    duplicate: bool = False  # a retried seq: acknowledged, not applied again
+    digest: str | None = None  # of the event's content, for the seq memory
 
-    def snapshot(self) -> dict:
-        return {
-            "table": self.config.id,
-            "version": self.version,
-            "state": self.state_json(),
-            "roads": self.roads_json(),
-        }
 
-    # -- applying -----------------------------------------------------------------------------------------------
+# -- round numbering: the one place that skips voided rounds ------------------------------------------------------
 
-    def apply(self, raw: dict) -> dict | None:
-        """Prepare and commit in one step (replay, the simulator's tests); None for an acknowledged retry."""
-        change = self.prepare(raw)
-        return None if change.duplicate else self.commit(change)
 
-    def prepare(self, raw: dict) -> Change:
-        event = parse_event(raw)
-        if self._is_retry(event):
-            return Change(event, event["type"], duplicate=True)
-        return getattr(self, "_" + event["type"])(event)
+def played(rounds: tuple[Round, ...]) -> int:
+    return sum(1 for r in rounds if not r.void)
 
-    def commit(self, change: Change) -> dict:
-        for name, value in change.fields.items():
-            setattr(self, name, value)
-        self._remember_seq(change.event)
-        delta = dict(change.extra)
-        if change.rebuild:
-            self.roads = Roads.build((self._road_round(r) for r in self.rounds if not r.void), self.config.patterns)
-            delta["roads"] = self.roads.as_json()
-        elif change.finished is not None:
-            delta["cells"] = self.roads.append(self._road_round(change.finished))
-            delta["predict"] = {"P": self.roads.predict("P"), "B": self.roads.predict("B")}
-            delta["stats"] = self.roads.stats_json()
-            delta["patterns"] = self.roads.patterns()
-        self.version += 1
-        if change.rebuild:
-            self._roads_json = (self.version, delta["roads"])
-        return {
-            "table": self.config.id,
-            "version": self.version,
-            "kind": change.kind,
-            **delta,
-            "state": self.state_json(),
-        }
 
-    def _road_round(self, r: Round) -> RoadRound:
-        six = r.banker_six and self.game.super_six_game
-        return RoadRound(r.winner, r.player_pair, r.banker_pair, r.natural, six, r.banker_cards if six else None)
+def numbered(rounds: tuple[Round, ...]) -> Iterator[tuple[int | None, Round]]:
+    """Each round with the number the boards give it (None for a voided round)."""
+    n = 0
+    for r in rounds:
+        if not r.void:
+            n += 1
+        yield (None if r.void else n), r
 
-    # -- seq idempotency ----------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _digest(event: dict) -> str:
-        content = {k: v for k, v in event.items() if k != "at"}
-        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+def index_of(rounds: tuple[Round, ...], number: int) -> int:
+    """Where round `number` (as the boards number it) is in `rounds`."""
+    for i, (n, _) in enumerate(numbered(rounds)):
+        if n == number:
+            return i
+    count = played(rounds)
+    raise OutOfOrder(
+        f"there is no round {number} in this shoe: it has {count} round{'s' * (count != 1)}", "no_such_round"
+    )
 
-    def _is_retry(self, event: dict) -> bool:
-        if "seq" not in event:
-            return False
-        feed, seq = event.get("feed", ""), event["seq"]
-        seen = self.seqs.get((feed, seq))
-        if seen is not None:
-            if seen == self._digest(event):
-                return True
-            raise OutOfOrder(f"seq {seq} was already used for a different event: not applied", "seq_conflict")
-        last = self.last_seq.get(feed)
-        if last is not None and seq <= last:
-            raise OutOfOrder(f"seq {seq} is out of order: the last applied seq is {last}", "seq_out_of_order")
-        return False
 
-    def _remember_seq(self, event: dict) -> None:
-        if "seq" not in event:
-            return
-        feed = event.get("feed", "")
-        self.seqs[(feed, event["seq"])] = self._digest(event)
-        self.last_seq[feed] = event["seq"]
-        if len(self.seqs) > SEQ_WINDOW * max(1, len(self.last_seq)):
-            del self.seqs[next(iter(self.seqs))]
+def round_json(r: Round, number: int | None, public: bool = True) -> dict:
+    return {"round": number, **r.as_json(public)}
 
-    # -- the events ---------------------------------------------------------------------------------------------
 
-    def _require_shoe(self, what: str) -> Shoe:
-        if self.shoe is None:
-            raise OutOfOrder(f"no shoe is open: start a shoe before {what}", "no_shoe")
-        if self.rounds_left == 0:
-            raise OutOfOrder(
-                "the shoe is finished: the cut card came out and its last round was dealt; start a new shoe",
-                "shoe_finished",
-            )
-        return self.shoe
+# -- applying -----------------------------------------------------------------------------------------------------
 
-    def _require_between_rounds(self, what: str) -> None:
-        if self.deal.started:
-            raise OutOfOrder(
-                f"a round's cards are half dealt: finish or void that round before {what}", "round_in_progress"
-            )
 
-    def _shoe(self, event: dict) -> Change:
-        self._require_between_rounds("a new shoe")
-        decks = event.get("decks", self.config.decks)
-        number = self.shoe_number + 1
-        fields = dict(
-            shoe=Shoe.new(decks),
-            shoe_id=event.get("shoe", f"shoe-{number}"),
-            shoe_number=number,
-            commitment=event.get("commitment"),
-            deal=Deal(),
-            rounds=(),
-            burned=0,
-            burned_unseen=0,
-            cut=False,
-            rounds_left=None,
+def digest(event: dict) -> str:
+    """The content a seq stands for: the event as its sender wrote it, without the times and what the service adds."""
+    content = {k: v for k, v in event.items() if k not in SERVICE_ADDED}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def apply(
+    state: TableState,
+    raw: object,
+    *,
+    trusted: bool = False,
+    received_at: float | None = None,
+    operator: str | None = None,
+) -> tuple[TableState, Delta]:
+    """The table after `raw`, and what changed; a Refusal changes nothing.
+
+    `operator` is the name of the operator whose token sent the event (None for a feed's token); `received_at`
+    when the service took it. `trusted` events come from the log: they were accepted once and apply as stored.
+    """
+    event = parse_event(raw, trusted)
+    if not trusted:
+        if received_at is not None:
+            event["received_at"] = received_at
+        if operator is not None:
+            # An operator's seqs rise on their own, apart from the shoe's: the operator page and the shoe never
+            # have to agree on numbers.
+            event["operator"] = operator
+            event["feed"] = f"operator:{operator}"
+    seq_digest = digest(event) if "seq" in event else None
+    if seq_digest is not None:
+        if not trusted and state.seqs.is_retry(event.get("feed", ""), event["seq"], seq_digest):
+            return state, Delta(event["type"], event, duplicate=True, digest=seq_digest)
+    elif state.config.require_seq and not trusted:
+        raise Malformed(
+            'every event needs a "seq", a whole number rising with each event, so that a retry is never dealt '
+            "twice (a test bench may set require_seq = false)",
+            "seq_required",
         )
-        return Change(event, "shoe", fields, rebuild=True)
+    new, delta = _HANDLERS[event["type"]](state, event, trusted)
+    seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
+    at = event.get("received_at", new.last_event_at)
+    return replace(new, version=state.version + 1, seqs=seqs, last_event_at=at), replace(delta, digest=seq_digest)
 
-    def _burn(self, event: dict) -> Change:
-        shoe = self._require_shoe("burning cards")
-        self._require_between_rounds("burning cards")
-        if "cards" in event:
-            return Change(
-                event,
-                "burn",
-                dict(shoe=shoe.take_all(event["cards"]), burned=self.burned + len(event["cards"])),
-                extra={"cards": event["cards"]},
-            )
-        if event["count"] > shoe.remaining - self.burned_unseen:
-            raise Refusal(
-                f"the shoe has only {shoe.remaining - self.burned_unseen} cards left to burn", "not_enough_cards"
-            )
-        return Change(
-            event,
-            "burn",
-            dict(burned=self.burned + event["count"], burned_unseen=self.burned_unseen + event["count"]),
-            extra={"count": event["count"]},
+
+Handler = Callable[[TableState, dict, bool], tuple[TableState, Delta]]
+
+
+def _require_operator(event: dict, trusted: bool, what: str) -> None:
+    if not trusted and "operator" not in event:
+        raise Forbidden(f"{what} is an operator's action: send it with an operator's token, not the feed's")
+
+
+def _require_shoe(state: TableState, what: str) -> ShoeState:
+    shoe = state.shoe
+    if shoe is None:
+        raise OutOfOrder(f"no shoe is open: start a shoe before {what}", "no_shoe")
+    if shoe.finished and not state.deal.started:
+        raise OutOfOrder(
+            "the shoe is finished: the cut card came out and its last round was dealt, or it was closed; start a "
+            "new shoe",
+            "shoe_finished",
+        )
+    return shoe
+
+
+def _require_between_rounds(state: TableState, what: str) -> None:
+    if state.deal.started:
+        raise OutOfOrder(
+            f"a round's cards are half dealt: finish or void that round before {what}", "round_in_progress"
         )
 
-    def _card(self, event: dict) -> Change:
-        shoe = self._require_shoe("dealing cards")
-        card = event["card"]
-        if shoe.holds(card) == 0:
-            return self._irregular(event, shoe, card)
-        extra = {"card": card, "hand": HAND[self.deal.next_hand]}
-        deal = self.deal.add(card, event.get("hand"))
-        if not deal.complete:
-            return Change(event, "card", dict(shoe=shoe.take(card), deal=deal), extra=extra)
-        return self._finish(event, deal.outcome(), shoe.take(card), extra)
 
-    def _irregular(self, event: dict, shoe: Shoe, card: str) -> Change:
-        """004 rule 5.3.2: a card the shoe cannot hold voids the round in progress; earlier rounds stand."""
-        reason = (
-            f"{card} is one too many: the shoe's {shoe.decks} decks hold {shoe.decks} of it "
-            "(excess of cards, 004 rule 5.3.2)"
+def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    _require_between_rounds(state, "a new shoe")
+    if trusted and isinstance(event.get("rules"), dict):
+        rules = _stored_rules(event["rules"], state.config)
+    else:
+        # An older log's shoe event has no rules: the configuration's are all there is.
+        rules = state.config.rules(event.get("decks"))
+    event["rules"] = rules.as_json()
+    number = state.shoes + 1
+    shoe = ShoeState(
+        id=event.get("shoe", f"shoe-{number}"),
+        number=number,
+        rules=rules,
+        cards=Shoe.new(rules.decks),
+        commitment=event.get("commitment"),
+    )
+    new = replace(state, shoes=number, shoe=shoe, deal=Deal(), face_up=(0, 0), rounds=(), notice=None)
+    return new, Delta("shoe", event, {"shoe": {"id": shoe.id, "number": number}}, rebuild=True)
+
+
+def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
+    base = config.rules()
+    try:
+        rules = ShoeRules(
+            variant=str(stored.get("variant", base.variant)),
+            decks=int(stored.get("decks", base.decks)),
+            super_six_pays=int(stored.get("super_six_pays", base.super_six_pays)),
+            rounds_after_cut=int(stored.get("rounds_after_cut", base.rounds_after_cut)),
+            squeeze=bool(stored.get("squeeze", base.squeeze)),
         )
-        void = Round(None, self.deal.player, self.deal.banker, void=True, reason=reason)
-        return self._end_in_void(event, void, card=card, irregularity=True)
+        rules.game  # noqa: B018 - the variant must still exist
+        Shoe.new(rules.decks)
+    except (TypeError, ValueError) as e:
+        raise Malformed(f"the stored shoe rules {stored!r} cannot be read: {e}", "bad_rules") from None
+    return rules
 
-    def _end_in_void(self, event: dict, void: Round, **extra) -> Change:
-        """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand."""
-        return Change(
-            event,
-            "void",
-            dict(deal=Deal(), rounds=self.rounds + (void,), **self._count_down()),
-            extra={"round": self.round_json(void, None), **extra},
-        )
 
-    def _round(self, event: dict) -> Change:
-        shoe = self._require_shoe("dealing a round")
-        self._require_between_rounds("a whole round")
-        r = check_round(event["player"], event["banker"])
-        try:
-            taken = shoe.take_all(r.player + r.banker)
-        except Refusal as e:
-            return self._end_in_void(
-                event, Round(None, r.player, r.banker, void=True, reason=e.message), irregularity=True
-            )
-        return self._finish(event, r, taken, {})
+def _burn(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    shoe = _require_shoe(state, "burning cards")
+    _require_between_rounds(state, "burning cards")
+    if "cards" in event:
+        if len(event["cards"]) > shoe.cards_left:
+            raise Refusal(f"the shoe has only {shoe.cards_left} cards left to burn", "not_enough_cards")
+        taken = replace(shoe, cards=shoe.cards.take_all(event["cards"]), burned=shoe.burned + len(event["cards"]))
+        return replace(state, shoe=taken), Delta("burn", event, {"count": len(event["cards"])})
+    if event["count"] > shoe.cards_left:
+        raise Refusal(f"the shoe has only {shoe.cards_left} cards left to burn", "not_enough_cards")
+    burned = replace(shoe, burned=shoe.burned + event["count"], burned_unseen=shoe.burned_unseen + event["count"])
+    return replace(state, shoe=burned), Delta("burn", event, {"count": event["count"]})
 
-    def _result(self, event: dict) -> Change:
-        shoe = self._require_shoe("entering a result")
-        self._require_between_rounds("entering a result")
-        return self._finish(event, keypad_round(event), shoe, {})
 
-    def _finish(self, event: dict, r: Round, shoe: Shoe, extra: dict) -> Change:
-        fields = dict(shoe=shoe, deal=Deal(), rounds=self.rounds + (r,), **self._count_down())
-        return Change(
-            event, "round", fields, finished=r, extra={**extra, "round": self.round_json(r, self.round_number)}
-        )
-
-    def _count_down(self) -> dict:
-        return {} if self.rounds_left is None else {"rounds_left": self.rounds_left - 1}
-
-    def _find(self, number: int) -> int:
-        """The index in `rounds` of round `number` as the boards number it (voided rounds not counted)."""
-        n = 0
-        for i, r in enumerate(self.rounds):
-            if not r.void:
-                n += 1
-                if n == number:
-                    return i
-        raise OutOfOrder(f"there is no round {number} in this shoe: it has {n} round{'s' * (n != 1)}", "no_such_round")
-
-    def _void(self, event: dict) -> Change:
-        reason = f"{event['reason']} (voided by {event['operator']})"
-        if "round" not in event:
-            if self.shoe is None or not self.deal.started:
-                raise OutOfOrder("no round is being dealt: give the number of the round to void", "no_round")
-            return self._end_in_void(event, Round(None, self.deal.player, self.deal.banker, void=True, reason=reason))
-        i = self._find(event["round"])
-        void = replace(self.rounds[i], void=True, reason=reason)
-        rounds = self.rounds[:i] + (void,) + self.rounds[i + 1 :]
-        return Change(
-            event,
-            "void",
-            dict(rounds=rounds),
-            rebuild=True,
-            extra={"round": self.round_json(void, None), "voided": event["round"]},
+def _shoe_empty(shoe: ShoeState, coming: int = 1) -> None:
+    """A shoe of N cards yields at most N: past that, nothing the feed sends can be a card from it."""
+    if shoe.out + coming > shoe.size:
+        raise Refusal(
+            f"this shoe's {shoe.size} cards are all out ({shoe.size - shoe.cards_left} dealt or burned, "
+            f"{shoe.excess} in excess): void the round in progress if there is one, and start a new shoe",
+            "shoe_empty",
         )
 
-    def _correct(self, event: dict) -> Change:
-        i = self._find(event["round"])
-        old = self.rounds[i]
-        shoe = self.shoe
-        if "player" in event:
-            new = check_round(event["player"], event["banker"])
-            shoe = shoe.give_back(old.player + old.banker).take_all(new.player + new.banker)
+
+def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    shoe = _require_shoe(state, "dealing cards")
+    if state.squeezing:
+        raise OutOfOrder("the round's cards are all out, face down: reveal them before the next card", "not_revealed")
+    _shoe_empty(shoe)
+    card = event["card"]
+    if shoe.cards.holds(card) == 0:
+        return _excess(state, event, shoe, card)
+    to = state.deal.next_hand
+    deal = state.deal.add(card, event.get("hand"))
+    shoe = replace(shoe, cards=shoe.cards.take(card))
+    face_down = state.rules.squeeze
+    display = {"card": None if face_down else card, "hand": NAME[to] if to else None}
+    new = replace(state, shoe=shoe, deal=deal, notice=None if not state.deal.started else state.notice)
+    if deal.complete and not face_down:
+        return _finish(new, event, deal.outcome(), display)
+    return new, Delta("card", event, display)
+
+
+def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
+    """004 rule 5.3.2: a card the shoe cannot hold voids the round in progress; earlier rounds stand."""
+    reason = (
+        f"{card} is one too many: the shoe's {shoe.rules.decks} decks hold {shoe.rules.decks} of it "
+        "(excess of cards, 004 rule 5.3.2)"
+    )
+    void = Round(None, state.deal.player, state.deal.banker, void=True, reason=reason, irregularity=True)
+    counted = replace(shoe, excess=shoe.excess + 1)
+    return _end_in_void(replace(state, shoe=counted), event, void, {"card": card})
+
+
+def _end_in_void(state: TableState, event: dict, void: Round, extra: dict) -> tuple[TableState, Delta]:
+    """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand."""
+    notice = Notice("void", None, void.reason or "", void.irregularity, event.get("received_at"))
+    new = replace(
+        state,
+        deal=Deal(),
+        face_up=(0, 0),
+        rounds=state.rounds + (void,),
+        shoe=_count_down(state.shoe),
+        notice=notice,
+    )
+    return new, Delta("void", event, {"round": round_json(void, None), **extra})
+
+
+def _count_down(shoe: ShoeState | None) -> ShoeState | None:
+    if shoe is None or shoe.rounds_left is None:
+        return shoe
+    return replace(shoe, rounds_left=shoe.rounds_left - 1)
+
+
+def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    shoe = _require_shoe(state, "dealing a round")
+    _require_between_rounds(state, "a whole round")
+    r = check_round(event["player"], event["banker"])
+    cards = r.player + r.banker
+    _shoe_empty(shoe, len(cards))
+    held, missing = shoe.cards, []
+    for c in cards:
+        if held.holds(c):
+            held = held.take(c)
         else:
-            new = keypad_round(event)
-        rounds = self.rounds[:i] + (new,) + self.rounds[i + 1 :]
-        return Change(
-            event,
-            "correct",
-            dict(rounds=rounds, shoe=shoe),
-            rebuild=True,
-            extra={"round": self.round_json(new, event["round"])},
+            missing.append(c)
+    shoe = replace(shoe, cards=held, excess=shoe.excess + len(missing))
+    if missing:
+        reason = (
+            f"{', '.join(missing)}: more than the shoe's {shoe.rules.decks} decks hold (excess of cards, "
+            "004 rule 5.3.2)"
         )
+        void = Round(None, r.player, r.banker, void=True, reason=reason, irregularity=True)
+        return _end_in_void(replace(state, shoe=shoe), event, void, {})
+    new = replace(state, shoe=shoe)
+    if shoe.rules.squeeze:
+        deal = Deal(r.player, r.banker)
+        return replace(new, deal=deal, face_up=(0, 0)), Delta(
+            "card", event, {"card": None, "hand": None, "cards": len(cards)}
+        )
+    return _finish(new, event, r, {})
 
-    def _cut(self, event: dict) -> Change:
-        self._require_shoe("the cut card")
-        if self.cut:
-            raise OutOfOrder("the cut card already came out in this shoe", "already_cut")
-        left = self.config.rounds_after_cut + (1 if self.deal.started else 0)
-        return Change(event, "cut", dict(cut=True, rounds_left=left), extra={"rounds_left": left})
+
+def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    _require_shoe(state, "entering a result")
+    _require_between_rounds(state, "entering a result")
+    return _finish(state, event, keypad_round(event), {})
+
+
+def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[TableState, Delta]:
+    number = state.round_number
+    new = replace(
+        state, deal=Deal(), face_up=(0, 0), rounds=state.rounds + (r,), shoe=_count_down(state.shoe), notice=None
+    )
+    return new, Delta("round", event, {**extra, "round": round_json(r, number)}, added=r)
+
+
+def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    _require_operator(event, trusted, "a void")
+    operator = event.get("operator")
+    if "round" not in event:
+        if state.shoe is None or not state.deal.started:
+            raise OutOfOrder("no round is being dealt: give the number of the round to void", "no_round")
+        void = Round(None, state.deal.player, state.deal.banker, void=True, reason=event["reason"], operator=operator)
+        event["before"] = {"round": None, **state.deal.as_json()}
+        return _end_in_void(state, event, void, {})
+    i = index_of(state.rounds, event["round"])
+    old = state.rounds[i]
+    void = replace(old, void=True, reason=event["reason"], operator=operator)
+    event["before"] = round_json(old, event["round"])
+    rounds = state.rounds[:i] + (void,) + state.rounds[i + 1 :]
+    notice = Notice("void", event["round"], event["reason"], False, event.get("received_at"))
+    new = replace(state, rounds=rounds, notice=notice)
+    return new, Delta("void", event, {"round": round_json(void, None), "voided": event["round"]}, rebuild=True)
+
+
+def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    _require_operator(event, trusted, "a correction")
+    shoe = state.shoe
+    i = index_of(state.rounds, event["round"])
+    old = state.rounds[i]
+    if "player" in event:
+        new_round = check_round(event["player"], event["banker"])
+        assert shoe is not None  # a round exists, so a shoe does
+        # The cards prevail (004 rule 5.6): the registered cards go back, the real ones come out.
+        shoe = replace(
+            shoe, cards=shoe.cards.give_back(old.player + old.banker).take_all(new_round.player + new_round.banker)
+        )
+    else:
+        new_round = keypad_round(event)
+    event["before"] = round_json(old, event["round"])
+    event["after"] = round_json(new_round, event["round"])
+    rounds = state.rounds[:i] + (new_round,) + state.rounds[i + 1 :]
+    notice = Notice("correct", event["round"], event.get("reason", ""), False, event.get("received_at"))
+    new = replace(state, rounds=rounds, shoe=shoe, notice=notice)
+    return new, Delta("correct", event, {"round": round_json(new_round, event["round"])}, rebuild=True)
+
+
+def _cut(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    shoe = _require_shoe(state, "the cut card")
+    if shoe.cut:
+        raise OutOfOrder("the cut card already came out in this shoe", "already_cut")
+    left = shoe.rules.rounds_after_cut + (1 if state.deal.started else 0)
+    return replace(state, shoe=replace(shoe, cut=True, rounds_left=left)), Delta("cut", event, {"rounds_left": left})
+
+
+def _reveal(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    shoe = _require_shoe(state, "revealing cards")
+    if not shoe.rules.squeeze:
+        raise OutOfOrder("this shoe is not dealt face down (squeeze is off): there is nothing to reveal", "no_squeeze")
+    deal = state.deal
+    hands = (PLAYER, BANKER) if event["hand"] == "all" else ((PLAYER,) if event["hand"] == "player" else (BANKER,))
+    counts = {PLAYER: len(deal.player), BANKER: len(deal.banker)}
+    face_up = dict(zip((PLAYER, BANKER), state.face_up, strict=True))
+    turned = {h: counts[h] - face_up[h] for h in hands if counts[h] > face_up[h]}
+    if not turned:
+        raise OutOfOrder("every card dealt is already face up: nothing to reveal", "nothing_to_reveal")
+    face_up.update({h: counts[h] for h in turned})
+    new = replace(state, face_up=(face_up[PLAYER], face_up[BANKER]))
+    shown = {NAME[h]: list((deal.player if h == PLAYER else deal.banker)[counts[h] - n :]) for h, n in turned.items()}
+    if deal.complete and face_up[PLAYER] == counts[PLAYER] and face_up[BANKER] == counts[BANKER]:
+        return _finish(new, event, deal.outcome(), {"revealed": shown})
+    return new, Delta("reveal", event, {"revealed": shown})
+
+
+def _shoe_end(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+    shoe = state.shoe
+    if shoe is None:
+        raise OutOfOrder("no shoe is open: there is no shoe to end", "no_shoe")
+    if shoe.ended:
+        raise OutOfOrder("this shoe has already ended", "shoe_ended")
+    _require_between_rounds(state, "ending the shoe")
+    ended = replace(shoe, ended=True, seed=event.get("seed"))
+    return replace(state, shoe=ended), Delta("shoe_end", event, {k: event[k] for k in ("seed",) if k in event})
+
+
+_HANDLERS: dict[str, Handler] = {
+    "shoe": _shoe,
+    "burn": _burn,
+    "card": _card,
+    "round": _round,
+    "result": _result,
+    "void": _void,
+    "correct": _correct,
+    "cut": _cut,
+    "reveal": _reveal,
+    "shoe_end": _shoe_end,
+}
 
 
 def keypad_round(event: dict) -> Round:
@@ -390,11 +591,9 @@ def keypad_round(event: dict) -> Round:
     winner = event["winner"]
     p, b = event.get("player_points"), event.get("banker_points")
     cards = event.get("banker_cards")
-    name = {PLAYER: "Player", BANKER: "Banker", TIE: "Tie"}[winner]
-    if p is not None and b is not None:
-        actual = PLAYER if p > b else BANKER if b > p else TIE
-        if actual != winner:
-            raise Refusal(f"winner {name} contradicts the points: Player {p}, Banker {b}", "result_contradiction")
+    name = TITLE[winner]
+    if p is not None and b is not None and winner_of(p, b) != winner:
+        raise Refusal(f"winner {name} contradicts the points: Player {p}, Banker {b}", "result_contradiction")
     if (winner == BANKER and b == 0) or (winner == PLAYER and p == 0):
         raise Refusal(f"the {name} cannot win with 0 points", "result_contradiction")
     natural = event.get("natural")
@@ -415,3 +614,30 @@ def keypad_round(event: dict) -> Round:
         banker_pair=event.get("banker_pair", False),
         banker_cards=cards,
     )
+
+
+def fold(config: TableConfig, events, start: TableState | None = None) -> TableState:
+    """The table after a stored shoe's events (trusted: they were accepted once), from `start` or a fresh table."""
+    state = start or TableState(config)
+    for event in events:
+        state, _ = apply(state, event, trusted=True)
+    return state
+
+
+__all__ = [
+    "TABLE_DECKS",
+    "Delta",
+    "Forbidden",
+    "Notice",
+    "ShoeRules",
+    "ShoeState",
+    "TableConfig",
+    "TableState",
+    "apply",
+    "fold",
+    "index_of",
+    "keypad_round",
+    "numbered",
+    "played",
+    "round_json",
+]

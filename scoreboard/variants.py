@@ -1,130 +1,188 @@
-"""The five variants, each a pay table in one place, and settlement of a round's bets.
+"""The variants: one registry entry each, holding its bets and their pay tables. Settlement, the odds report, the
+rules pages, the boards' capabilities and the images all read it, so adding a variant is one entry and its tests.
 
-Odds are "to 1" winnings per unit staked. A bet either wins its odds, pushes (stake returned), or loses.
+Odds are "to 1" winnings per unit staked. A bet's rule maps a round to a win at its odds, PUSH (stake returned) or
+None (lost).
+
+>>> game = variant("super-six", super_six_pays=15)
+>>> list(game.bets), game.bets["super_six"].pays, game.marks_banker_six
+(['banker', 'player', 'tie', 'player_pair', 'banker_pair', 'super_six'], '15 to 1', True)
+>>> from scoreboard.play import check_round
+>>> [s.result for s in settle(game, check_round(["KH", "5D", "KS"], ["3S", "3C"]), [Bet("super_six", 10)])]
+['win']
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, Literal
 
 from .errors import Malformed, Refusal
 from .insurance import STAGES, offer_for
-from .play import BANKER, HAND_NAME, PLAYER, TIE, Round
+from .play import Round
+from .sides import BANKER, PLAYER, TIE, TITLE
 
-PUSH = "push"
+__all__ = [
+    "PUSH",
+    "VARIANTS",
+    "Bet",
+    "BetSpec",
+    "Settled",
+    "Variant",
+    "VariantEntry",
+    "check_super_six_pays",
+    "register",
+    "settle",
+    "unregister",
+    "variant",
+    "variant_names",
+]
+
+PUSH: Literal["push"] = "push"
 SUPER_SIX_PAYS = range(12, 18)  # RULINGS 5: 12 to 17, default 12
 
-# A bet's rule: the round -> its odds (a win), PUSH, or None (a loss).
-BetRule = Callable[[Round], "Fraction | str | None"]
+Pay = Fraction | Literal["push"] | None
+Rule = Callable[[Round], Pay]
 
 
-def _player(r: Round):
-    return Fraction(1) if r.winner == PLAYER else PUSH if r.winner == TIE else None
+@dataclass(frozen=True)
+class BetSpec:
+    """One bet of a variant: its name in the API, its title, how it pays (for people) and its rule.
 
+    `reads` says what of a round the rule looks at, for the odds engine: "result" (winner, points, card counts),
+    or "player_pair" / "banker_pair" (the pair flag alone). `needs_banker_points` marks bets a keypad result
+    cannot settle without the Banker's points (a Banker win on 6 pays differently).
+    """
 
-def _banker(on_six: Fraction, other: Fraction) -> BetRule:
-    def rule(r: Round):
-        if r.winner == TIE:
-            return PUSH
-        if r.winner != BANKER:
-            return None
-        return on_six if r.banker_six else other
-
-    return rule
-
-
-def _tie(r: Round):
-    return Fraction(8) if r.winner == TIE else None
-
-
-def _player_pair(r: Round):
-    return Fraction(11) if r.player_pair else None
-
-
-def _banker_pair(r: Round):
-    return Fraction(11) if r.banker_pair else None
-
-
-def _super_six(pays: int) -> BetRule:
-    return lambda r: Fraction(pays) if r.banker_six else None
-
-
-def _super_six_plus(r: Round):
-    """000: Banker wins on 6 with two cards pays 12 to 1, with three cards 20 to 1 (RULINGS 6)."""
-    if not r.banker_six:
-        return None
-    return Fraction(12) if r.banker_cards == 2 else Fraction(20)
-
-
-NO_COMMISSION_BANKER = _banker(on_six=Fraction(1, 2), other=Fraction(1))  # 004 rule 4.1, RULINGS 4
-COMMISSION_BANKER = _banker(on_six=Fraction(19, 20), other=Fraction(19, 20))  # 5% commission on Banker wins
-BASE_BETS = {"player": _player, "tie": _tie, "player_pair": _player_pair, "banker_pair": _banker_pair}
+    name: str
+    title: str
+    pays: str
+    rule: Rule = field(repr=False, compare=False)
+    reads: Literal["result", "player_pair", "banker_pair"] = "result"
+    needs_banker_points: bool = False
+    setting: str | None = None  # the table setting its pay depends on (listed with the odds report's rows)
 
 
 @dataclass(frozen=True)
 class Variant:
     name: str
     title: str
-    bets: dict[str, BetRule] = field(repr=False)
-    pays: dict[str, str] = field(repr=False)  # how each bet pays, for people
-    super_six_pays: int | None = None
-    insurance: bool = False
+    bets: Mapping[str, BetSpec] = field(repr=False)
+    marks_banker_six: bool = False  # the roads mark a Banker win on 6 (the Super 6 games, 002)
+    insurance: bool = False  # 003's insurance offers are made while dealing
+    settings: Mapping[str, Any] = field(default_factory=dict)  # the table settings it was made with
 
-    @property
-    def super_six_game(self) -> bool:
-        """Super 6 games mark a Banker win on 6 on the roads (002)."""
-        return "super_six" in self.bets or "super_six_plus" in self.bets
-
-    def rule(self, bet: str) -> BetRule:
+    def bet(self, name: str) -> BetSpec:
         try:
-            return self.bets[bet]
+            return self.bets[name]
         except KeyError:
             raise Refusal(
-                f"{bet!r} is not a bet at a {self.name} table: it takes {', '.join(self.bets)}", "unknown_bet"
+                f"{name!r} is not a bet at a {self.name} table: it takes {', '.join(self.bets)}", "unknown_bet"
             ) from None
 
+    def rule(self, name: str) -> Rule:
+        return self.bet(name).rule
 
-_BASE_PAYS = {"player": "1 to 1", "tie": "8 to 1", "player_pair": "11 to 1", "banker_pair": "11 to 1"}
-_NO_COMMISSION = {"banker": NO_COMMISSION_BANKER, **BASE_BETS}
-_NO_COMMISSION_PAYS = {"banker": "1 to 1, 1 to 2 on six", **_BASE_PAYS}
-
-VARIANT_NAMES = ("no-commission", "super-six-plus", "super-six", "insurance", "commission")
-
-
-def variant(name: str, super_six_pays: int = 12) -> Variant:
-    """The variant called `name` (004, 000, 001/002, 003, or the classic 5% commission game)."""
-    if name == "no-commission":
-        return Variant(name, "Non-Commission Baccarat", _NO_COMMISSION, _NO_COMMISSION_PAYS)
-    if name == "super-six-plus":
-        return Variant(
-            name,
-            "Non-Commission Baccarat with Super Six Plus",
-            {**_NO_COMMISSION, "super_six_plus": _super_six_plus},
-            {**_NO_COMMISSION_PAYS, "super_six_plus": "12 to 1 on two cards, 20 to 1 on three"},
-        )
-    if name == "super-six":
-        pays = check_super_six_pays(super_six_pays)
-        return Variant(
-            name,
-            "Baccarat Super Six",
-            {**_NO_COMMISSION, "super_six": _super_six(pays)},
-            {**_NO_COMMISSION_PAYS, "super_six": f"{pays} to 1"},
-            super_six_pays=pays,
-        )
-    if name == "insurance":
-        return Variant(
-            name, "Non-Commission Baccarat with Insurance", _NO_COMMISSION, _NO_COMMISSION_PAYS, insurance=True
-        )
-    if name == "commission":
-        return Variant(
-            name, "Baccarat", {"banker": COMMISSION_BANKER, **BASE_BETS}, {"banker": "0.95 to 1", **_BASE_PAYS}
-        )
-    raise Refusal(f"unknown variant {name!r}: choose one of {', '.join(VARIANT_NAMES)}", "bad_variant", status=400)
+    def capabilities(self) -> dict:
+        """What a display needs to know of the game: the Super 6 mark, insurance offers, the side bets."""
+        return {
+            "banker_six": self.marks_banker_six,
+            "insurance": self.insurance,
+            "bets": [{"bet": b.name, "title": b.title, "pays": b.pays} for b in self.bets.values()],
+        }
 
 
-def check_super_six_pays(pays) -> int:
+@dataclass(frozen=True)
+class VariantEntry:
+    """A registry entry: how to make the variant from a table's settings, and the settings the odds report lists."""
+
+    name: str
+    make: Callable[..., Variant]
+    report_settings: tuple[dict, ...] = ({},)
+    rules: str = ""  # the game's source in the rule documents, for the rules page
+
+
+# -- the bets every game shares -----------------------------------------------------------------------------------
+
+
+def _player(r: Round) -> Pay:
+    return Fraction(1) if r.winner == PLAYER else PUSH if r.winner == TIE else None
+
+
+def banker_bet(on_six: Fraction, other: Fraction, pays: str) -> BetSpec:
+    """The Banker bet: pushes on a tie (RULINGS 7), pays `on_six` when the Banker wins on 6, else `other`."""
+
+    def rule(r: Round) -> Pay:
+        if r.winner == TIE:
+            return PUSH
+        if r.winner != BANKER:
+            return None
+        return on_six if r.banker_six else other
+
+    return BetSpec("banker", TITLE[BANKER], pays, rule, needs_banker_points=on_six != other)
+
+
+def _tie(r: Round) -> Pay:
+    return Fraction(8) if r.winner == TIE else None
+
+
+def _player_pair(r: Round) -> Pay:
+    return Fraction(11) if r.player_pair else None
+
+
+def _banker_pair(r: Round) -> Pay:
+    return Fraction(11) if r.banker_pair else None
+
+
+PLAYER_BET = BetSpec("player", TITLE[PLAYER], "1 to 1", _player)
+TIE_BET = BetSpec("tie", TITLE[TIE], "8 to 1", _tie)
+PAIR_BETS = (
+    BetSpec("player_pair", "Player Pair", "11 to 1", _player_pair, reads="player_pair"),
+    BetSpec("banker_pair", "Banker Pair", "11 to 1", _banker_pair, reads="banker_pair"),
+)
+NO_COMMISSION_BANKER = banker_bet(Fraction(1, 2), Fraction(1), "1 to 1, 1 to 2 on six")  # 004 rule 4.1, RULINGS 4
+COMMISSION_BANKER = banker_bet(Fraction(19, 20), Fraction(19, 20), "0.95 to 1")  # 5% commission on Banker wins
+
+
+def bets(*specs: BetSpec) -> dict[str, BetSpec]:
+    """A variant's bets in the order the boards and the report list them."""
+    return {b.name: b for b in specs}
+
+
+def _no_commission_bets(*side: BetSpec) -> dict[str, BetSpec]:
+    return bets(NO_COMMISSION_BANKER, PLAYER_BET, TIE_BET, *PAIR_BETS, *side)
+
+
+def _super_six(pays: int) -> BetSpec:
+    return BetSpec(
+        "super_six",
+        "Super 6",
+        f"{pays} to 1",
+        lambda r: Fraction(pays) if r.banker_six else None,
+        needs_banker_points=True,
+        setting="super_six_pays",
+    )
+
+
+def _super_six_plus(r: Round) -> Pay:
+    """000: Banker wins on 6 with two cards pays 12 to 1, with three cards 20 to 1 (RULINGS 6)."""
+    if not r.banker_six:
+        return None
+    return Fraction(12) if r.banker_cards == 2 else Fraction(20)
+
+
+SUPER_SIX_PLUS = BetSpec(
+    "super_six_plus",
+    "Super Six Plus",
+    "12 to 1 on two cards, 20 to 1 on three",
+    _super_six_plus,
+    needs_banker_points=True,
+)
+
+
+def check_super_six_pays(pays: object) -> int:
     if isinstance(pays, bool) or not isinstance(pays, int) or pays not in SUPER_SIX_PAYS:
         raise Refusal(
             f"super_six_pays must be a whole number from 12 to 17 (12 to 1 up to 17 to 1), not {pays!r}",
@@ -134,10 +192,92 @@ def check_super_six_pays(pays) -> int:
     return pays
 
 
+# -- the registry -------------------------------------------------------------------------------------------------
+
+
+def _no_commission(**_: Any) -> Variant:
+    return Variant("no-commission", "Non-Commission Baccarat", _no_commission_bets())
+
+
+def _super_six_plus_game(**_: Any) -> Variant:
+    return Variant(
+        "super-six-plus",
+        "Non-Commission Baccarat with Super Six Plus",
+        _no_commission_bets(SUPER_SIX_PLUS),
+        marks_banker_six=True,
+    )
+
+
+def _super_six_game(super_six_pays: int = 12, **_: Any) -> Variant:
+    pays = check_super_six_pays(super_six_pays)
+    return Variant(
+        "super-six",
+        "Baccarat Super Six",
+        _no_commission_bets(_super_six(pays)),
+        marks_banker_six=True,
+        settings={"super_six_pays": pays},
+    )
+
+
+def _insurance(**_: Any) -> Variant:
+    return Variant("insurance", "Non-Commission Baccarat with Insurance", _no_commission_bets(), insurance=True)
+
+
+def _commission(**_: Any) -> Variant:
+    return Variant("commission", "Baccarat", bets(COMMISSION_BANKER, PLAYER_BET, TIE_BET, *PAIR_BETS))
+
+
+VARIANTS: dict[str, VariantEntry] = {}
+
+
+def register(entry: VariantEntry) -> None:
+    """Add a variant to the registry (a plug-in, or a test's fixture)."""
+    if entry.name in VARIANTS:
+        raise ValueError(f"variant {entry.name!r} is already registered")
+    VARIANTS[entry.name] = entry
+
+
+def unregister(name: str) -> None:
+    del VARIANTS[name]
+
+
+for _entry in (
+    VariantEntry("no-commission", _no_commission, rules="RWS Non-Commission Baccarat (ETG), v5"),
+    VariantEntry("super-six-plus", _super_six_plus_game, rules="RWS Non-Commission Baccarat with Super Six Plus"),
+    VariantEntry(
+        "super-six",
+        _super_six_game,
+        tuple({"super_six_pays": p} for p in SUPER_SIX_PAYS),
+        rules="Baccarat Super Six side bet, pays 12 to 17 to 1",
+    ),
+    VariantEntry("insurance", _insurance, rules="RWS Non-Commission Baccarat with Insurance, v4"),
+    VariantEntry("commission", _commission, rules="Classic baccarat, 5% commission on Banker wins"),
+):
+    register(_entry)
+
+VARIANT_NAMES = tuple(VARIANTS)  # the built-in ones
+
+
+def variant_names() -> tuple[str, ...]:
+    """Every registered variant, built-in ones first."""
+    return tuple(VARIANTS)
+
+
+def variant(name: str, super_six_pays: int = 12) -> Variant:
+    """The variant called `name`, made with the table's settings."""
+    entry = VARIANTS.get(name)
+    if entry is None:
+        raise Refusal(f"unknown variant {name!r}: choose one of {', '.join(VARIANTS)}", "bad_variant", status=400)
+    return entry.make(super_six_pays=super_six_pays)
+
+
+# -- settlement ---------------------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Bet:
     bet: str  # "player", "banker", "tie", ..., or "player_insurance" / "banker_insurance"
-    stake: Fraction
+    stake: Fraction | int | str
     stage: str | None = None  # insurance only: "four_cards" or "player_third"
 
 
@@ -165,9 +305,9 @@ class Settled:
         }
 
 
-def _stake(value) -> Fraction:
+def _stake(value: object) -> Fraction:
     try:
-        stake = Fraction(value)
+        stake = Fraction(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         raise Malformed(f"a stake must be a number, not {value!r}", "bad_stake") from None
     if stake <= 0:
@@ -175,40 +315,48 @@ def _stake(value) -> Fraction:
     return stake
 
 
-def settle(game: Variant, round: Round, bets) -> list[Settled]:
+INSURANCE_BETS = {"player_insurance": PLAYER, "banker_insurance": BANKER}
+
+
+def settle(game: Variant, round: Round, placed: Iterable[Bet]) -> list[Settled]:
     """Each bet's result and winnings. A void returns every bet; a tie pushes Player and Banker (RULINGS 7)."""
-    bets = [Bet(b.bet, _stake(b.stake), b.stage) for b in bets]
-    originals = {b.bet: b.stake for b in bets if b.bet in ("player", "banker")}
-    for b in bets:
+    wagers = [Bet(b.bet, _stake(b.stake), b.stage) for b in placed]
+    originals = {b.bet: Fraction(b.stake) for b in wagers if b.bet in ("player", "banker")}
+    for b in wagers:
         if b.bet.endswith("_insurance"):
             _check_insurance_bet(game, b, originals)
         else:
-            game.rule(b.bet)
+            game.bet(b.bet)
     if round.void:
-        return [Settled(b.bet, b.stake, "void", Fraction(0), b.stage) for b in bets]
-    # Without commission a Banker win on 6 pays 1 to 2 and decides the Super 6 bets: a keypad result must say.
-    if (
-        round.winner == BANKER
-        and round.banker_points is None
-        and game.name != "commission"
-        and any(b.bet in ("banker", "super_six", "super_six_plus") for b in bets)
-    ):
-        raise Refusal(
-            "the Banker's points are needed to settle Banker bets: a Banker win on 6 pays differently", "points_needed"
-        )
+        return [Settled(b.bet, Fraction(b.stake), "void", Fraction(0), b.stage) for b in wagers]
+    if round.winner == BANKER and round.banker_points is None:
+        unsettled = [b.bet for b in wagers if b.bet in game.bets and game.bets[b.bet].needs_banker_points]
+        if unsettled:
+            raise Refusal(
+                f"the Banker's points are needed to settle {', '.join(unsettled)}: a Banker win on 6 pays differently",
+                "points_needed",
+            )
     settled = [
-        _settle_insurance(round, b) if b.bet.endswith("_insurance") else _settle_one(game, round, b) for b in bets
+        _settle_insurance(round, b) if b.bet.endswith("_insurance") else _settle_one(game, round, b) for b in wagers
     ]
     return _cap_insurance(settled, originals)
 
 
+def returned(pay: Pay) -> Fraction:
+    """What a unit stake gives back for a rule's answer: odds + 1 on a win, 1 on a push, 0 on a loss."""
+    if pay is None:
+        return Fraction(0)
+    return Fraction(1) if pay == PUSH else Fraction(pay) + 1
+
+
 def _settle_one(game: Variant, round: Round, bet: Bet) -> Settled:
-    odds = game.rule(bet.bet)(round)
-    if odds is None:
-        return Settled(bet.bet, bet.stake, "lose", Fraction(0))
-    if odds == PUSH:
-        return Settled(bet.bet, bet.stake, "push", Fraction(0))
-    return Settled(bet.bet, bet.stake, "win", bet.stake * odds)
+    pay = game.rule(bet.bet)(round)
+    stake = Fraction(bet.stake)
+    if pay is None:
+        return Settled(bet.bet, stake, "lose", Fraction(0))
+    if pay == PUSH:
+        return Settled(bet.bet, stake, "push", Fraction(0))
+    return Settled(bet.bet, stake, "win", stake * Fraction(pay))
 
 
 def _check_insurance_bet(game: Variant, bet: Bet, originals: dict) -> None:
@@ -217,13 +365,12 @@ def _check_insurance_bet(game: Variant, bet: Bet, originals: dict) -> None:
             f"{bet.bet} is not a bet at a {game.name} table: insurance is offered only at insurance tables (003)",
             "unknown_bet",
         )
-    if bet.bet not in ("player_insurance", "banker_insurance"):
+    hand = INSURANCE_BETS.get(bet.bet)
+    if hand is None:
         raise Refusal(f"{bet.bet!r} is not a bet: insurance is player_insurance or banker_insurance", "unknown_bet")
-    hand = bet.bet.removesuffix("_insurance")
-    if hand not in originals:
+    if bet.bet.removesuffix("_insurance") not in originals:
         raise Refusal(
-            f"{HAND_NAME[hand[0].upper()]} insurance is offered only against an original "
-            f"{HAND_NAME[hand[0].upper()]} bet (003 rule 4.1.3)",
+            f"{TITLE[hand]} insurance is offered only against an original {TITLE[hand]} bet (003 rule 4.1.3)",
             "insurance_without_bet",
         )
     if bet.stage not in STAGES:
@@ -231,22 +378,22 @@ def _check_insurance_bet(game: Variant, bet: Bet, originals: dict) -> None:
 
 
 def _settle_insurance(round: Round, bet: Bet) -> Settled:
-    hand = PLAYER if bet.bet == "player_insurance" else BANKER
-    offer = offer_for(round.player, round.banker, hand, bet.stage)
+    hand = INSURANCE_BETS[bet.bet]
+    stage = bet.stage or ""
+    stake = Fraction(bet.stake)
+    offer = offer_for(round.player, round.banker, hand, stage)
     if offer is None:
         raise Refusal(
-            f"no {HAND_NAME[hand]} insurance was offered at {bet.stage.replace('_', ' ')} in this round "
-            "(003 rule 4.1.2)",
+            f"no {TITLE[hand]} insurance was offered at {stage.replace('_', ' ')} in this round (003 rule 4.1.2)",
             "no_insurance_offer",
         )
-    loser = BANKER if round.winner == PLAYER else PLAYER if round.winner == BANKER else None
-    if loser == hand:
-        return Settled(bet.bet, bet.stake, "win", bet.stake * offer.odds, bet.stage)
     if round.winner == TIE:
         if offer.tie_pays:
-            return Settled(bet.bet, bet.stake, "win", bet.stake * offer.odds, bet.stage)
-        return Settled(bet.bet, bet.stake, "push", Fraction(0), bet.stage)  # 003 rule 3.9
-    return Settled(bet.bet, bet.stake, "lose", Fraction(0), bet.stage)
+            return Settled(bet.bet, stake, "win", stake * offer.odds, stage)
+        return Settled(bet.bet, stake, "push", Fraction(0), stage)  # 003 rule 3.9
+    if round.winner is not None and round.winner != hand:  # the insured hand lost
+        return Settled(bet.bet, stake, "win", stake * offer.odds, stage)
+    return Settled(bet.bet, stake, "lose", Fraction(0), stage)
 
 
 def _cap_insurance(settled: list[Settled], originals: dict) -> list[Settled]:

@@ -4,11 +4,12 @@ import json
 import random
 
 import pytest
+from click.testing import CliRunner
 
 from scoreboard.cards import ALL_CARDS
+from scoreboard.cli import main
 from scoreboard.play import Deal
-from scoreboard.roads import RoadRound, Roads
-from tests.conftest import TOKEN
+from tests.conftest import OPERATOR, TOKEN
 
 
 def view(client, table="T1"):
@@ -80,17 +81,19 @@ def test_whole_round_and_keypad_result(client, shoe):
 
 def test_void_of_the_round_being_dealt(client, shoe):
     ok(shoe({"type": "card", "card": "9H"}))
-    body = ok(shoe({"type": "void", "reason": "card exposed", "operator": "pit boss 7"}))
+    body = ok(shoe({"type": "void", "reason": "card exposed", "operator": "a name the caller chose"}, token=OPERATOR))
     assert body["results"][0]["kind"] == "void" and body["table"]["phase"] == "ready"
     [r] = client.get("/api/tables/T1/rounds").get_json()["rounds"]
-    assert r["void"] and r["round"] is None and "card exposed" in r["reason"] and "pit boss 7" in r["reason"]
+    assert r["void"] and r["round"] is None and r["reason"] == "card exposed" and "operator" not in r
+    [seen] = client.get("/api/tables/T1/rounds", headers={"Authorization": f"Bearer {OPERATOR}"}).get_json()["rounds"]
+    assert seen["operator"] == "pit", "the operator is the token's name, never a field the caller chooses"
     assert client.get("/api/tables/T1/roads").get_json()["rounds"] == 0
 
 
 def test_void_of_an_earlier_round_rebuilds_the_roads(client, shoe):
     for w in ("B", "B", "P"):
         ok(shoe({"type": "result", "winner": w}))
-    ok(shoe({"type": "void", "round": 2, "reason": "misdeal found on camera", "operator": "supervisor"}))
+    ok(shoe({"type": "void", "round": 2, "reason": "misdeal found on camera"}, token=OPERATOR))
     roads = client.get("/api/tables/T1/roads").get_json()
     assert [c["winner"] for c in roads["bead"]["cells"]] == ["B", "P"]
     assert [c["round"] for c in roads["bead"]["cells"]] == [1, 2], "voided rounds are not numbered"
@@ -101,8 +104,8 @@ def test_void_of_an_earlier_round_rebuilds_the_roads(client, shoe):
 def test_correct_by_cards_and_by_result(client, shoe):
     ok(shoe({"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}))
     ok(shoe({"type": "result", "winner": "B", "banker_points": 7, "player_points": 2}))
-    ok(shoe({"type": "correct", "round": 1, "operator": "pit", "player": ["KH", "2D", "KS"], "banker": ["2S", "5C"]}))
-    ok(shoe({"type": "correct", "round": 2, "operator": "pit", "winner": "P"}))
+    ok(shoe({"type": "correct", "round": 1, "player": ["KH", "2D", "KS"], "banker": ["2S", "5C"]}, token=OPERATOR))
+    ok(shoe({"type": "correct", "round": 2, "winner": "P"}, token=OPERATOR))
     roads = client.get("/api/tables/T1/roads").get_json()
     assert [c["winner"] for c in roads["bead"]["cells"]] == ["B", "P"]
     assert roads["big_road"]["columns"][0][0]["winner"] == "B"
@@ -181,26 +184,36 @@ def test_a_shoe_fed_card_by_card_gives_the_core_rounds_and_roads(client, feed, s
     assert [(r["player"], r["banker"], r["winner"]) for r in rounds] == [
         (list(r.player), list(r.banker), r.winner) for r in expected
     ]
-    core = Roads.build(
-        RoadRound(
-            r.winner, r.player_pair, r.banker_pair, r.natural, r.banker_six, r.banker_cards if r.banker_six else None
-        )
+    # T1 is a Super 6 game: its roads are the rounds' winners and flags, Banker sixes marked, as the roads command
+    # draws them from the same flags (the public contract for roads from rounds).
+    flags = [
+        {
+            "winner": r.winner,
+            "player_pair": r.player_pair,
+            "banker_pair": r.banker_pair,
+            "natural": r.natural,
+            "banker_six": r.winner == "B" and r.banker_points == 6,
+            **({"banker_cards": len(r.banker)} if r.winner == "B" and r.banker_points == 6 else {}),
+        }
         for r in expected
-    ).as_json()
-    assert client.get("/api/tables/T1/roads").get_json() == json.loads(json.dumps(core))
+    ]
+    drawn = CliRunner().invoke(main, ["roads", "-", "--compact"], input=json.dumps(flags))
+    assert drawn.exit_code == 0, drawn.output
+    assert client.get("/api/tables/T1/roads").get_json() == json.loads(drawn.output)
 
 
 def test_a_retried_seq_is_acknowledged_and_not_dealt_twice(client, shoe):
-    ok(shoe({"type": "card", "card": "9H", "seq": 10}))
+    keypad = {"feed": "keypad"}  # seqs rise per feed: this one starts its own
+    ok(shoe({"type": "card", "card": "9H", "seq": 10, **keypad}))
     version = client.get("/api/tables/T1").get_json()["version"]
-    again = ok(shoe({"type": "card", "card": "9H", "seq": 10, "at": "2026-11-22T01:00:01Z"}))
+    again = ok(shoe({"type": "card", "card": "9H", "seq": 10, "at": "2026-11-22T01:00:01Z", **keypad}))
     assert again["results"][0]["duplicate"] and again["applied"] == 1
     state = client.get("/api/tables/T1").get_json()
     assert state["version"] == version and state["deal"]["player"] == ["9H"]
     before = view(client)
-    refused(client, shoe({"type": "card", "card": "2C", "seq": 10}), 409, "seq_conflict", before=before)
-    refused(client, shoe({"type": "card", "card": "2C", "seq": 9}), 409, "seq_out_of_order", before=before)
-    ok(shoe({"type": "card", "card": "2C", "seq": 11}))
+    refused(client, shoe({"type": "card", "card": "2C", "seq": 10, **keypad}), 409, "seq_conflict", before=before)
+    refused(client, shoe({"type": "card", "card": "2C", "seq": 9, **keypad}), 409, "seq_out_of_order", before=before)
+    ok(shoe({"type": "card", "card": "2C", "seq": 11, **keypad}))
 
 
 def test_a_list_applies_in_order_and_stops_at_the_first_refused(client, shoe):
@@ -255,12 +268,12 @@ def test_not_json_is_400(client, shoe):
         ({"type": "round", "player": ["9H", "ZZ"], "banker": ["2C", "3S"]}, "bad_card"),
         ({"type": "result", "winner": "X"}, "bad_winner"),
         ({"type": "result", "winner": "B", "banker_points": 12}, "bad_points"),
-        ({"type": "void", "reason": "x"}, "operator_required"),
-        ({"type": "void", "operator": "pit"}, "reason_required"),
+        ({"type": "void"}, "reason_required"),
+        ({"type": "void", "reason": ""}, "reason_required"),
         ({"type": "card", "card": "9H", "seq": -1}, "bad_seq"),
         ({"type": "shoe", "decks": 9}, "bad_decks"),
         ({"type": "burn"}, "bad_burn"),
-        ({"type": "correct", "operator": "pit", "winner": "B"}, "bad_round_number"),
+        ({"type": "correct", "winner": "B"}, "bad_round_number"),
     ],
 )
 def test_malformed_events_are_400(client, shoe, event, code):
@@ -317,21 +330,11 @@ def body_code(event):
 
 def test_void_or_correct_of_a_round_that_does_not_exist_is_409(client, shoe):
     before = view(client)
-    refused(
-        client,
-        shoe({"type": "void", "round": 3, "reason": "x", "operator": "pit"}),
-        409,
-        "no_such_round",
-        before=before,
-    )
-    refused(client, shoe({"type": "void", "reason": "x", "operator": "pit"}), 409, "no_round", before=before)
-    refused(
-        client,
-        shoe({"type": "correct", "round": 1, "operator": "pit", "winner": "B"}),
-        409,
-        "no_such_round",
-        before=before,
-    )
+    void = shoe({"type": "void", "round": 3, "reason": "x"}, token=OPERATOR)
+    refused(client, void, 409, "no_such_round", before=before)
+    refused(client, shoe({"type": "void", "reason": "x"}, token=OPERATOR), 409, "no_round", before=before)
+    correct = shoe({"type": "correct", "round": 1, "winner": "B"}, token=OPERATOR)
+    refused(client, correct, 409, "no_such_round", before=before)
 
 
 def test_read_api(client, shoe):
@@ -356,10 +359,11 @@ def test_a_restart_folds_the_log_back_to_the_same_tables(app, client, shoe, tmp_
     ok(shoe({"type": "result", "winner": "B"}))
     ok(shoe({"type": "shoe", "shoe": "S2"}))
     ok(shoe({"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]}))
-    ok(shoe({"type": "card", "card": "4H", "seq": 7}))
+    ok(shoe({"type": "card", "card": "4H", "seq": 10**12}))
     before = [view(client, t) for t in ("T1", "T2", "INS")]
     from scoreboard.service import create_app
 
+    app.extensions["scoreboard"].close()  # one server per log: the first one stops
     again = create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], "TABLES_FILE": str(tables_file)})
     other = again.test_client()
     assert [view(other, t) for t in ("T1", "T2", "INS")] == before
@@ -367,11 +371,12 @@ def test_a_restart_folds_the_log_back_to_the_same_tables(app, client, shoe, tmp_
     assert state["shoe"]["number"] == 2 and state["version"] == 5 and state["deal"]["player"] == ["4H"]
     r = other.post(
         "/api/tables/T1/feed",
-        json={"type": "card", "card": "4H", "seq": 7},
+        json={"type": "card", "card": "4H", "seq": 10**12},
         headers={"Authorization": f"Bearer {TOKEN}"},
     )
     assert r.get_json()["results"][0]["duplicate"]
     assert other.get("/api/tables/T1/rounds?shoe=1").get_json()["rounds"][0]["winner"] == "B"
+    again.extensions["scoreboard"].close()
 
 
 @pytest.mark.parametrize(
@@ -392,7 +397,7 @@ def test_a_restart_folds_the_log_back_to_the_same_tables(app, client, shoe, tmp_
         ),
         (
             [{"type": "shoe"}, {"type": "result", "winner": "B"}],
-            {"type": "correct", "round": 1, "operator": "pit", "player": ["KH", "6D", "2S"], "banker": ["3S", "3C"]},
+            {"type": "correct", "round": 1, "player": ["KH", "6D", "2S"], "banker": ["3S", "3C"]},
             422,
             "table_of_play",
         ),
@@ -404,4 +409,5 @@ def test_each_event_type_refused_as_feed_md_says(client, feed, setup, event, sta
     for e in setup:
         ok(feed(e))
     before = view(client)
-    refused(client, feed(event), status, code, before=before)
+    token = OPERATOR if event["type"] == "correct" else None
+    refused(client, feed(event, token=token), status, code, before=before)

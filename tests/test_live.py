@@ -74,10 +74,10 @@ def test_a_round_produces_one_delta_per_display(server, displays):
     other_table = displays("T2")
     version = screens[0].snapshot["version"]
     post_ok(server, {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]})
+    post_ok(server, {"type": "cut"})  # a marker: updates arrive in order, so once it is in, the round's are all in
     for s in screens:
-        [delta] = s.wait_for(1)
-        time.sleep(0.05)
-        assert len(s.updates) == 1, "exactly one delta per display"
+        delta, marker = s.wait_for(2)[:2]
+        assert marker["kind"] == "cut" and len(s.updates) == 2, "exactly one delta per display for the round"
         assert delta["version"] == version + 1 and delta["kind"] == "round" and delta["table"] == "T1"
         assert delta["cells"]["bead"]["winner"] == "B" and delta["cells"]["bead"]["banker_six"]
         assert delta["cells"]["big_road"] == {**delta["cells"]["big_road"], "col": 0, "row": 0}
@@ -117,7 +117,7 @@ def test_sigkill_mid_round_loses_nothing_acknowledged(tmp_path, tables_file):
         post_ok(first, {"type": "shoe", "shoe": "S1"})
         post_ok(first, {"type": "round", "player": ["KH", "9D"], "banker": ["2S", "5C"]})
         for i, card in enumerate(("4H", "KC", "QD")):
-            post_ok(first, {"type": "card", "card": card, "seq": 100 + i})
+            post_ok(first, {"type": "card", "card": card, "seq": 100 + i, "feed": "keypad"})
         before = first.get("/api/tables/T1").json()
         roads = first.get("/api/tables/T1/roads").json()
     finally:
@@ -128,10 +128,10 @@ def test_sigkill_mid_round_loses_nothing_acknowledged(tmp_path, tables_file):
         assert after == before, "the restarted table is exactly the acknowledged one, half-dealt round included"
         assert second.get("/api/tables/T1/roads").json() == roads
         assert after["phase"] == "dealing" and after["deal"]["player"] == ["4H", "QD"]
-        retry = post_ok(second, {"type": "card", "card": "QD", "seq": 102})
+        retry = post_ok(second, {"type": "card", "card": "QD", "seq": 102, "feed": "keypad"})
         assert retry["results"][0]["duplicate"], "the log remembers seqs across a restart"
-        post_ok(second, {"type": "card", "card": "7S", "seq": 103})  # Banker 7; Player 4 draws
-        done = post_ok(second, {"type": "card", "card": "2D", "seq": 104})
+        post_ok(second, {"type": "card", "card": "7S", "seq": 103, "feed": "keypad"})  # Banker 7; Player 4 draws
+        done = post_ok(second, {"type": "card", "card": "2D", "seq": 104, "feed": "keypad"})
         assert done["results"][0]["kind"] == "round" and done["table"]["rounds"] == 2
     finally:
         second.kill(signal.SIGTERM)

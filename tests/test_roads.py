@@ -1,4 +1,5 @@
-"""The roads of roads.md: the worked examples, the named edge cases, the JSON contract and the CLI."""
+"""The road rules of docs/roads.md: the worked cases of tests/data/road_cases.json, the named edge cases, the JSON
+contract and the CLI."""
 
 import json
 from pathlib import Path
@@ -10,8 +11,8 @@ from scoreboard.cli import main
 from scoreboard.errors import Malformed
 from scoreboard.roads import RoadRound, Roads, Thresholds, parse_results
 
-VECTORS = json.loads((Path(__file__).parents[1] / ".." / "shared" / "vectors" / "roads-examples.json").read_text())
-EXAMPLES = VECTORS["examples"]
+CASES = json.loads((Path(__file__).parent / "data" / "road_cases.json").read_text())["cases"]
+DERIVED = ("big_eye", "small", "cockroach")
 
 
 def roads_of(results: str) -> dict:
@@ -30,26 +31,37 @@ def cells(j, name):
     return [(c["col"], c["row"]) for col in j[name]["columns"] for c in col]
 
 
-def check_example(j, example):
-    assert j["big_road"]["leading_ties"] == example["leading_ties"]
-    assert big(j) == example["big_road"]
-    for name in ("big_eye", "small", "cockroach"):
-        assert derived(j, name) == example[name], name
+def as_columns(j, name, key):
+    """A road of the roads JSON in the layout of road_cases.json: each logical column's mark and its cells."""
+    out = []
+    for col in j[name]["columns"]:
+        marks = {c[key] for c in col}
+        assert len(marks) == 1, f"{name}: a logical column holds one mark, not {marks}"
+        out.append({"mark": marks.pop(), "at": [[c["col"], c["row"]] for c in col]})
+    return out
+
+
+def check_case(j, case):
+    assert j["big_road"]["leading_ties"] == case["leading_ties"]
+    assert as_columns(j, "big_road", "winner") == case["big_road"]
+    ties = [[c["col"], c["row"], c["ties"]] for col in j["big_road"]["columns"] for c in col if c["ties"]]
+    assert ties == case["ties_at"]
+    for name in DERIVED:
+        assert as_columns(j, name, "colour") == case[name], name
     for side in "PB":
-        for name in ("big_eye", "small", "cockroach"):
-            assert j["predict"][side][name] == example["predict"][side][name], (side, name)
+        assert [j["predict"][side][name] for name in DERIVED] == case["ask"][side], side
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e["results"] for e in EXAMPLES])
-def test_worked_example_python_api(example):
-    check_example(roads_of(example["results"]), example)
+@pytest.mark.parametrize("case", CASES, ids=[c["results"] for c in CASES])
+def test_worked_case_python_api(case):
+    check_case(roads_of(case["results"]), case)
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e["results"] for e in EXAMPLES])
-def test_worked_example_cli(example):
-    out = CliRunner().invoke(main, ["roads", example["results"]])
+@pytest.mark.parametrize("case", CASES, ids=[c["results"] for c in CASES])
+def test_worked_case_cli(case):
+    out = CliRunner().invoke(main, ["roads", case["results"]])
     assert out.exit_code == 0, out.output
-    check_example(json.loads(out.output), example)
+    check_case(json.loads(out.output), case)
 
 
 def test_a_shoe_that_opens_with_ties():
@@ -104,8 +116,8 @@ def test_a_new_column_moves_right_past_a_tail_on_row_0():
 
 
 def test_b8_p6_b6_p():
-    example = next(e for e in EXAMPLES if e["results"] == "BBBBBBBBPPPPPPBBBBBBP")
-    check_example(roads_of("B" * 8 + "P" * 6 + "B" * 6 + "P"), example)
+    case = next(c for c in CASES if c["results"] == "BBBBBBBBPPPPPPBBBBBBP")
+    check_case(roads_of("B" * 8 + "P" * 6 + "B" * 6 + "P"), case)
 
 
 @pytest.mark.parametrize("results, first_small", [("BPB", None), ("BPBB", (0, 0)), ("BPBP", (0, 0))])

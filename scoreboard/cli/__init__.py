@@ -12,12 +12,15 @@ if sys.argv[1:2] == ["serve"]:
 
 import click
 
-from .common import or_fail
 from .odds import odds
+from .operator import COMMANDS as OPERATOR_COMMANDS
+from .render import render
+from .replay import replay
 from .roads import roads
 from .serve import serve
+from .verify import verify
 
-__all__ = ["main", "or_fail"]
+__all__ = ["main"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,5 +28,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, serve):
+for command in (odds, roads, render, serve, replay, verify, *OPERATOR_COMMANDS):
     main.add_command(command)

@@ -106,8 +106,11 @@ class Roads:
         col, row = self._next_logical(winner)
         lengths = self.big_road.lengths
         big_col, big_row, _ = self.big_road.next_cell(winner)
-        out = {"bead": {"col": n // self.rows, "row": n % self.rows}, "big_road": {"col": big_col, "row": big_row}}
-        cells = {}
+        out: dict[str, object] = {
+            "bead": {"col": n // self.rows, "row": n % self.rows},
+            "big_road": {"col": big_col, "row": big_row},
+        }
+        cells: dict[str, dict | None] = {}
         for name, k in DERIVED:
             colour = derived_colour(lengths, col, row, k)
             out[name] = colour

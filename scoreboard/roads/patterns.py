@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from ..errors import Malformed
-
-SIDE = {"B": "Banker", "P": "Player"}
+from ..sides import NAME, OTHER, TITLE
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) 
     found = []
     winner, length = columns[-1]
     if length >= t.long:
-        found.append({"pattern": f"long_{SIDE[winner].lower()}", "label": f"Long {SIDE[winner]}", "length": length})
+        found.append({"pattern": f"long_{NAME[winner]}", "label": f"Long {TITLE[winner]}", "length": length})
     lengths = [n for _, n in columns]
     singles = _trailing(lengths, lambda n: n == 1)
     if singles >= t.ping_pong:
@@ -69,7 +68,7 @@ def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) 
         found.append(
             {
                 "pattern": "one_hall_two_rooms",
-                "label": f"One {SIDE[hall]} two {SIDE['PB'[hall == 'P']]}",
+                "label": f"One {TITLE[hall]} two {TITLE[OTHER[hall]]}",
                 "length": rooms,
             }
         )
@@ -78,8 +77,8 @@ def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) 
         if len(mine) == t.streaks and all(n >= 2 for n in mine):
             found.append(
                 {
-                    "pattern": f"{SIDE[side].lower()}_streaks",
-                    "label": f"Every {SIDE[side]} a streak",
+                    "pattern": f"{NAME[side]}_streaks",
+                    "label": f"Every {TITLE[side]} a streak",
                     "length": len(mine),
                 }
             )

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 from flask import Flask
 
-from .config import DEMO_TABLES, load_tables
+from .config import DEMO, Config, load_config
 from .extensions import socketio
 from .hub import TableHub
-from .live import room
-from .store import EventLog
+from .live import Live, room
+from .runner import runner_for
+from .store import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]  # templates/ and static/ sit beside the package
 
@@ -22,6 +22,7 @@ class Defaults:
     DATABASE = None  # default: instance/scoreboard.sqlite3
     TABLES_FILE = None  # default: the demo tables
     MAX_CONTENT_LENGTH = 1024 * 1024
+    WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -35,46 +36,39 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config.from_prefixed_env("SCOREBOARD")
     if overrides:
         app.config.update(overrides)
-    app.json.sort_keys = False  # keep the contract's field order: people read these too
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the contract's field order: people read it too
     os.makedirs(app.instance_path, exist_ok=True)
     db = app.config["DATABASE"] or os.path.join(app.instance_path, "scoreboard.sqlite3")
+    # The simulated shoes' secrets (seed and order until the shoe ends) sit beside the log they belong to.
+    app.config.setdefault("SIMULATOR_DIR", db + ".simulator")
 
-    if app.config["TABLES_FILE"]:
-        configs, simulated = load_tables(app.config["TABLES_FILE"])
-    else:
-        configs, simulated = list(DEMO_TABLES), {c.id for c in DEMO_TABLES}
-    app.config["SIMULATED_TABLES"] = simulated
+    config: Config = load_config(app.config["TABLES_FILE"]) if app.config["TABLES_FILE"] else DEMO
+    app.config["SIMULATED_TABLES"] = config.simulated
+    app.config["SCOREBOARD_CONFIG"] = config
 
     socketio.init_app(
         app, async_mode=app.config["ASYNC_MODE"], cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS")
     )
-    hub = TableHub(configs, EventLog(db), publish=_publisher, offload=_log_worker(app.config["ASYNC_MODE"]))
+    socketio.on_namespace(Live("/", socketio))
+    hub = TableHub(
+        config.tables,
+        SQLiteStore(db),
+        publish=_publisher,
+        runner=runner_for(app.config["ASYNC_MODE"]),
+        write_timeout=float(app.config["WRITE_TIMEOUT"]),
+        operators=config.operators,
+    )
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, feed, pages
+    from . import api, audit, errors, feed, history, images, operator, pages
 
-    app.register_blueprint(api.bp)
-    app.register_blueprint(feed.bp)
-    app.register_blueprint(pages.bp)
+    errors.init_app(app)
+    operator.init_app(app, secret_file=db + ".secret")
+    for blueprint in (api.bp, audit.bp, feed.bp, history.bp, images.bp, operator.bp, pages.bp):
+        app.register_blueprint(blueprint)
     return app
 
 
-def _publisher(table_id: str, delta: dict) -> None:
-    socketio.emit("update", delta, to=room(table_id))
-
-
-def _log_worker(async_mode: str):
-    """How the hub runs a blocking log call: one worker thread, waited for without blocking the event loop."""
-    if async_mode == "gevent":
-        from gevent.threadpool import ThreadPool
-
-        pool = ThreadPool(1)
-        return lambda fn, *args: pool.apply(fn, args)
-    lock = threading.Lock()
-
-    def run(fn, *args):
-        with lock:
-            return fn(*args)
-
-    return run
+def _publisher(table_id: str, update: dict) -> None:
+    socketio.emit("update", update, to=room(table_id))

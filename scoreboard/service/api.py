@@ -1,14 +1,26 @@
-"""The read API of feed.md: tables, table state, rounds, roads."""
+"""The read API: tables, table state, rounds (this shoe's or an earlier one's), shoes, roads."""
+
+from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
 
 from .errors import error, table_or_404
+from .intake import Caller, identify
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def hub():
     return current_app.extensions["scoreboard"]
+
+
+def operator_view(table_id: str) -> bool:
+    """Whether the caller showed an operator's token for this table: they see face-down cards and who voided."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    caller = identify(hub(), table_id, token.strip())
+    return isinstance(caller, Caller) and caller.operator is not None
 
 
 @bp.get("/tables")
@@ -19,7 +31,16 @@ def tables():
 @bp.get("/tables/<table_id>")
 def table_state(table_id):
     table, err = table_or_404(table_id)
-    return err or jsonify(table.state_json())
+    return err or jsonify(table.state_json(public=not operator_view(table_id)))
+
+
+def shoe_number(raw: str | None) -> int | None:
+    """The `shoe` query value as a number; ValueError if it is not a shoe number (ASCII digits, at most 9)."""
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) < 1:
+        raise ValueError(raw)
+    return int(raw)
 
 
 @bp.get("/tables/<table_id>/rounds")
@@ -27,21 +48,30 @@ def rounds(table_id):
     table, err = table_or_404(table_id)
     if err:
         return err
-    shoe = request.args.get("shoe")
-    if shoe is None or (shoe.isdigit() and int(shoe) == table.shoe_number):
-        return jsonify({"shoe": table.shoe_id, "number": table.shoe_number, "rounds": table.rounds_json()})
-    if not shoe.isdigit():
-        return error(400, "bad_shoe", "shoe must be a shoe number, as listed by /shoes")
-    past = hub().shoe_history(table_id, int(shoe))
-    if past is None:
-        return error(404, "unknown_shoe", f"table {table_id} has no shoe number {shoe}")
-    return jsonify(past)
+    try:
+        number = shoe_number(request.args.get("shoe"))
+    except ValueError:
+        return error(400, "bad_shoe", "shoe must be a shoe number (1 or more), as listed by /shoes")
+    public = not operator_view(table_id)
+    shoe = table.state.shoe
+    if number is None or (shoe is not None and number == shoe.number):
+        return jsonify(
+            {
+                "shoe": shoe.id if shoe else None,
+                "number": shoe.number if shoe else 0,
+                "rounds": table.rounds_json(public),
+            }
+        )
+    past = hub().shoe_state(table_id, number)
+    if past is None or past.state.shoe is None:
+        return error(404, "unknown_shoe", f"table {table_id} has no shoe number {number}")
+    return jsonify({"shoe": past.state.shoe.id, "number": number, "rounds": past.rounds_json(public)})
 
 
 @bp.get("/tables/<table_id>/shoes")
 def shoes(table_id):
     _, err = table_or_404(table_id)
-    return err or jsonify({"shoes": hub().offload(hub().log.shoes, table_id)})
+    return err or jsonify({"shoes": hub().read(hub().store.shoes, table_id)})
 
 
 @bp.get("/tables/<table_id>/roads")

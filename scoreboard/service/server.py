@@ -9,27 +9,37 @@ import sys
 import click
 from gevent import pywsgi
 
+from .. import transports as feeds
 from .config import ConfigError
 from .extensions import socketio
 from .simulator import SimulatedShoe
+from .store import StoreBusy
 
 
-def run(config_file: str | None, db: str | None, host: str, port: int, demo_pace: float | None) -> None:
+def run(
+    config_file: str | None,
+    db: str | None,
+    host: str,
+    port: int,
+    demo_pace: float | None,
+    transports: feeds.Options | None = None,
+) -> None:
     from . import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         app = create_app({"ASYNC_MODE": "gevent", "DATABASE": db, "TABLES_FILE": config_file})
-    except ConfigError as e:
+    except (ConfigError, StoreBusy) as e:
         raise click.ClickException(str(e)) from None
     hub = app.extensions["scoreboard"]
     pace = 1.0 if demo_pace is None else demo_pace
     for table_id in sorted(app.config["SIMULATED_TABLES"]):
-        shoe = SimulatedShoe(hub, table_id, pace)
+        shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])
         socketio.start_background_task(shoe.run, socketio.sleep)
+    feeds.start(hub, app, transports or feeds.Options())
     tables = ", ".join(hub.tables)
     print(
-        f"scoreboard: serving tables {tables} on http://{host}:{port}/ (event log {hub.log.path})",
+        f"scoreboard: serving tables {tables} on http://{host}:{port}/ (event log {hub.store.url})",
         file=sys.stderr,
         flush=True,
     )

@@ -1,28 +1,47 @@
 """The built-in simulated shoe: shuffled shoes dealt card by card through the feed path, at a dealer's pace.
 
-It burns and places the cut card as a dealer does, and starts a new shoe when the last round is dealt. After a
-restart it carries on from the table's state: the cards still in the shoe are shuffled and dealing goes on.
+It burns and places the cut card as a dealer does, ends the shoe when its last round is dealt and starts the next.
+Every shoe commits to its order before the first card: the `shoe` event carries
+`commitment = sha256(seed + ":" + " ".join(order))`, and the `shoe_end` event publishes the seed and the cards left
+undealt, so anyone holding the shoe's export can check that the cards came out in the committed order
+(`scoreboard verify`). The secret (seed and order) is kept on disk beside the event log until the shoe ends, so a
+restart deals on in the same order.
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
 import logging
+import os
 import random
+import secrets
+from pathlib import Path
 
 from ..cards import ALL_CARDS, point
+from ..commitment import commitment
 from .hub import FeedRefused, StorageFailed
 
 log = logging.getLogger(__name__)
+FEED = "simulator"
 
 
 class SimulatedShoe:
-    def __init__(self, hub, table_id: str, pace: float = 1.0, rng: random.Random | None = None):
+    def __init__(
+        self,
+        hub,
+        table_id: str,
+        pace: float = 1.0,
+        rng: random.Random | None = None,
+        secrets_dir: str | Path | None = None,
+    ):
         self.hub = hub
         self.table_id = table_id
         self.pace = pace  # seconds between cards; rounds and shoes pause longer
-        self.rng = rng or random.Random()
-        self.order: list[str] = []  # the cards still in our shoe, next card last
+        self.rng = rng or random.SystemRandom()
+        self.secrets_dir = Path(secrets_dir) if secrets_dir else None
+        self.order: list[str] = []  # the whole shoe in dealing order
+        self.seed = ""
+        self.next = 0  # index in `order` of the next card out
         self.shoe_id: str | None = None
         self.cut_at = 14  # cards left when the cut card comes out
 
@@ -32,41 +51,102 @@ class SimulatedShoe:
 
     def step(self) -> float:
         """Post the next event a dealer would; returns how long to wait before the next step."""
-        table = self.table
-        if table.phase in ("no_shoe", "shoe_finished"):
+        state = self.table.state
+        if state.phase == "shoe_finished" and not state.shoe.ended:
+            self._end_shoe(state)
+            return self.pace
+        if state.phase in ("no_shoe", "shoe_finished"):
             self._new_shoe()
             return 3 * self.pace
-        if table.shoe_id != self.shoe_id:
-            self._resume(table)
-        if not table.cut and len(self.order) <= self.cut_at:
+        if state.shoe.id != self.shoe_id:
+            self._resume(state)
+        if not state.shoe.cut and len(self.order) - self.next <= self.cut_at:
             self._post({"type": "cut"})
             return self.pace
-        card = self.order.pop()
+        card = self.order[self.next]
         result = self._post({"type": "card", "card": card})
-        return 5 * self.pace if result and result["results"][-1]["kind"] in ("round", "void") else self.pace
+        if result:
+            self.next += 1
+            if result["results"][-1]["kind"] in ("round", "void"):
+                return 5 * self.pace
+        return self.pace
+
+    # -- shoes ----------------------------------------------------------------------------------------------------
 
     def _new_shoe(self) -> None:
         decks = self.table.config.decks
-        cards = [c for c in ALL_CARDS for _ in range(decks)]
-        self.rng.shuffle(cards)
-        number = self.table.shoe_number + 1
-        self.shoe_id = f"sim-{self.table_id}-{number}"
-        commitment = hashlib.sha256(" ".join(cards).encode()).hexdigest()
-        self.order = cards[::-1]
-        self.cut_at = self.rng.randint(14, 16)
-        self._post({"type": "shoe", "shoe": self.shoe_id, "decks": decks, "commitment": commitment})
-        # The dealer turns the first card and burns as many more as it is worth (a ten or picture: ten).
-        first = self.order[-1]
-        burn = [self.order.pop() for _ in range(1 + (point(first) or 10))]
-        self._post({"type": "burn", "cards": burn})
-
-    def _resume(self, table) -> None:
-        """Carry on a shoe we did not start (after a restart): shuffle what the table's shoe still holds."""
-        self.order = [c for c in ALL_CARDS for _ in range(table.shoe.holds(c))]
+        self.order = [c for c in ALL_CARDS for _ in range(decks)]
         self.rng.shuffle(self.order)
-        self.shoe_id = table.shoe_id
+        self.seed = secrets.token_hex(16)
+        number = self.table.state.shoes + 1
+        self.shoe_id = f"sim-{self.table_id}-{number}"
+        self.next = 0
+        self.cut_at = self.rng.randint(14, 16)
+        self._keep_secret()
+        shoe = {"type": "shoe", "shoe": self.shoe_id, "decks": decks, "commitment": commitment(self.seed, self.order)}
+        if not self._post(shoe):
+            return
+        # The dealer turns the first card and burns as many more as it is worth (a ten or picture: ten).
+        burn = self.order[: 1 + (point(self.order[0]) or 10)]
+        if self._post({"type": "burn", "cards": burn}):
+            self.next = len(burn)
+
+    def _end_shoe(self, state) -> None:
+        if state.shoe.id == self.shoe_id or self._resume(state):
+            end = {"type": "shoe_end", "seed": self.seed, "undealt": self.order[self.next :]}
+        else:
+            end = {"type": "shoe_end", "reason": "the simulator lost this shoe's secret: it cannot be verified"}
+        if self._post(end):
+            self._forget_secret()
+
+    def _resume(self, state) -> bool:
+        """Carry on a shoe we did not start in this process (after a restart), from the secret kept on disk."""
+        kept = self._read_secret()
+        shoe = state.shoe
+        if kept and kept["shoe"] == shoe.id and commitment(kept["seed"], kept["order"]) == shoe.commitment:
+            self.order, self.seed, self.shoe_id = kept["order"], kept["seed"], shoe.id
+            self.next = shoe.size - shoe.cards.remaining
+            return True
+        # No secret for this shoe (it came from elsewhere): deal on from what it still holds, unverifiably.
+        self.order = [c for c in ALL_CARDS for _ in range(shoe.cards.holds(c))]
+        self.rng.shuffle(self.order)
+        self.seed, self.next, self.shoe_id = "", 0, shoe.id
+        return False
+
+    # -- the secret on disk ---------------------------------------------------------------------------------------
+
+    def _secret_path(self) -> Path | None:
+        return self.secrets_dir / f"{self.table_id}.json" if self.secrets_dir else None
+
+    def _keep_secret(self) -> None:
+        path = self._secret_path()
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "w") as f:
+            json.dump({"shoe": self.shoe_id, "seed": self.seed, "order": self.order}, f)
+            f.flush()
+            os.fsync(f.fileno())  # before the commitment is published: a power cut must not lose the order
+        os.replace(tmp, path)
+
+    def _read_secret(self) -> dict | None:
+        path = self._secret_path()
+        try:
+            return json.loads(path.read_text()) if path else None
+        except (OSError, ValueError):
+            return None
+
+    def _forget_secret(self) -> None:
+        path = self._secret_path()
+        if path is not None:
+            path.unlink(missing_ok=True)
+
+    # -- posting --------------------------------------------------------------------------------------------------
 
     def _post(self, event: dict) -> dict | None:
+        seqs = self.table.state.seqs.feeds.get(FEED)
+        event = {**event, "feed": FEED, "seq": (seqs.last or 0) + 1 if seqs else 1}
         try:
             return self.hub.submit(self.table_id, [event])
         except (FeedRefused, StorageFailed) as e:

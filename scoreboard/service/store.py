@@ -1,14 +1,29 @@
-"""The event log: every accepted feed event, appended to SQLite and fsynced before it is acknowledged.
+"""The event log on SQLite: every accepted feed event, committed and fsynced before it is acknowledged.
 
-The log is the truth (design.md): a table's state is a fold of its events, so a restart replays it.
+The log is the truth: a table's state is a fold of its events, so a restart replays it (from the current shoe's first
+event: a new shoe clears the table). One process owns a log file: a second one is refused at start, naming the
+process that holds it. Writes come in batches (a feed's list, or several tables' events at once): one transaction,
+one fsync, each event acknowledged only after it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import logging
+import os
+import socket
 import sqlite3
 import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     id        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -17,45 +32,155 @@ CREATE TABLE IF NOT EXISTS events (
     shoe      INTEGER NOT NULL,
     stored_at REAL    NOT NULL,
     event     TEXT    NOT NULL,
+    kind      TEXT,
+    feed      TEXT,
+    seq       INTEGER,
+    digest    TEXT,
     UNIQUE (table_id, version)
 );
 CREATE INDEX IF NOT EXISTS events_by_shoe ON events (table_id, shoe, version);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS refusals (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id  TEXT    NOT NULL,
+    stored_at REAL    NOT NULL,
+    operator  TEXT,
+    kind      TEXT,
+    code      TEXT    NOT NULL,
+    message   TEXT    NOT NULL,
+    event     TEXT    NOT NULL
+);
+"""
+# Added in schema 2; created after the columns exist (a log of schema 1 gains them first).
+INDEXES = """
+CREATE INDEX IF NOT EXISTS events_with_seq ON events (table_id, version) WHERE seq IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_by_kind ON events (table_id, kind, version);
 """
 
 
-class EventLog:
+class StoreBusy(RuntimeError):
+    """Another process holds this event log."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One event as the log keeps it."""
+
+    table_id: str
+    version: int
+    shoe: int
+    event: dict
+    kind: str
+    feed: str = ""
+    seq: int | None = None
+    digest: str | None = None
+
+    def row(self, stored_at: float) -> tuple:
+        text = json.dumps(self.event, separators=(",", ":"), ensure_ascii=False)
+        return (self.table_id, self.version, self.shoe, stored_at, text, self.kind, self.feed, self.seq, self.digest)
+
+
+class SQLiteStore:
     def __init__(self, path: str):
-        self.path = path
-        # One connection, used by one writer thread at a time (the service's log worker).
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.path = str(path)
+        self.url = self.path
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock_file = _hold(self.path + ".lock")
+        # One connection for writing, used by one writer at a time (the hub's group writer).
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         # FULL: the WAL is fsynced at every commit, so an acknowledged event survives a power cut.
         self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._migrate()
+        self.log_id = self._log_id()
 
-    def append(self, table_id: str, version: int, shoe: int, event: dict) -> None:
+    # -- setting up -----------------------------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        db = self._db
+        db.executescript(SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(events)")}
+        for name, kind in (("kind", "TEXT"), ("feed", "TEXT"), ("seq", "INTEGER"), ("digest", "TEXT")):
+            if name not in columns:
+                db.execute(f"ALTER TABLE events ADD COLUMN {name} {kind}")
+        if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            self._backfill()
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.executescript(INDEXES)
+
+    def _backfill(self) -> None:
+        """A log written before schema 2: fill kind, feed, seq and digest from each stored event."""
+        from ..table import digest
+
+        rows = self._db.execute("SELECT id, event FROM events WHERE kind IS NULL").fetchall()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for row_id, text in rows:
+                event = json.loads(text)
+                seq = event.get("seq")
+                self._db.execute(
+                    "UPDATE events SET kind = ?, feed = ?, seq = ?, digest = ? WHERE id = ?",
+                    (event.get("type"), event.get("feed", ""), seq, digest(event) if seq else None, row_id),
+                )
+
+    def _log_id(self) -> str:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()
+        if row:
+            return str(row[0])
+        log_id = uuid.uuid4().hex
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('log_id', ?)", (log_id,))
+        return str(self._db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0])
+
+    def close(self) -> None:
+        if self._lock_file.closed:
+            return
+        self._db.close()
+        with contextlib.suppress(OSError):
+            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+        self._lock_file.close()
+
+    # -- writing --------------------------------------------------------------------------------------------------
+
+    def append(self, records: Sequence[Record]) -> None:
+        """Store `records` in one transaction; returns once they are on disk."""
+        now = time.time()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT INTO events (table_id, version, shoe, stored_at, event, kind, feed, seq, digest) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [r.row(now) for r in records],
+            )
+
+    def record_refusal(self, table_id: str, operator: str | None, event: object, code: str, message: str) -> None:
+        """An operator's action that was refused: not part of any table's state, kept for the audit trail."""
+        kind = event.get("type") if isinstance(event, dict) else None
+        text = json.dumps(event, separators=(",", ":"), ensure_ascii=False, default=str)[:10_000]
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
-                "INSERT INTO events (table_id, version, shoe, stored_at, event) VALUES (?, ?, ?, ?, ?)",
-                (table_id, version, shoe, time.time(), json.dumps(event, separators=(",", ":"))),
+                "INSERT INTO refusals (table_id, stored_at, operator, kind, code, message, event) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (table_id, time.time(), operator, kind if isinstance(kind, str) else None, code, message, text),
             )
 
+    # -- reading (own connections: WAL lets them read while the writer appends) ---------------------------------
+
     def _read(self, sql: str, args: tuple) -> list:
-        # Readers get their own connection: WAL lets them read while the writer appends.
-        db = sqlite3.connect(self.path)
+        db = sqlite3.connect(self.path, timeout=5)
         try:
             return db.execute(sql, args).fetchall()
         finally:
             db.close()
 
-    def events(self, table_id: str, shoe: int) -> list[dict]:
-        """One shoe's events, oldest first: a new shoe clears the table, so a shoe folds on its own."""
-        rows = self._read("SELECT event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version", (table_id, shoe))
-        return [json.loads(e) for (e,) in rows]
+    def ping(self) -> None:
+        self._read("SELECT 1", ())
 
     def current_shoe(self, table_id: str) -> tuple[int, int] | None:
-        """The table's latest shoe number and how many events came before that shoe's first one."""
+        """The table's latest shoe number and the version of the last event before that shoe's first one."""
         rows = self._read(
             "SELECT shoe, MIN(version) FROM events WHERE table_id = ? "
             "AND shoe = (SELECT MAX(shoe) FROM events WHERE table_id = ?)",
@@ -64,6 +189,22 @@ class EventLog:
         shoe, first = rows[0]
         return None if shoe is None else (shoe, first - 1)
 
+    def shoe_events(self, table_id: str, shoe: int) -> list[tuple[int, dict]]:
+        """One shoe's events with their versions, oldest first: a new shoe clears the table, so a shoe folds alone."""
+        rows = self._read(
+            "SELECT version, event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version", (table_id, shoe)
+        )
+        return [(v, json.loads(e)) for v, e in rows]
+
+    def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
+        """The last `limit` (feed, seq, digest) stored before `version`, oldest first: what a restart remembers."""
+        rows = self._read(
+            "SELECT feed, seq, digest FROM events WHERE table_id = ? AND seq IS NOT NULL AND version <= ? "
+            "ORDER BY version DESC LIMIT ?",
+            (table_id, version, limit),
+        )
+        return [(feed or "", seq, digest) for feed, seq, digest in reversed(rows)]
+
     def shoes(self, table_id: str) -> list[dict]:
         rows = self._read(
             "SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
@@ -71,3 +212,42 @@ class EventLog:
             (table_id,),
         )
         return [{"shoe": s, "first_event": first, "last_event": last, "events": n} for s, first, last, n in rows]
+
+    def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]:
+        """(version, stored_at, event) of the given kinds, oldest first: what the audit trail is read from."""
+        marks = ",".join("?" * len(kinds))
+        rows = self._read(
+            f"SELECT version, stored_at, event FROM events WHERE table_id = ? AND kind IN ({marks}) ORDER BY version",
+            (table_id, *kinds),
+        )
+        return [(v, at, json.loads(e)) for v, at, e in rows]
+
+    def refusals(self, table_id: str) -> list[dict]:
+        rows = self._read(
+            "SELECT stored_at, operator, kind, code, message, event FROM refusals WHERE table_id = ? ORDER BY id",
+            (table_id,),
+        )
+        return [
+            {"at": at, "operator": op, "kind": kind, "code": code, "message": msg, "event": json.loads(ev)}
+            for at, op, kind, code, msg, ev in rows
+        ]
+
+
+def _hold(lock_path: str):
+    """Take the log's lock file for this process, or StoreBusy naming the process that has it."""
+    f = open(lock_path, "a+")  # noqa: SIM115 - held open for the life of the store
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        raise StoreBusy(
+            f"the event log {lock_path.removesuffix('.lock')} is in use by {holder}: one server per log; stop it, "
+            "or give this one another --db"
+        ) from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"process {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+    f.flush()
+    return f

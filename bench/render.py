@@ -1,0 +1,320 @@
+"""Images: render time, PNG size, cached responses, and what a burst of image requests does to live displays.
+
+    python -m bench.render [--cards 100] [--interval 0.25] [--displays 20] [--image-clients 50]
+
+1. Render a 1920x1080 board at round 60 in this process: the first image (fonts loaded, marks and backgrounds
+   drawn) and then each new version (the cold path of a live table: not in the image cache, marks already drawn).
+2. Start `scoreboard serve` (gevent) with a 60-round shoe; time board.png served from the cache and the 304 of a
+   revalidation.
+3. Card-to-display latency of Socket.IO displays while cards are fed, first alone, then with image screens (in a
+   separate process, so their work does not slow this process's clocks) that fetch board.png or a road image on
+   every update: every card makes a new version, so each card brings a burst of concurrent image requests and new
+   drawings while the displays wait for the next card's delta. The default pace, four cards a second, is faster
+   than any dealer; at 20 a second (`--interval 0.05`) the screens ask for about 1000 images a second, and serving
+   those requests alone (even with the drawing taken out) is enough to slow the one event loop that also pushes
+   the cards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import multiprocessing
+import random
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import requests
+import socketio
+
+from bench.machine import describe
+from scoreboard.cards import ALL_CARDS
+from scoreboard.options import Options
+from scoreboard.render import Renderer, image_spec
+from scoreboard.roads import Roads, parse_round_list
+from tests.conftest import Server
+
+CONFIG = """
+[tables.B1]
+name = "Bench"
+variant = "super-six-plus"
+feed_token = "bench"
+"""
+GOAL_RENDER_MS, GOAL_PNG_KB, GOAL_RATIO = 20, 150, 1.25
+IMAGE_PATHS = (
+    "/tables/B1/board.png",
+    "/tables/B1/board.png?lang=zh-Hans",
+    "/tables/B1/roads/big.png",
+    "/tables/B1/roads/bead.png",
+    "/tables/B1/board.png?width=1280&height=720",
+)
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def shoe_rounds(n: int, seed: int = 7) -> list[dict]:
+    """Rounds with the odds' mix of winners and flags, as a 60-round shoe shows them."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        winner = rng.choices("BPT", weights=(45.9, 44.6, 9.5))[0]
+        six = winner == "B" and rng.random() < 0.12
+        out.append(
+            {
+                "winner": winner,
+                "banker_pair": rng.random() < 0.07,
+                "player_pair": rng.random() < 0.07,
+                "natural": rng.random() < 0.3,
+                "banker_six": six,
+                "banker_cards": 3 if six else None,
+            }
+        )
+    return out
+
+
+def state_at(rounds: int) -> dict:
+    return {
+        "table": "B1",
+        "name": "Baccarat 1",
+        "variant": "super-six-plus",
+        "variant_title": "Non-Commission Baccarat with Super Six Plus",
+        "capabilities": {"banker_six": True},
+        "phase": "ready",
+        "shoe": {"number": 1, "cut": False},
+        "round": rounds + 1,
+        "rounds": rounds,
+        "deal": {"player": [], "banker": [], "player_points": None, "banker_points": None},
+        "last_result": {
+            "round": rounds,
+            "winner": "B",
+            "player": ["9H", "KD"],
+            "banker": ["3S", "4C", "TD"],
+            "player_points": 9,
+            "banker_points": 7,
+        },
+        "notice": None,
+    }
+
+
+def bench_render() -> None:
+    items = shoe_rounds(80)
+    versions = [Roads.build(parse_round_list(items[:n])).as_json() for n in range(60, 80)]
+    renderer = Renderer()
+    spec = image_spec(Options(), "board")
+    t0 = time.perf_counter()
+    png = renderer.board_png(versions[0], state_at(60), spec)
+    first = time.perf_counter() - t0
+    times = []
+    for n, roads in enumerate(versions[1:], start=61):
+        t0 = time.perf_counter()
+        png = renderer.board_png(roads, state_at(n), spec)
+        times.append(time.perf_counter() - t0)
+    sixty = renderer.board_png(versions[0], state_at(60), spec)
+    median = statistics.median(times) * 1e3
+    print(f"first board of a process (fonts, marks, background): {first * 1e3:.0f} ms")
+    print(
+        f"cold render, 1920x1080 board, a new version at rounds 61-79: median {median:.1f} ms, "
+        f"p90 {percentile(times, 0.9) * 1e3:.1f} ms (goal <= {GOAL_RENDER_MS} ms)"
+    )
+    print(f"PNG size at round 60: {len(sixty) / 1024:.0f} KB; at round 79: {len(png) / 1024:.0f} KB "
+          f"(goal <= {GOAL_PNG_KB} KB)")  # fmt: skip
+
+
+_seq = itertools.count(1)
+
+
+def post(session: requests.Session, server: Server, body) -> dict:
+    """Feed events, each with a rising `seq` as a shoe sends them (a table may require one)."""
+    body = [{**e, "seq": next(_seq)} for e in body] if isinstance(body, list) else {**body, "seq": next(_seq)}
+    r = session.post(
+        f"{server.url}/api/tables/B1/feed", json=body, headers={"Authorization": "Bearer bench"}, timeout=10
+    )
+    r.raise_for_status()
+    return r.json()
+
+
+def bench_cached(server: Server, session: requests.Session) -> None:
+    results = []
+    for item in shoe_rounds(60):
+        event = {"type": "result", "winner": item["winner"], "natural": item["natural"] and not item["banker_six"]}
+        event.update(banker_pair=item["banker_pair"], player_pair=item["player_pair"])
+        if item["banker_six"]:  # a Banker win on 6 with three cards: the Super 6 mark
+            event.update(banker_points=6, player_points=5, banker_cards=3)
+        results.append(event)
+    post(session, server, [{"type": "shoe"}, *results])
+    url = server.url + "/tables/B1/board.png"
+    first = session.get(url, timeout=10)
+    tag = first.headers["ETag"]
+    cached, revalidated = [], []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        r = session.get(url, timeout=10)
+        cached.append(time.perf_counter() - t0)
+        assert r.status_code == 200 and 'desc="cached"' in r.headers["Server-Timing"]
+        t0 = time.perf_counter()
+        r = session.get(url, headers={"If-None-Match": tag}, timeout=10)
+        revalidated.append(time.perf_counter() - t0)
+        assert r.status_code == 304
+    print(f"through the server at round 60: first board.png {first.headers['Server-Timing']}, "
+          f"{len(first.content) / 1024:.0f} KB")  # fmt: skip
+    print(
+        f"cached board.png: p50 {statistics.median(cached) * 1e3:.2f} ms, p99 {percentile(cached, 0.99) * 1e3:.2f} ms;"
+        f" 304 revalidation: p50 {statistics.median(revalidated) * 1e3:.2f} ms"
+    )
+
+
+def image_clients(url: str, clients: int, stop, out) -> None:
+    """A process of `clients` screens that fetch their image on every `update`, as docs/signage.md suggests: each
+    card brings a burst of up to `clients` concurrent requests (a screen still fetching skips to the newest)."""
+    counts = {"requests": 0, "drawn": 0, "errors": 0}
+    times: list[float] = []
+    lock = threading.Lock()
+    changed = threading.Condition()
+    newest = [0]
+    listener = socketio.Client(reconnection=False)
+
+    def on_update(delta):
+        with changed:
+            newest[0] = max(newest[0], delta["version"])
+            changed.notify_all()
+
+    listener.on("update", on_update)
+    listener.connect(url, wait_timeout=5)
+    newest[0] = listener.call("join", {"table": "B1"}, timeout=5)["version"]
+
+    def screen(i: int) -> None:
+        session = requests.Session()
+        path = IMAGE_PATHS[i % len(IMAGE_PATHS)]
+        seen = [0]
+
+        def due() -> bool:
+            return newest[0] > seen[0] or stop.is_set()
+
+        while not stop.is_set():
+            with changed:
+                changed.wait_for(due, timeout=0.5)
+                seen[0] = newest[0]
+            t0 = time.perf_counter()
+            try:
+                r = session.get(url + path, timeout=10)
+                ok = r.status_code == 200
+            except requests.RequestException:
+                ok = False
+            with lock:
+                counts["requests"] += 1
+                counts["errors"] += not ok
+                counts["drawn"] += ok and 'desc="drawn"' in r.headers.get("Server-Timing", "")
+                times.append(time.perf_counter() - t0)
+
+    threads = [threading.Thread(target=screen, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    listener.disconnect()
+    out.put({**counts, "p50": statistics.median(times) if times else 0.0})
+
+
+def card_latency(server: Server, session: requests.Session, cards: int, displays: int, interval: float) -> list:
+    """Seconds from each card's POST to its delta at every display."""
+    arrivals: dict[int, list[float]] = {}
+    lock = threading.Lock()
+    clients = []
+    for _ in range(displays):
+        c = socketio.Client(reconnection=False)
+
+        def on_update(delta):
+            now = time.perf_counter()
+            with lock:
+                arrivals.setdefault(delta["version"], []).append(now)
+
+        c.on("update", on_update)
+        c.connect(server.url, wait_timeout=5)
+        c.call("join", {"table": "B1"}, timeout=5)
+        clients.append(c)
+    time.sleep(1.0)  # let every client finish its upgrade to WebSocket
+    rng = random.Random(5)
+    sent: dict[int, float] = {}
+    # A fresh shoe for each run (the last run ended between rounds): 8 decks, more cards than a run deals.
+    post(session, server, {"type": "shoe"})
+    shoe = [c for c in ALL_CARDS for _ in range(8)]
+    rng.shuffle(shoe)
+    for _ in range(cards):
+        t0 = time.perf_counter()
+        r = post(session, server, {"type": "card", "card": shoe.pop()})
+        sent[r["results"][0]["version"]] = t0
+        time.sleep(interval)
+    while r["table"]["phase"] == "dealing":  # finish the round, so that the next run can start a shoe
+        r = post(session, server, {"type": "card", "card": shoe.pop()})
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with lock:
+            if all(len(arrivals.get(v, [])) == displays for v in sent):
+                break
+        time.sleep(0.05)
+    for c in clients:
+        c.disconnect()
+    latencies = [t - sent[v] for v, times in arrivals.items() if v in sent for t in times]
+    missing = len(sent) * displays - len(latencies)
+    if missing:
+        print(f"  deltas missing: {missing}")
+    return latencies
+
+
+def bench_displays(server: Server, session: requests.Session, args) -> None:
+    alone = card_latency(server, session, args.cards, args.displays, args.interval)
+    ctx = multiprocessing.get_context("spawn")
+    stop, out = ctx.Event(), ctx.Queue()
+    proc = ctx.Process(target=image_clients, args=(server.url, args.image_clients, stop, out))
+    proc.start()
+    time.sleep(1.0)  # the image clients are under way
+    try:
+        loaded = card_latency(server, session, args.cards, args.displays, args.interval)
+    finally:
+        stop.set()
+    load = out.get(timeout=60)
+    proc.join(30)
+    p99_alone, p99_loaded = percentile(alone, 0.99), percentile(loaded, 0.99)
+    print(f"{args.cards} cards x {args.displays} displays, a card every {args.interval * 1e3:.0f} ms:")
+    print(f"  alone: card to display p50 {statistics.median(alone) * 1e3:.1f} ms, p99 {p99_alone * 1e3:.1f} ms")
+    print(
+        f"  with {args.image_clients} image clients ({load['requests']} requests, {load['drawn']} drawn, "
+        f"{load['errors']} errors, p50 {load['p50'] * 1e3:.0f} ms): "
+        f"p50 {statistics.median(loaded) * 1e3:.1f} ms, p99 {p99_loaded * 1e3:.1f} ms"
+    )
+    print(f"  p99 ratio with/without images: {p99_loaded / p99_alone:.2f} (goal <= {GOAL_RATIO})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=100, help="cards fed in each latency run (at most 300)")
+    parser.add_argument("--displays", type=int, default=20)
+    parser.add_argument("--image-clients", type=int, default=50)
+    parser.add_argument(
+        "--interval", type=float, default=0.25, help="seconds between cards (a dealer: about 1; default 4 a second)"
+    )
+    args = parser.parse_args()
+    if not 0 < args.cards <= 300:
+        parser.error("--cards must be from 1 to 300: one shoe (and its cut card) per run")
+    print(f"machine: {describe()}")
+    bench_render()
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "tables.toml"
+        config.write_text(CONFIG)
+        server = Server(Path(tmp) / "bench.sqlite3", config).start()
+        try:
+            session = requests.Session()
+            bench_cached(server, session)
+            bench_displays(server, session, args)
+        finally:
+            server.kill()
+
+
+if __name__ == "__main__":
+    main()

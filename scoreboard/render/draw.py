@@ -1,0 +1,600 @@
+"""Drawing a board or a road from the roads JSON and the public state JSON: a view, it computes no road.
+
+What does not change from one version to the next (backgrounds, panels, grids, titles, the stats' labels, the ASK
+buttons) is drawn once per size, language and theme and copied; each version pastes its marks (cached sprites) and
+its text (cached masks) on the copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from ..i18n import translate
+from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
+from ..palette import colour, rgb
+from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
+from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
+from .png import encode
+from .sprites import Sprites, supersample
+
+PIXELS = (160, 3840)
+SUPER_SIX_VARIANTS = ("super-six", "super-six-plus")
+ROAD_TITLE = {
+    "bead": "Bead Road",
+    "big": "Big Road",
+    "big_eye": "Big Eye Road",
+    "small": "Small Road",
+    "cockroach": "Cockroach Road",
+}
+# The counts the stats panel shows: (key in roads.stats, label, colour of the number).
+STATS = (
+    ("B", "Banker", "banker_text"),
+    ("P", "Player", "player_text"),
+    ("T", "Tie", "tie_text"),
+    ("banker_pair", "Banker Pair", "banker_text"),
+    ("player_pair", "Player Pair", "player_text"),
+    ("natural", "Natural", "ink"),
+    ("banker_six", "Super 6", "banker_text"),
+)
+# An image cannot tell whether it is still current on the screen showing it, so where the page says "Place your
+# bets" the image says only that the table is between rounds.
+PHASE = {
+    "no_shoe": "Waiting for a shoe",
+    "ready": "Between rounds",
+    "dealing": "Dealing",
+    "squeeze": "Dealing",
+    "shoe_finished": "Shoe finished",
+}
+WINNER_TEXT = {"B": "Banker wins", "P": "Player wins", "T": "Tie"}
+WINNER_COLOUR = {"B": "banker_text", "P": "player_text", "T": "tie_text"}
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+Colour = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What an image shows: a board or one road, at a size, in a language and theme (hashable: a cache key)."""
+
+    kind: str  # "board" or a road name
+    lang: str
+    theme: str
+    panels: tuple[str, ...]
+    width: int
+    height: int
+    cols: int | None
+
+
+def image_spec(options: Options, kind: str) -> Spec:
+    """The spec of an image asked for with `options` (a language already resolved; sizes defaulted).
+
+    A size given alone keeps the default's shape: `width=960` for a board is 960x540.
+
+    >>> image_spec(Options(width=960), "board").height
+    540
+    >>> s = image_spec(Options(lang="zh-Hans"), "bead"); (s.width, s.height, s.lang)
+    (640, 240, 'zh-Hans')
+    """
+    dw, dh = BOARD_SIZE if kind == "board" else ROAD_SIZE[kind]
+    width, height = options.width, options.height
+    if width is None and height is None:
+        width, height = dw, dh
+    elif width is None:
+        width = _clamp(round(height * dw / dh))  # type: ignore[operator]
+    elif height is None:
+        height = _clamp(round(width * dh / dw))
+    # The board's layout does not depend on the order panels are listed in: one order, one cache entry.
+    panels = tuple(p for p in PANELS if p in options.roads) if kind == "board" else (kind,)
+    return Spec(kind, options.lang or "en", options.theme, panels, width, height, options.cols)  # type: ignore[arg-type]
+
+
+def _clamp(v: int) -> int:
+    return max(PIXELS[0], min(PIXELS[1], v))
+
+
+def is_super_six(state: dict | None) -> bool:
+    """Whether the table's game marks a Banker win on 6 (the stats then count Super 6 wins)."""
+    if not state:
+        return False
+    capabilities = state.get("capabilities") or {}
+    if "banker_six" in capabilities:
+        return bool(capabilities["banker_six"])
+    return state.get("variant") in SUPER_SIX_VARIANTS
+
+
+class Renderer:
+    """Draws boards and roads; keeps the sprites, text masks and static backgrounds it made.
+
+    Not for concurrent use (the service draws on one worker thread). `renders` counts the images drawn.
+    """
+
+    def __init__(self, fonts: FontLibrary | None = None):
+        self.fonts = fonts or default_fonts()
+        self.sprites = Sprites(self.fonts)
+        # Backgrounds are whole images (6 MB at 1920x1080, 44 MB at 3840x3840): a few sizes only.
+        self.backgrounds: Bounded[tuple, Image.Image] = Bounded(96 << 20, weigh=image_bytes)
+        self.renders = 0
+
+    # -- entry points ---------------------------------------------------------------------------------------
+
+    def board_png(self, roads: dict, state: dict | None, spec: Spec) -> bytes:
+        image, _ = self.board(roads, state, spec)
+        return encode(image, spec.theme)
+
+    def road_png(self, roads: dict, spec: Spec) -> bytes:
+        image, _ = self.road(roads, spec)
+        return encode(image, spec.theme)
+
+    def board(self, roads: dict, state: dict | None, spec: Spec) -> tuple[Image.Image, BoardLayout]:
+        self.fonts.check()
+        panels = spec.panels or DEFAULT_PANELS
+        if state is None:
+            # Offline there is no table: no cards, no last result; the roads take their space.
+            panels = tuple(p for p in panels if p not in ("cards", "last"))
+        layout = board_layout(roads, spec.width, spec.height, panels, spec.cols)
+        # Offline, the rounds themselves say whether the game marks Super 6 wins.
+        six = is_super_six(state) or (state is None and roads.get("stats", {}).get("banker_six", 0) > 0)
+        key = ("board", spec, six)
+        image = self.backgrounds.get(key, lambda: self._board_background(layout, spec, six)).copy()
+        p = _Painter(image, self, spec)
+        p.header(layout.panels["header"], roads, state, layout.unit)
+        for road, f in layout.roads.items():
+            p.road(road, f, roads)
+        if "stats" in layout.panels:
+            p.stats(layout.panels["stats"], roads, six, layout.unit)
+        if "ask" in layout.panels:
+            p.ask(layout.panels["ask"], roads, layout.unit)
+        if "cards" in layout.panels:
+            p.cards(layout.panels["cards"], state, layout.unit)
+        if "last" in layout.panels:
+            p.last(layout.panels["last"], state, layout.unit)
+        self.renders += 1
+        return image, layout
+
+    def road(self, roads: dict, spec: Spec) -> tuple[Image.Image, Frame]:
+        self.fonts.check()
+        f = road_layout(roads, spec.kind, spec.width, spec.height, spec.cols)
+        image = self.backgrounds.get(("road", spec), lambda: self._road_background(f, spec)).copy()
+        _Painter(image, self, spec).road(spec.kind, f, roads)
+        self.renders += 1
+        return image, f
+
+    # -- what every version shares ----------------------------------------------------------------------------
+
+    def _board_background(self, layout: BoardLayout, spec: Spec, six: bool) -> Image.Image:
+        image = Image.new("RGB", (spec.width, spec.height), _rgb(spec.theme, "bg"))
+        p = _Painter(image, self, spec)
+        u = layout.unit
+        for name, rect in layout.panels.items():
+            if name in ROADS:
+                p.road_panel(name, rect, layout.roads[name], u)
+            elif name == "ask":
+                p.ask_buttons(rect, u)
+            else:
+                p.rounded(rect, u, "panel")
+            if name == "stats":
+                p.stats_labels(rect, six, u)
+        return image
+
+    def _road_background(self, f: Frame, spec: Spec) -> Image.Image:
+        image = Image.new("RGB", (spec.width, spec.height), _rgb(spec.theme, "road_bg"))
+        _Painter(image, self, spec).grid(f, None)
+        return image
+
+
+def _rgb(theme: str, name: str) -> Colour:
+    return rgb(colour(theme, name))
+
+
+@dataclass(frozen=True)
+class _StatsBoxes:
+    boxes: list[Rect]
+    label_size: int
+    value_size: int
+    chips: Rect
+
+
+@dataclass(frozen=True)
+class _Button:
+    rect: Rect
+    side: str
+    label_y: float
+    label_size: int
+    box: Rect
+
+
+class _Painter:
+    """Draws on one image; every size is in the page's units (`u` = 1vmin of the image)."""
+
+    def __init__(self, image: Image.Image, renderer: Renderer, spec: Spec):
+        self.image = image
+        self.draw = ImageDraw.Draw(image)
+        self._core = image.im
+        self.r = renderer
+        self.fonts = renderer.fonts
+        self.spec = spec
+        self.theme = spec.theme
+        self.lang = spec.lang
+
+    def c(self, name: str) -> Colour:
+        return _rgb(self.theme, name)
+
+    def t(self, message: str, context: str | None = None) -> str:
+        return translate(self.lang, message, context)
+
+    # -- primitives ---------------------------------------------------------------------------------------
+
+    def rounded(self, rect: Rect, radius: float, fill: str) -> None:
+        """A rectangle with antialiased rounded corners, painted over whatever is there."""
+        r = max(0, min(round(radius), rect.w // 2, rect.h // 2))
+        x0, y0, x1, y1 = rect.x, rect.y, rect.right - 1, rect.bottom - 1
+        c = self.c(fill)
+        if r < 2:
+            self.draw.rectangle((x0, y0, x1, y1), fill=c)
+            return
+        if x1 - r >= x0 + r:
+            self.draw.rectangle((x0 + r, y0, x1 - r, y1), fill=c)
+        if y1 - r >= y0 + r:
+            self.draw.rectangle((x0, y0 + r, x0 + r - 1, y1 - r), fill=c)
+            self.draw.rectangle((x1 - r + 1, y0 + r, x1, y1 - r), fill=c)
+        corner = self._corner(r)
+        self.image.paste(c, (x0, y0), corner)
+        self.image.paste(c, (x1 - r + 1, y0), corner.transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+        self.image.paste(c, (x0, y1 - r + 1), corner.transpose(Image.Transpose.FLIP_TOP_BOTTOM))
+        self.image.paste(c, (x1 - r + 1, y1 - r + 1), corner.transpose(Image.Transpose.ROTATE_180))
+
+    def _corner(self, r: int) -> Image.Image:
+        """The top-left quarter of a disc of radius `r`, antialiased, as a mask."""
+
+        def make() -> Image.Image:
+            ss = supersample(r)
+            big = Image.new("L", (2 * r * ss, 2 * r * ss))
+            ImageDraw.Draw(big).ellipse((0, 0, 2 * r * ss - 1, 2 * r * ss - 1), fill=255)
+            return big.crop((0, 0, r * ss, r * ss)).resize((r, r), Image.Resampling.LANCZOS)
+
+        return self.r.sprites.cache.get(("corner", r), make)
+
+    def label(self, text: str, size: float, weight: int = 700, max_w: float | None = None) -> Label:
+        """`text` as a mask; cut short with an ellipsis if it is wider than `max_w`."""
+        size_px = max(1, round(size))
+        lab = self.fonts.label(text, self.lang, weight, size_px)
+        if max_w is None or lab.width <= max_w or len(text) <= 1:
+            return lab
+        lo, hi = 0, len(text) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.fonts.label(text[:mid].rstrip() + "…", self.lang, weight, size_px).width <= max_w:
+                lo = mid
+            else:
+                hi = mid - 1
+        return self.fonts.label(text[:lo].rstrip() + "…", self.lang, weight, size_px)
+
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float,
+        fill: str,
+        *,
+        weight: int = 700,
+        align: str = "left",
+        max_w: float | None = None,
+    ) -> int:
+        """`text` with its line box vertically centred on `y`; `x` is its left edge, centre or right edge.
+        Returns its width."""
+        lab = self.label(text, size, weight, max_w)
+        left = x if align == "left" else x - lab.width / 2 if align == "centre" else x - lab.width
+        self.image.paste(self.c(fill), (round(left), round(y - lab.height / 2)), lab.mask)
+        return lab.width
+
+    def paste(self, sprite: Image.Image, x: int, y: int) -> None:
+        """`sprite` over the image, blended by its alpha. A board pastes hundreds: this calls Pillow's core paste
+        directly, as Image.paste does after checking its arguments (a third of the time of a 60-round board)."""
+        self._core.paste(sprite.im, (x, y, x + sprite.width, y + sprite.height), sprite.im)
+
+    # -- roads ----------------------------------------------------------------------------------------------
+
+    def road_panel(self, road: str, panel: Rect, f: Frame, u: float) -> None:
+        radius = round(0.8 * u)
+        self.rounded(panel, radius, "road_bg")
+        title = f.y - panel.y
+        if title:
+            self.rounded(Rect(panel.x, panel.y, panel.w, min(panel.h, title + radius)), radius, "road_title_bg")
+            self.draw.rectangle((panel.x, f.y, panel.right - 1, min(panel.bottom - 1, f.y + radius)), self.c("road_bg"))
+            name = self.t(ROAD_TITLE[road])
+            self.text(
+                panel.x + u,
+                panel.y + title / 2,
+                name.upper() if self.lang == "en" else name,
+                1.5 * u,
+                "road_title",
+                max_w=panel.w - 2 * u,
+            )
+        self.grid(f, panel, radius)
+
+    def grid(self, f: Frame, panel: Rect | None, radius: int = 0) -> None:
+        """The grid's lines; inside a panel, none on the panel's edges or across its rounded corners."""
+        line = self.c("grid")
+        right = f.x + f.cols * f.cell
+        bottom = f.y + f.rows * f.cell
+        limit_x = panel.right - 1 if panel else self.image.width - 1
+        limit_y = panel.bottom - 1 if panel else self.image.height - 1
+        for i in range(f.cols + 1):
+            x = min(f.x + i * f.cell, limit_x)
+            if panel and (x <= panel.x or x >= panel.right - 1):
+                continue
+            self.draw.line((x, f.y, x, min(bottom, limit_y - (radius if panel else 0))), fill=line)
+        for row in range(f.rows + 1):
+            y = min(f.y + row * f.cell, limit_y)
+            if panel and y >= panel.bottom - 1:
+                continue
+            inset = radius if panel and y > panel.bottom - 1 - radius else 0
+            self.draw.line((f.x + inset, y, min(right, limit_x) - inset, y), fill=line)
+
+    def road(self, road: str, f: Frame, roads: dict) -> None:
+        """The road's entries that fall in its frame, each one pasted sprite."""
+        cells = road_cells(roads, road)
+        sprites, cell, theme = self.r.sprites, f.cell, self.theme
+        if road == "bead":
+            for c in cells:
+                if f.shows(c["col"]):
+                    s = sprites.bead(
+                        cell, theme, self.lang, c["winner"], c["banker_six"], c["banker_pair"], c["player_pair"]
+                    )
+                    self.paste(s, *f.cell_origin(c["col"], c["row"]))
+        elif road == "big":
+            leading = roads["big_road"].get("leading_ties", 0)
+            if not cells and leading and f.shows(0):
+                self.paste(sprites.big(cell, theme, None, False, leading, False, False), *f.cell_origin(0, 0))
+            for i, c in enumerate(cells):
+                if f.shows(c["col"]):
+                    # Ties before the shoe's first circle are drawn in its cell (roads.md): one slash, one count.
+                    ties = c["ties"] + (leading if i == 0 else 0)
+                    s = sprites.big(cell, theme, c["winner"], c["banker_six"], ties, c["banker_pair"], c["player_pair"])
+                    self.paste(s, *f.cell_origin(c["col"], c["row"]))
+        else:
+            for c in cells:
+                if f.shows(c["col"]):
+                    self.paste(sprites.derived(cell, theme, road, c["colour"]), *f.cell_origin(c["col"], c["row"]))
+
+    # -- header ---------------------------------------------------------------------------------------------
+
+    def header(self, rect: Rect, roads: dict, state: dict | None, u: float) -> None:
+        self.rounded(rect, u, "panel")
+        hu = min(u, rect.h / 9)  # the header's unit: the page's vmin, or less when the header is short
+        pad = 2 * hu
+        mid = rect.y + rect.h / 2
+        right = rect.right - pad
+        if state is None:
+            # Offline (`scoreboard render`): no table, only what the roads count.
+            stats = roads.get("stats", {})
+            facts = [
+                ("Rounds", str(roads.get("rounds", 0)), "ink"),
+                ("Banker", str(stats.get("B", 0)), "banker_text"),
+                ("Player", str(stats.get("P", 0)), "player_text"),
+                ("Tie", str(stats.get("T", 0)), "tie_text"),
+            ]
+            self.facts(rect.x + pad, mid, facts, hu, align="left")
+            return
+        phase = self.t(PHASE.get(state.get("phase", ""), "Between rounds"))
+        shoe = state.get("shoe") or {}
+        if shoe.get("cut") and state.get("phase") != "shoe_finished":
+            phase = f"{phase} · {self.t('Last rounds')}"
+        badge = {"dealing": "accent", "squeeze": "accent", "no_shoe": "alarm", "shoe_finished": "alarm"}
+        bg = badge.get(state.get("phase", ""), "panel_alt")
+        ink = {"accent": "accent_ink", "alarm": "alarm_ink"}.get(bg, "ink")
+        lab = self.label(phase, 2.2 * hu, max_w=rect.w / 3)
+        bw, bh = lab.width + round(2.8 * hu), lab.height + round(1.2 * hu)
+        self.rounded(Rect(round(right - bw), round(mid - bh / 2), bw, bh), 0.6 * hu, bg)
+        self.text(right - bw / 2, mid, phase, 2.2 * hu, ink, align="centre", max_w=rect.w / 3)
+        right -= bw + 3 * hu
+        facts = [
+            ("Shoe", str(shoe["number"]) if shoe.get("number") is not None else "—", "ink"),
+            ("Round", str(state.get("round", "—")), "ink"),
+        ]
+        right = self.facts(right, mid, facts, hu, align="right")
+        left = rect.x + pad
+        width = right - 2 * hu - left
+        if width > 4 * hu:
+            name_size, variant_size = 4.2 * hu, 2 * hu
+            top = mid - (name_size * 1.35 + variant_size * 1.4) / 2
+            self.text(left, top + name_size * 0.675, state.get("name") or state.get("table", ""), name_size, "accent",
+                      max_w=width)  # fmt: skip
+            self.text(left, top + name_size * 1.35 + variant_size * 0.7, state.get("variant_title", ""),
+                      variant_size, "muted", weight=400, max_w=width)  # fmt: skip
+
+    def facts(self, x: float, mid: float, facts: list[tuple[str, str, str]], hu: float, align: str) -> float:
+        """Label-over-value pairs (board.css `.facts`) from `x` rightwards, or leftwards when right-aligned;
+        returns where they end."""
+        dt, dd = 1.6 * hu, 3.4 * hu
+        top = mid - (dt * 1.3 + dd * 1.25) / 2
+        order = facts if align == "left" else list(reversed(facts))
+        for label, value, fill in order:
+            head = self.t(label)
+            head = head.upper() if self.lang == "en" else head
+            w = max(self.label(head, dt, 400).width, self.label(value, dd).width)
+            cx = x + w / 2 if align == "left" else x - w / 2
+            self.text(cx, top + dt * 0.65, head, dt, "muted", weight=400, align="centre")
+            self.text(cx, top + dt * 1.3 + dd * 0.625, value, dd, fill, align="centre")
+            x = x + w + 3 * hu if align == "left" else x - w - 3 * hu
+        return x + 3 * hu if align == "right" else x
+
+    # -- stats ----------------------------------------------------------------------------------------------
+
+    def _stats_boxes(self, rect: Rect, six: bool, u: float) -> _StatsBoxes:
+        pad, gap = u, 0.8 * u
+        n = len(STATS) if six else len(STATS) - 1
+        inner_h = rect.h - 2 * pad
+        chips_h = 3 * u if inner_h > 16 * u else 0
+        box_h = max(1.0, min(7.4 * u, (inner_h - gap - (chips_h + gap if chips_h else 0)) / 2))
+        box_w = (rect.w - 2 * pad - 3 * gap) / 4
+        boxes = [
+            Rect(
+                round(rect.x + pad + (i % 4) * (box_w + gap)),
+                round(rect.y + pad + (i // 4) * (box_h + gap)),
+                max(1, round(box_w)),
+                max(1, round(box_h)),
+            )
+            for i in range(n)
+        ]
+        chips_y = rect.y + pad + 2 * box_h + 2 * gap
+        chips = Rect(round(rect.x + pad), round(chips_y), max(1, rect.w - round(2 * pad)), round(chips_h))
+        return _StatsBoxes(boxes, round(box_h * 1.6 / 7.4), round(box_h * 3.6 / 7.4), chips)
+
+    def stats_labels(self, rect: Rect, six: bool, u: float) -> None:
+        layout = self._stats_boxes(rect, six, u)
+        for box, (_, label, _) in zip(layout.boxes, STATS, strict=False):
+            self.rounded(box, 0.6 * u, "panel_alt")
+            y = box.y + box.h * 0.26
+            self.text(box.x + box.w / 2, y, self.t(label), layout.label_size, "muted", weight=400, align="centre",
+                      max_w=box.w - u)  # fmt: skip
+
+    def stats(self, rect: Rect, roads: dict, six: bool, u: float) -> None:
+        layout = self._stats_boxes(rect, six, u)
+        counts = roads.get("stats", {})
+        for box, (key, _, fill) in zip(layout.boxes, STATS, strict=False):
+            y = box.y + box.h * 0.64
+            self.text(box.x + box.w / 2, y, str(counts.get(key, 0)), layout.value_size, fill, align="centre",
+                      max_w=box.w)  # fmt: skip
+        chips = layout.chips
+        if chips.h <= 0:
+            return
+        x = chips.x
+        size = 1.8 * u
+        for p in roads.get("patterns") or []:
+            lab = self.label(self.t(p.get("label", "")), size)
+            w = lab.width + round(2 * u)
+            if x + w > chips.right:
+                break
+            self.rounded(Rect(x, chips.y, w, chips.h), chips.h / 2, "accent")
+            self.text(x + w / 2, chips.y + chips.h / 2, self.t(p.get("label", "")), size, "accent_ink", align="centre")
+            x += w + round(0.6 * u)
+
+    # -- ASK P / ASK B --------------------------------------------------------------------------------------
+
+    def _buttons(self, rect: Rect, u: float) -> list[_Button]:
+        gap = round(0.8 * u)
+        w = (rect.w - gap) // 2
+        out = []
+        for i, side in enumerate(("P", "B")):
+            b = Rect(rect.x + i * (w + gap), rect.y, max(1, w), rect.h)
+            size = max(1, round(min(4 * u, b.h * 0.28, b.w / 6)))
+            box = Rect(round(b.x + b.w * 0.15), 0, max(1, round(b.w * 0.7)), max(1, round(b.h * 0.35)))
+            total = size * 1.3 + u + box.h
+            top = b.y + (b.h - total) / 2
+            box = Rect(box.x, round(top + size * 1.3 + u), box.w, box.h)
+            out.append(_Button(b, side, top + size * 0.65, size, box))
+        return out
+
+    def ask_buttons(self, rect: Rect, u: float) -> None:
+        for b in self._buttons(rect, u):
+            self.rounded(b.rect, u, "player" if b.side == "P" else "banker")
+            name = self.t(f"ASK {b.side}")
+            self.text(b.rect.x + b.rect.w / 2, b.label_y, name, b.label_size, "mark_ink", align="centre",
+                      max_w=b.rect.w - u)  # fmt: skip
+            self.rounded(b.box, 0.6 * u, "road_bg")
+
+    def ask(self, rect: Rect, roads: dict, u: float) -> None:
+        """On each button, the mark each derived road would get (board.js: Big Eye, Small, Cockroach)."""
+        predict = roads.get("predict") or {}
+        for b in self._buttons(rect, u):
+            p = predict.get(b.side) or {}
+            cell = max(1, min(b.box.w // 3, b.box.h))
+            x0 = b.box.x + (b.box.w - 3 * cell) // 2
+            y0 = b.box.y + (b.box.h - cell) // 2
+            for i, road in enumerate(("big_eye", "small", "cockroach")):
+                mark = p.get(road)
+                if mark:
+                    self.paste(self.r.sprites.derived(cell, self.theme, road, mark), x0 + i * cell, y0)
+                else:
+                    self.text(x0 + (i + 0.5) * cell, y0 + cell / 2, "–", cell * 16 / 30, "road_title", weight=400,
+                              align="centre")  # fmt: skip
+
+    # -- cards and the last result --------------------------------------------------------------------------
+
+    def cards(self, rect: Rect, state: dict | None, u: float) -> None:
+        """The round being dealt, else the last round's cards, with the points and the outcome (board.js)."""
+        if not state:
+            return
+        deal = state.get("deal") or {}
+        last = state.get("last_result")
+        dealing = bool(deal.get("player") or deal.get("banker"))
+        shown = deal if dealing else (last or {})
+        # The page's sizes (2.6vmin headings, 7x10vmin cards, 3vmin outcome), shrunk to fit the panel.
+        s = min(1.0, (rect.h - 2 * u) / (2.6 * 1.3 + 0.6 + 10 + 1 + 3 * 1.3) / u) * u
+        pad = u
+        col_w = (rect.w - 3 * pad) / 2
+        for i, hand in enumerate(("player", "banker")):
+            x = rect.x + pad + i * (col_w + pad)
+            y = rect.y + pad + 2.6 * s * 0.65
+            name = self.t("Player" if hand == "player" else "Banker")
+            w = self.text(x, y, name, 2.6 * s, f"{hand}_text", max_w=col_w)
+            points = deal.get(f"{hand}_points") if dealing else (last or {}).get(f"{hand}_points")
+            if points is not None and w + 5 * s < col_w:
+                box = Rect(round(x + w + s), round(y - 1.6 * s), round(4 * s), round(3.2 * s))
+                self.rounded(box, 0.5 * s, "panel_alt")
+                self.rounded(Rect(box.x + 1, box.y + 1, box.w - 2, box.h - 2), 0.5 * s - 1, "card_bg")
+                self.text(box.x + box.w / 2, y, str(points), 2.6 * s, "card_black", align="centre")
+            cy = y + 2.6 * s * 0.65 + 0.6 * s
+            for j, card in enumerate((shown.get(hand) or [])[:3]):
+                cx = x + j * 7.8 * s
+                if cx + 7 * s > x + col_w:
+                    break
+                self.card(Rect(round(cx), round(cy), round(7 * s), round(10 * s)), card, s)
+        self.outcome(rect, state, dealing, s)
+
+    def card(self, rect: Rect, card: str | None, s: float) -> None:
+        if card is None:  # face down: a card being squeezed
+            self.rounded(rect, 0.7 * s, "panel_alt")
+            return
+        # An edge in the panel's second shade: in the light theme the cards are as white as the panel.
+        self.rounded(rect, 0.7 * s, "panel_alt")
+        self.rounded(Rect(rect.x + 1, rect.y + 1, max(1, rect.w - 2), max(1, rect.h - 2)), 0.7 * s - 1, "card_bg")
+        rank = "10" if card[0] == "T" else card[0]
+        fill = "card_red" if card[1] in "HD" else "card_black"
+        cx = rect.x + rect.w / 2
+        self.text(cx, rect.y + rect.h * 0.33, rank, 4 * s, fill, weight=700, align="centre", max_w=rect.w)
+        self.text(cx, rect.y + rect.h * 0.7, SUITS.get(card[1], card[1]), 3.6 * s, fill, align="centre", max_w=rect.w)
+
+    def outcome(self, rect: Rect, state: dict, dealing: bool, s: float) -> None:
+        last = state.get("last_result")
+        notice = state.get("notice") or {}
+        y = rect.bottom - s - 3 * s * 0.65
+        cx = rect.x + rect.w / 2
+        if notice.get("kind") == "void" and not dealing:
+            text = f"{self.t('Round void')}: {notice.get('reason', '')}".rstrip(": ")
+            self.text(cx, y, text, 2.4 * s, "accent", align="centre", max_w=rect.w - 2 * s)
+        elif dealing:
+            self.text(cx, y, f"{self.t('Round')} {state.get('round', '')}", 3 * s, "ink", align="centre")
+        elif last and last.get("winner") in WINNER_TEXT:
+            text = self.result_text(last, state)
+            self.text(cx, y, text, 3 * s, WINNER_COLOUR[last["winner"]], align="centre", max_w=rect.w - 2 * s)
+
+    def result_text(self, last: dict, state: dict) -> str:
+        text = f"{self.t('Round')} {last.get('round', '')}: {self.t(WINNER_TEXT[last['winner']])}"
+        if last.get("banker_six") and is_super_six(state):
+            text += f" · {self.t('Super 6')}"
+        return text
+
+    def last(self, rect: Rect, state: dict | None, u: float) -> None:
+        """The last result large: who won, on what points, in which round."""
+        last = (state or {}).get("last_result")
+        cx = rect.x + rect.w / 2
+        if not last or last.get("winner") not in WINNER_TEXT:
+            self.text(cx, rect.y + rect.h / 2, "—", min(6 * u, rect.h * 0.5), "muted", align="centre")
+            return
+        size = min(5 * u, rect.h * 0.3)
+        small = min(2.4 * u, rect.h * 0.16)
+        round_text = f"{self.t('Round')} {last.get('round', '')}"
+        self.text(cx, rect.y + rect.h * 0.2, round_text, small, "muted", weight=400, align="centre", max_w=rect.w - u)
+        winner = self.t(WINNER_TEXT[last["winner"]])
+        if last.get("banker_six") and is_super_six(state):
+            winner += f" · {self.t('Super 6')}"
+        fill = WINNER_COLOUR[last["winner"]]
+        self.text(cx, rect.y + rect.h * 0.5, winner, size, fill, align="centre", max_w=rect.w - u)
+        pp, bp = last.get("player_points"), last.get("banker_points")
+        if pp is not None and bp is not None:
+            points = f"{self.t('Player')} {pp} · {self.t('Banker')} {bp}"
+            self.text(cx, rect.y + rect.h * 0.8, points, small, "ink", align="centre", max_w=rect.w - u)

@@ -1,0 +1,248 @@
+"""The fonts the images are drawn with: Noto Sans SC and TC, installed from npm into `static/vendor/fonts/`.
+
+Each language draws with one family (Simplified for `en` and `zh-Hans`, Traditional for `zh-Hant`): its one-file
+subset has the CJK characters the labels use plus Latin letters and digits. A character it lacks (曱 and 甴 of
+曱甴路, the card suits) comes from the numbered subset file the family's CSS names for that code point, the way a
+browser picks a file by `unicode-range`.
+
+Loading a WOFF2 face costs about 30 ms (FreeType decompresses the whole font), so each face is loaded once, at
+one reference size, and every label is drawn at that size and scaled down: a text mask per (text, family, weight,
+size), cached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from PIL import Image, ImageDraw, ImageFont
+
+FAMILY = {"en": "noto-sans-sc", "zh-Hans": "noto-sans-sc", "zh-Hant": "noto-sans-tc"}
+ONE_FILE = {
+    "noto-sans-sc": "noto-sans-sc-chinese-simplified-{weight}-normal.woff2",
+    "noto-sans-tc": "noto-sans-tc-chinese-traditional-{weight}-normal.woff2",
+}
+WEIGHTS = (400, 700)
+REFERENCE = 160  # px: every face is loaded at this size once; labels and marks are scaled from it
+NOT_A_CHARACTER = "\uffff"  # never mapped in any font: draws the font's .notdef box
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class FontsMissing(RuntimeError):
+    """The font files are not installed (they come from npm at install time, never from the repository)."""
+
+
+class Bounded(Generic[K, V]):
+    """A small LRU map: `get(key, make)` returns the kept value or makes, keeps and returns it. It keeps at most
+    `size` values, or with `weigh`, values weighing at most `size` in all (images: their bytes).
+
+    >>> cache = Bounded(2)
+    >>> cache.get("a", lambda: 1), cache.get("b", lambda: 2), cache.get("a", lambda: 99)
+    (1, 2, 1)
+    >>> cache.get("c", lambda: 3), cache.get("b", lambda: 20)  # "b" was the least recently used
+    (3, 20)
+    >>> heavy = Bounded(10, weigh=len)
+    >>> heavy.get("a", lambda: "123456"), heavy.get("b", lambda: "123456"), heavy.weight, list(heavy.items)
+    ('123456', '123456', 6, ['b'])
+    """
+
+    def __init__(self, size: int, weigh: Callable[[V], int] | None = None):
+        self.size = size
+        self.weigh = weigh or (lambda _: 1)
+        self.weight = 0
+        self.items: OrderedDict[K, V] = OrderedDict()
+        self.made = 0  # how many values were made: how tests and benchmarks see the cache work
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        try:
+            self.items.move_to_end(key)
+            return self.items[key]
+        except KeyError:
+            pass
+        value = make()
+        self.made += 1
+        self.items[key] = value
+        self.weight += self.weigh(value)
+        while self.weight > self.size and len(self.items) > 1:
+            _, dropped = self.items.popitem(last=False)
+            self.weight -= self.weigh(dropped)
+        return value
+
+
+def image_bytes(image: Image.Image) -> int:
+    """What an image weighs in memory, for the caches of images.
+
+    >>> image_bytes(Image.new("RGBA", (10, 10)))
+    400
+    """
+    return image.width * image.height * len(image.getbands())
+
+
+def unicode_ranges(css: str) -> list[tuple[int, int, str]]:
+    """(first, last, file name) for every `unicode-range` of a @fontsource stylesheet.
+
+    >>> unicode_ranges("src: url(./files/a.woff2) format('woff2');\\n  unicode-range: U+66f1,U+7530-7534;")
+    [(26353, 26353, 'a.woff2'), (30000, 30004, 'a.woff2')]
+    """
+    out = []
+    for name, spans in re.findall(r"url\(\./files/([^)]+)\)[^;]*;\s*unicode-range:\s*([^;]+);", css):
+        for span in spans.split(","):
+            first, _, last = span.strip().removeprefix("U+").partition("-")
+            out.append((int(first, 16), int(last or first, 16), name))
+    return out
+
+
+@dataclass(frozen=True)
+class Label:
+    """A line of text as an 8-bit mask, `ascent` pixels from its top to its baseline."""
+
+    mask: Image.Image
+    ascent: int
+
+    @property
+    def width(self) -> int:
+        return self.mask.width
+
+    @property
+    def height(self) -> int:
+        return self.mask.height
+
+
+class FontLibrary:
+    """The fonts under one static folder, with the faces, coverage and text masks drawn from them cached.
+
+    Not for concurrent use: the service draws on one worker thread, the command on its only thread.
+    """
+
+    def __init__(self, static_folder: str | Path):
+        self.root = Path(static_folder) / "vendor" / "fonts"
+        self._faces: Bounded[tuple[Path, int], ImageFont.FreeTypeFont] = Bounded(24)
+        self._ranges: dict[tuple[str, int], list[tuple[int, int, str]]] = {}
+        self._covered: dict[tuple[str, int, str], bool] = {}
+        self._notdef: dict[tuple[str, int], tuple] = {}
+        self.labels: Bounded[tuple, Label] = Bounded(16 << 20, weigh=lambda label: image_bytes(label.mask))
+        self.glyphs: Bounded[tuple, Image.Image] = Bounded(256)
+
+    def check(self) -> None:
+        """Raise FontsMissing, saying what to run, unless every one-file subset is there."""
+        missing = [
+            self.root / family / "files" / ONE_FILE[family].format(weight=weight)
+            for family in ONE_FILE
+            for weight in WEIGHTS
+            if not (self.root / family / "files" / ONE_FILE[family].format(weight=weight)).is_file()
+        ]
+        if missing:
+            raise FontsMissing(
+                f"the image fonts are not installed ({missing[0]} is missing): run scripts/install, which copies "
+                "Noto Sans SC and TC from npm (@fontsource) into static/vendor/fonts/"
+            )
+
+    def face(self, path: Path) -> ImageFont.FreeTypeFont:
+        def load() -> ImageFont.FreeTypeFont:
+            if not path.is_file():
+                self.check()
+                raise FontsMissing(f"the font file {path} is missing: run scripts/install")
+            # BASIC layout: no shaping is needed for these labels, and it is faster than raqm.
+            return ImageFont.truetype(str(path), REFERENCE, layout_engine=ImageFont.Layout.BASIC)
+
+        return self._faces.get((path, REFERENCE), load)
+
+    def _primary(self, family: str, weight: int) -> Path:
+        return self.root / family / "files" / ONE_FILE[family].format(weight=weight)
+
+    def _covers(self, family: str, weight: int, ch: str) -> bool:
+        """Whether the one-file subset has a glyph for `ch` (else it would draw its .notdef box)."""
+        key = (family, weight, ch)
+        if key not in self._covered:
+            face = self.face(self._primary(family, weight))
+            if (family, weight) not in self._notdef:
+                self._notdef[family, weight] = _mask_key(face, NOT_A_CHARACTER)
+            self._covered[key] = _mask_key(face, ch) != self._notdef[family, weight]
+        return self._covered[key]
+
+    def _fallback(self, family: str, weight: int, ch: str) -> Path | None:
+        if (family, weight) not in self._ranges:
+            css = self.root / family / f"{weight}.css"
+            self._ranges[family, weight] = unicode_ranges(css.read_text()) if css.is_file() else []
+        cp = ord(ch)
+        for first, last, name in self._ranges[family, weight]:
+            if first <= cp <= last:
+                path = self.root / family / "files" / name
+                return path if path.is_file() else None
+        return None
+
+    def runs(self, text: str, lang: str, weight: int) -> list[tuple[Path, str]]:
+        """`text` cut into runs, each with the font file that has its characters."""
+        family = FAMILY[lang]
+        primary = self._primary(family, weight)
+        out: list[tuple[Path, str]] = []
+        for ch in text:
+            path = primary
+            if not self._covers(family, weight, ch):
+                path = self._fallback(family, weight, ch) or primary
+            if out and out[-1][0] == path:
+                out[-1] = (path, out[-1][1] + ch)
+            else:
+                out.append((path, ch))
+        return out
+
+    def _reference_mask(self, text: str, lang: str, weight: int) -> tuple[Image.Image, int]:
+        """`text` drawn at the reference size: the mask and its ascent."""
+        runs = [(self.face(path), part) for path, part in self.runs(text, lang, weight)]
+        ascent, descent = self.face(self._primary(FAMILY[lang], weight)).getmetrics()
+        width = max(1, round(sum(face.getlength(part) for face, part in runs)))
+        mask = Image.new("L", (width, ascent + descent))
+        draw = ImageDraw.Draw(mask)
+        x = 0.0
+        for face, part in runs:
+            draw.text((x, ascent), part, font=face, fill=255, anchor="ls")
+            x += face.getlength(part)
+        return mask, ascent
+
+    def label(self, text: str, lang: str, weight: int, size: int) -> Label:
+        """`text` as a mask `size` pixels high per em (the CSS font-size), cached."""
+
+        def make() -> Label:
+            mask, ascent = self._reference_mask(text, lang, weight)
+            scale = max(1, size) / REFERENCE
+            w, h = max(1, round(mask.width * scale)), max(1, round(mask.height * scale))
+            return Label(mask.resize((w, h), Image.Resampling.LANCZOS, reducing_gap=3.0), round(ascent * scale))
+
+        return self.labels.get((text, FAMILY[lang], weight, size), make)
+
+    def glyph(self, text: str, lang: str, weight: int) -> Image.Image:
+        """`text` at the reference size, cropped to its ink: marks scale it to their cell and centre the ink."""
+
+        def make() -> Image.Image:
+            mask, _ = self._reference_mask(text, lang, weight)
+            box = mask.getbbox()
+            return mask.crop(box) if box else mask
+
+        return self.glyphs.get((text, FAMILY[lang], weight), make)
+
+
+def _mask_key(face: ImageFont.FreeTypeFont, ch: str) -> tuple:
+    mask = face.getmask(ch)
+    return mask.size, bytes(mask)
+
+
+_default: FontLibrary | None = None
+
+
+def package_static_folder() -> Path:
+    """`static/` beside the package, as the app factory serves it (a checkout or an editable install)."""
+    return Path(__file__).resolve().parents[2] / "static"
+
+
+def default_fonts() -> FontLibrary:
+    """The library over the package's static folder, made once (the command and the tests use it)."""
+    global _default
+    if _default is None:
+        _default = FontLibrary(package_static_folder())
+    return _default

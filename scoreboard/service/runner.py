@@ -1,0 +1,60 @@
+"""How the service runs blocking work (the disk, drawing) without stalling the event loop, under either server.
+
+`scoreboard serve` runs on gevent: blocking calls go to a pool of real OS threads and only the calling greenlet
+waits. Under the Flask test client there is no loop: a plain call in the request's own thread is right, and a call
+with a time limit goes to a thread so that the caller can stop waiting.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class ThreadRunner:
+    """Threads, as under the Flask test client and `flask run`."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(4, thread_name_prefix="scoreboard-io")
+
+    def blocking(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """`fn(*args)`; with `timeout`, TimeoutError once it has run that long (it goes on in its thread)."""
+        if timeout is None:
+            return fn(*args)
+        return self._pool.submit(fn, *args).result(timeout)
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
+        threading.Thread(target=fn, args=args, daemon=True).start()
+
+
+class GeventRunner:
+    """Greenlets on one loop; blocking calls on a pool of real threads (`size` of them)."""
+
+    def __init__(self, size: int = 4):
+        from gevent.threadpool import ThreadPool
+
+        self._pool = ThreadPool(size)
+
+    def blocking(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """`fn(*args)` on a pool thread; with `timeout`, TimeoutError once it has run that long."""
+        if timeout is None:
+            return self._pool.apply(fn, args)
+        import gevent
+
+        try:
+            return self._pool.spawn(fn, *args).get(timeout=timeout)
+        except gevent.Timeout:
+            raise TimeoutError(f"{getattr(fn, '__name__', fn)} did not finish within {timeout:g} s") from None
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
+        import gevent
+
+        gevent.spawn(fn, *args)
+
+
+def runner_for(async_mode: str) -> ThreadRunner | GeventRunner:
+    return GeventRunner() if async_mode == "gevent" else ThreadRunner()

@@ -1,0 +1,135 @@
+"""A table as its displays see it: the state, the roads built from its rounds, and the JSON of both.
+
+The roads are derived from the state (they are the shoe's rounds drawn), kept beside it so that a new round costs
+one append instead of a rebuild. Public JSON never shows a face-down card or the name of an operator.
+
+>>> from scoreboard.table import TableConfig, TableState, apply
+>>> view = TableView(TableState(TableConfig("T1", variant="super-six", require_seq=False)), log="log-1")
+>>> _ = view.advance(*apply(view.state, {"type": "shoe"}))
+>>> update = view.advance(*apply(view.state, {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]}))
+>>> update["kind"], update["version"], update["cells"]["bead"]["banker_six"], update["state"]["last_result"]["winner"]
+('round', 2, True, 'B')
+"""
+
+from __future__ import annotations
+
+from .insurance import offers
+from .play import Round
+from .roads import RoadRound, Roads
+from .sides import BANKER, NAME, PLAYER
+from .table import Delta, TableState, numbered, round_json
+
+
+class TableView:
+    def __init__(self, state: TableState, log: str = ""):
+        self.state = state
+        self.log = log  # the event log's identity: a display seeing another one starts over
+        self.roads = self._build()
+        self._roads_json: tuple[int, dict] | None = None
+
+    @property
+    def config(self):
+        return self.state.config
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    def road_round(self, r: Round) -> RoadRound:
+        assert r.winner is not None  # voided rounds never reach the roads
+        six = r.banker_six and self.state.rules.game.marks_banker_six
+        return RoadRound(r.winner, r.player_pair, r.banker_pair, r.natural, six, r.banker_cards if six else None)
+
+    def _build(self) -> Roads:
+        return Roads.build((self.road_round(r) for r in self.state.rounds if not r.void), self.config.patterns)
+
+    def advance(self, state: TableState, delta: Delta) -> dict:
+        """Take the state an event made; the update every display of the table receives."""
+        self.state = state
+        extra: dict = {}
+        if delta.rebuild:
+            self.roads = self._build()
+            extra["roads"] = self.roads_json()
+        elif delta.added is not None:
+            extra["cells"] = self.roads.append(self.road_round(delta.added))
+            extra["predict"] = {"P": self.roads.predict("P"), "B": self.roads.predict("B")}
+            extra["stats"] = self.roads.stats_json()
+            extra["patterns"] = self.roads.patterns()
+        return {
+            "table": self.config.id,
+            "log": self.log,
+            "version": state.version,
+            "kind": delta.kind,
+            **delta.display,
+            **extra,
+            "state": self.state_json(),
+        }
+
+    # -- reading --------------------------------------------------------------------------------------------------
+
+    def roads_json(self) -> dict:
+        """The roads JSON, built once per version."""
+        if self._roads_json is None or self._roads_json[0] != self.version:
+            self._roads_json = (self.version, self.roads.as_json())
+        return self._roads_json[1]
+
+    def rounds_json(self, public: bool = True) -> list[dict]:
+        return [
+            {**round_json(r, number, public), "dealt": dealt}
+            for dealt, (number, r) in enumerate(numbered(self.state.rounds), start=1)
+        ]
+
+    def state_json(self, public: bool = True) -> dict:
+        s, c = self.state, self.config
+        game = s.rules.game
+        last_number = s.played
+        last = next((r for r in reversed(s.rounds) if not r.void), None)
+        face_up = s.face_up_map() if public else None
+        hidden = face_up is not None and (face_up[PLAYER] < len(s.deal.player) or face_up[BANKER] < len(s.deal.banker))
+        shoe = s.shoe
+        return {
+            "table": c.id,
+            "name": c.name or c.id,
+            "variant": game.name,
+            "variant_title": game.title,
+            "capabilities": {**game.capabilities(), "squeeze": s.rules.squeeze},
+            "super_six_pays": game.settings.get("super_six_pays"),
+            "limits": {"min": c.min_bet, "max": c.max_bet},
+            "decks": c.decks,
+            "lang": c.lang,
+            "stale_after": c.stale_after,
+            "version": s.version,
+            "phase": s.phase,
+            "shoe": None
+            if shoe is None
+            else {
+                "id": shoe.id,
+                "number": shoe.number,
+                "decks": shoe.rules.decks,
+                "variant": shoe.rules.variant,
+                "cards_left": shoe.cards_left,
+                "burned": shoe.burned,
+                "cut": shoe.cut,
+                "rounds_left": shoe.rounds_left,
+                "commitment": shoe.commitment,
+                "ended": shoe.ended,
+                **({"seed": shoe.seed} if shoe.seed else {}),
+            },
+            "round": s.round_number,
+            "rounds": last_number,
+            "deal": s.deal.as_json(face_up),
+            "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in ("ready", "dealing") else None,
+            "last_result": None if last is None else round_json(last, last_number, public),
+            "insurance": [o.as_json() for o in offers(s.deal)] if game.insurance and not hidden else [],
+            "notice": None if s.notice is None else s.notice.as_json(),
+            "last_event_at": s.last_event_at,
+        }
+
+    def snapshot(self, public: bool = True) -> dict:
+        return {
+            "table": self.config.id,
+            "log": self.log,
+            "version": self.version,
+            "state": self.state_json(public),
+            "roads": self.roads_json(),
+        }

@@ -1,0 +1,322 @@
+"""What an adversarial probe found, each kept fixed by a test: history a restart or a config change could rewrite,
+seqs forgotten, shoe counts broken, inputs that made 5xx, a stalled disk, two servers on one log, no bounds."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+
+import pytest
+
+from scoreboard.service import create_app
+from tests.conftest import OPERATOR, TOKEN, Server, with_seq
+
+
+def make_app(tmp_path, config_text: str, **extra):
+    path = tmp_path / "tables.toml"
+    path.write_text(config_text)
+    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": str(path), **extra})
+
+
+def poster(app, table="T1", token=TOKEN):
+    client = app.test_client()
+
+    def post(*events, seq=True, raw=None, headers=None):
+        body = list(events) if len(events) != 1 else events[0]
+        kwargs = {"data": raw} if raw is not None else {"json": with_seq(body) if seq else body}
+        return client.post(
+            f"/api/tables/{table}/feed", headers={"Authorization": f"Bearer {token}", **(headers or {})}, **kwargs
+        )
+
+    return client, post
+
+
+def view(client, table="T1"):
+    return tuple(client.get(f"/api/tables/{table}{p}").get_data() for p in ("", "/roads", "/rounds"))
+
+
+T1 = '[tables.T1]\nfeed_token = "secret-T1"\ndecks = {decks}\n\n[operators.pit]\ntoken = "pit-boss-token"\n'
+
+
+# 2. A config change between restarts must not rewrite acknowledged rounds.
+
+
+def test_a_shoe_keeps_the_rules_it_was_dealt_under_across_a_config_change(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=8))
+    client, post = poster(app)
+    assert post({"type": "shoe", "shoe": "S1"}).status_code == 200
+    # Six sevens of hearts burned: the round below holds a seventh, which 8 decks have and 6 decks do not.
+    assert post({"type": "burn", "cards": ["7H"] * 6}).status_code == 200
+    assert post({"type": "round", "player": ["7H", "KD"], "banker": ["7S", "KC"]}).status_code == 200
+    assert post({"type": "result", "winner": "P"}).status_code == 200
+    before = view(client)[1:]  # the roads and the rounds (the table's own settings changed: that is the point)
+    shoe_before = client.get("/api/tables/T1").get_json()["shoe"]
+    app.extensions["scoreboard"].close()
+
+    again = make_app(tmp_path, T1.format(decks=6))
+    client, post = poster(again)
+    assert view(client)[1:] == before, "the acknowledged tie and the round after it stand, numbered as they were"
+    assert client.get("/api/tables/T1").get_json()["shoe"] == shoe_before
+    [tie, player] = client.get("/api/tables/T1/rounds").get_json()["rounds"]
+    assert (tie["round"], tie["winner"], tie["void"], player["round"]) == (1, "T", False, 2)
+    assert client.get("/api/tables/T1").get_json()["shoe"]["decks"] == 8
+    assert post({"type": "cut"}).status_code == 200 and post({"type": "result", "winner": "B"}).status_code == 200
+    state = post({"type": "shoe", "shoe": "S2"}).get_json()["table"]
+    assert state["shoe"]["decks"] == 6, "the new configuration applies to the next shoe"
+    again.extensions["scoreboard"].close()
+
+
+# 3. The seq memory survives restarts and shoe changes.
+
+
+def test_a_retried_seq_after_a_shoe_change_and_a_restart_is_a_duplicate(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=8))
+    client, post = poster(app)
+    post({"type": "shoe", "shoe": "S1", "seq": 1}, seq=False)
+    result = {"type": "result", "winner": "B", "seq": 10}
+    assert post(result, seq=False).status_code == 200
+    assert post({"type": "shoe", "shoe": "S2", "seq": 11}, seq=False).status_code == 200
+    app.extensions["scoreboard"].close()
+
+    again = make_app(tmp_path, T1.format(decks=8))
+    client, post = poster(again)
+    version = client.get("/api/tables/T1").get_json()["version"]
+    retry = post(result, seq=False)
+    assert retry.status_code == 200 and retry.get_json()["results"][0]["duplicate"]
+    state = client.get("/api/tables/T1").get_json()
+    assert state["version"] == version and state["rounds"] == 0, "not dealt again into the new shoe"
+    assert post({"type": "result", "winner": "P", "seq": 9}, seq=False).get_json()["error"] == "seq_out_of_order"
+    again.extensions["scoreboard"].close()
+
+
+# 4. seq is required (unless the table opts out) and bounded.
+
+
+def test_events_without_seq_are_refused_unless_the_table_opts_out(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=8) + '\n[tables.BENCH]\nfeed_token = "bench"\nrequire_seq = false\n')
+    client, post = poster(app)
+    before = view(client)
+    r = post({"type": "shoe"}, seq=False)
+    assert r.status_code == 400 and r.get_json()["error"] == "seq_required" and "seq" in r.get_json()["message"]
+    assert view(client) == before
+    _, bench = poster(app, "BENCH", "bench")
+    assert bench({"type": "shoe"}, seq=False).status_code == 200
+    app.extensions["scoreboard"].close()
+
+
+@pytest.mark.parametrize("seq", [0, -1, 2**53, 10**100, 1.5, "7", True])
+def test_a_seq_out_of_range_is_refused_and_the_feed_goes_on(tmp_path, seq):
+    app = make_app(tmp_path, T1.format(decks=8))
+    _, post = poster(app)
+    r = post({"type": "shoe", "seq": seq}, seq=False)
+    assert r.status_code == 400 and r.get_json()["error"] == "bad_seq"
+    assert len(r.get_json()["message"]) < 200
+    assert post({"type": "shoe", "seq": 2**53 - 1}, seq=False).status_code == 200, "the largest seq is taken"
+    app.extensions["scoreboard"].close()
+
+
+# 5. The shoe's count holds on every path.
+
+
+def test_an_excess_card_inside_a_whole_round_takes_the_others_from_the_shoe(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=4))
+    client, post = poster(app)
+    post({"type": "shoe"})
+    post({"type": "burn", "cards": ["8D"] * 3})
+    body = post({"type": "round", "player": ["8D", "KS"], "banker": ["8D", "KC"]}).get_json()  # a 5th 8D
+    assert body["results"][0]["kind"] == "void"
+    state = body["table"]
+    assert state["shoe"]["cards_left"] == 208 - 3 - 3, "the 4th 8D, KS and KC came out; the 5th was never in it"
+    [void] = client.get("/api/tables/T1/rounds").get_json()["rounds"]
+    assert void["void"] and void["irregularity"] and "8D" in void["reason"]
+    again = post({"type": "card", "card": "8D"}).get_json()
+    assert again["results"][0]["kind"] == "void", "a 5th 8D is an excess card again, never dealt"
+    assert again["table"]["shoe"]["cards_left"] == 202
+    app.extensions["scoreboard"].close()
+
+
+def test_no_card_is_taken_once_a_burn_empties_the_shoe(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=4))
+    client, post = poster(app)
+    post({"type": "shoe"})
+    assert post({"type": "burn", "count": 208}).get_json()["table"]["shoe"]["cards_left"] == 0
+    before = view(client)
+    for card in ("9H", "AS", "KD"):
+        r = post({"type": "card", "card": card})
+        assert r.status_code == 422 and r.get_json()["error"] == "shoe_empty"
+    assert view(client) == before and client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == 0
+    app.extensions["scoreboard"].close()
+
+
+# 13. A shoe holds what its decks hold, a post a bounded number of events.
+
+
+def test_a_flood_of_excess_cards_stops_when_the_shoe_could_hold_no_more(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=4))
+    client, post = poster(app)
+    post({"type": "shoe"})
+    r = post(*([{"type": "card", "card": "AS"}] * 1000))
+    body = r.get_json()
+    assert r.status_code == 422 and body["error"] == "shoe_empty" and body["applied"] == 208
+    state = client.get("/api/tables/T1").get_json()
+    assert state["shoe"]["cards_left"] == 204, "the four real aces came out, no other card"
+    assert len(client.get("/api/tables/T1/rounds").get_json()["rounds"]) <= 208
+    too_many = post(*([{"type": "cut"}] * 1001))
+    assert too_many.status_code == 413 and too_many.get_json()["error"] == "too_many_events"
+    app.extensions["scoreboard"].close()
+
+
+# 9. No input makes a 5xx.
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"[" * 1000 + b"]" * 1000, b"[" * 100_000, b'{"type": "card", "card": "\xff\xfe"}', b"\xff" * 10, b"null"],
+)
+def test_unreadable_feed_bodies_are_400(tmp_path, raw):
+    app = make_app(tmp_path, T1.format(decks=8))
+    _, post = poster(app)
+    r = post(raw=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.get_json()["error"] in ("malformed", "unknown_type")
+    app.extensions["scoreboard"].close()
+
+
+@pytest.mark.parametrize("shoe", ["99999999999999999999999", "²", "-1", "0", "1.5", " 1", "１"])
+def test_a_bad_shoe_number_in_the_read_api_is_400(client, shoe):
+    r = client.get("/api/tables/T1/rounds", query_string={"shoe": shoe})
+    assert r.status_code == 400 and r.get_json()["error"] == "bad_shoe"
+
+
+@pytest.mark.parametrize(
+    "method, path, status",
+    [
+        ("GET", "/api/nope", 404),
+        ("GET", "/api/tables/T1/feed", 405),
+        ("DELETE", "/api/tables/T1", 405),
+        ("POST", "/api/tables/T1/roads", 405),
+        ("GET", "/api/tables/T1/nope", 404),
+    ],
+)
+def test_every_api_error_is_json(client, method, path, status):
+    r = client.open(path, method=method)
+    assert r.status_code == status and r.is_json
+    assert r.get_json()["error"] and r.get_json()["message"]
+
+
+def test_a_body_over_the_limit_is_413_json(client):
+    r = client.post(
+        "/api/tables/T1/feed",
+        data=b"[" + b" " * (2 * 1024 * 1024) + b"]",
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+    )
+    assert r.status_code == 413 and r.get_json()["error"] and r.get_json()["applied"] == 0
+
+
+# 11. A stalled disk answers 503 in bounded time, and a retry of the same seq is never applied twice.
+
+
+def test_a_stalled_disk_answers_503_and_the_late_write_is_taken_once(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=8), WRITE_TIMEOUT=0.3)
+    client, post = poster(app)
+    post({"type": "shoe"})
+    writer = app.extensions["scoreboard"].writer
+    real_append, thawed = writer._append, threading.Event()
+
+    def frozen_append(records):  # a disk that stops answering until it is thawed (fault injection)
+        thawed.wait(10)
+        return real_append(records)
+
+    writer._append = frozen_append
+    card = {"type": "card", "card": "9H", "seq": 10**6}
+    started = time.monotonic()
+    r = post(card, seq=False)
+    assert r.status_code == 503 and r.get_json()["error"] == "storage_failed"
+    assert time.monotonic() - started < 3, "answered after the write timeout, not after the disk"
+    again = post({"type": "card", "card": "2C", "seq": 10**6 + 1}, seq=False)
+    assert again.status_code == 503, "the table waits for its stalled write"
+    thawed.set()
+    deadline = time.monotonic() + 5
+    while client.get("/api/tables/T1").get_json()["deal"]["player"] != ["9H"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    state = client.get("/api/tables/T1").get_json()
+    assert state["deal"]["player"] == ["9H"], "the write landed: the table took it"
+    retry = post(card, seq=False)
+    assert retry.status_code == 200 and retry.get_json()["results"][0]["duplicate"]
+    assert client.get("/api/tables/T1").get_json()["version"] == state["version"], "applied once"
+    writer._append = real_append
+    app.extensions["scoreboard"].close()
+
+
+def test_a_stalled_disk_does_not_hang_the_readers(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=8), WRITE_TIMEOUT=0.3)
+    client, _ = poster(app)
+    store, thawed = app.extensions["scoreboard"].store, threading.Event()
+    real_shoes = store.shoes
+    store.shoes = lambda table_id: thawed.wait(10) and real_shoes(table_id)
+    started = time.monotonic()
+    r = client.get("/api/tables/T1/shoes")
+    assert r.status_code == 503 and r.get_json()["error"] == "storage_failed" and time.monotonic() - started < 3
+    assert client.get("/api/tables/T1").status_code == 200, "what is in memory still answers"
+    thawed.set()
+    app.extensions["scoreboard"].close()
+
+
+# 12. Two servers on one log: the second refuses to start and says who holds it.
+
+
+def test_a_second_server_on_the_same_log_refuses_to_start(tmp_path, tables_file):
+    first = Server(tmp_path / "one.sqlite3", tables_file).start()
+    try:
+        second = Server(tmp_path / "one.sqlite3", tables_file)
+        with pytest.raises(RuntimeError) as e:
+            second.start()
+        message = str(e.value)
+        assert f"process {first.proc.pid}" in message and "one.sqlite3" in message and "Traceback" not in message
+        assert first.get("/api/tables").status_code == 200, "the first one serves on"
+    finally:
+        first.kill(signal.SIGTERM)
+
+
+# 1. The log's identity travels with every snapshot and update.
+
+
+def test_a_server_on_another_log_has_another_identity(tmp_path, tables_file):
+    import socketio
+
+    ids = []
+    for name in ("a.sqlite3", "b.sqlite3", "a.sqlite3"):
+        srv = Server(tmp_path / name, tables_file).start()
+        try:
+            client = socketio.Client(reconnection=False)
+            client.connect(srv.url, wait_timeout=5)
+            ids.append(client.call("join", {"table": "T1"}, timeout=5)["log"])
+            client.disconnect()
+        finally:
+            srv.kill(signal.SIGTERM)
+    assert ids[0] == ids[2] != ids[1], "the same log keeps its id across restarts; another log has another"
+
+
+def test_operator_voids_are_refused_with_a_feed_token_and_logged_for_the_audit(tmp_path):
+    app = make_app(tmp_path, T1.format(decks=8))
+    client, post = poster(app)
+    post({"type": "shoe"}, {"type": "result", "winner": "B"})
+    before = view(client)
+    r = post({"type": "void", "round": 1, "reason": "camera"})
+    assert r.status_code == 403 and r.get_json()["error"] == "operator_required" and view(client) == before
+    [refusal] = app.extensions["scoreboard"].store.refusals("T1")
+    assert refusal["code"] == "operator_required" and refusal["kind"] == "void" and refusal["operator"] is None
+    _, op = poster(app, token=OPERATOR)
+    assert op({"type": "void", "round": 1, "reason": "camera"}).status_code == 200
+    [(_, _, stored)] = app.extensions["scoreboard"].store.operator_events("T1", ("void",))
+    assert stored["operator"] == "pit" and stored["before"]["winner"] == "B" and stored["reason"] == "camera"
+    app.extensions["scoreboard"].close()
+
+
+def test_the_reply_names_the_refused_event_of_a_list_even_the_first(client, feed):
+    body = feed({"type": "card", "card": "9H"}, {"type": "cut"}).get_json()
+    assert body["event"] == 0 and body["applied"] == 0 and body["error"] == "no_shoe"
+    single = feed({"type": "card", "card": "9H"}).get_json()
+    assert "event" not in single
+    assert json.loads(json.dumps(single))["error"] == "no_shoe"

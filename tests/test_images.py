@@ -1,0 +1,306 @@
+"""The image endpoints: PNGs of the live table, cached per version, and a burst of them beside live displays."""
+
+from __future__ import annotations
+
+import doctest
+import io
+import itertools
+import random
+import threading
+import time
+
+import pytest
+import requests
+import socketio
+from PIL import Image
+
+from scoreboard.cards import ALL_CARDS
+from scoreboard.options import Options
+from scoreboard.render import board_layout, image_spec, road_layout
+from scoreboard.render.sprites import BIG_R
+from scoreboard.roads import Roads, parse_results
+from scoreboard.service import images as images_module
+from scoreboard.service.images import ImageService
+from tests.conftest import TOKEN
+
+BANKER_RED, PLAYER_BLUE = (0xD0, 0x02, 0x1B), (0x15, 0x53, 0xC7)
+_seq = itertools.count(1)
+
+
+def events(*items: dict) -> list[dict]:
+    """Events with a rising `seq`, as a shoe sends them (a table may require it)."""
+    return [{**item, "seq": next(_seq)} for item in items]
+
+
+def results(*winners: str) -> list[dict]:
+    return events({"type": "shoe", "shoe": "S1"}, *({"type": "result", "winner": w} for w in winners))
+
+
+def decode(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "PNG"
+    return image.convert("RGB")
+
+
+def images(app):
+    return app.extensions["scoreboard_images"]
+
+
+def test_doctests():
+    assert doctest.testmod(images_module).failed == 0
+
+
+def test_board_png_of_a_known_shoe(client, feed):
+    assert feed(results("B", "B", "P")).status_code == 200
+    r = client.get("/tables/T1/board.png")
+    assert r.status_code == 200 and r.mimetype == "image/png"
+    image = decode(r.data)
+    assert image.size == (1920, 1080)
+    roads = client.get("/api/tables/T1/roads").json
+    f = board_layout(roads, 1920, 1080, image_spec(Options(), "board").panels, None).roads["big"]
+    cx, cy = f.centre(0, 0)
+    assert image.getpixel((int(cx + BIG_R * f.cell), int(cy))) == BANKER_RED
+    cx, cy = f.centre(1, 0)
+    assert image.getpixel((int(cx - BIG_R * f.cell), int(cy))) == PLAYER_BLUE
+
+
+@pytest.mark.parametrize(
+    ("query", "size"),
+    [
+        ("", (1920, 1080)),
+        ("?width=1280&height=720", (1280, 720)),
+        ("?width=640", (640, 360)),
+        ("?height=1920&width=1080", (1080, 1920)),
+    ],
+)
+def test_board_png_is_the_size_asked_for(client, feed, query, size):
+    feed(results("P", "B"))
+    assert decode(client.get("/tables/T1/board.png" + query).data).size == size
+
+
+@pytest.mark.parametrize(
+    ("road", "query", "size"),
+    [
+        ("bead", "", (640, 240)),
+        ("big", "", (1200, 240)),
+        ("cockroach", "", (960, 180)),
+        ("big", "?width=300&height=200", (300, 200)),
+    ],
+)
+def test_road_png_is_the_size_asked_for(client, feed, road, query, size):
+    feed(results("P", "B", "B", "P", "P"))
+    r = client.get(f"/tables/T1/roads/{road}.png{query}")
+    assert r.status_code == 200 and decode(r.data).size == size
+
+
+def test_road_png_pixels(client, feed):
+    feed(results("P", "B"))
+    roads = client.get("/api/tables/T1/roads").json
+    image = decode(client.get("/tables/T1/roads/big.png?width=600&height=240").data)
+    f = road_layout(roads, "big", 600, 240, None)
+    for col, colour in ((0, PLAYER_BLUE), (1, BANKER_RED)):
+        cx, cy = f.centre(col, 0)
+        assert image.getpixel((int(cx), int(cy - BIG_R * f.cell))) == colour
+
+
+def test_if_none_match_gives_304_and_the_cache_headers(client, feed):
+    feed(results("B"))
+    first = client.get("/tables/T1/board.png?theme=light")
+    tag = first.headers["ETag"]
+    assert tag.startswith('"v') and first.headers["Cache-Control"] == "public, max-age=1, must-revalidate"
+    again = client.get("/tables/T1/board.png?theme=light", headers={"If-None-Match": tag})
+    assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == tag
+    weak = client.get("/tables/T1/board.png?theme=light", headers={"If-None-Match": f'W/{tag}, "other"'})
+    assert weak.status_code == 304
+    # Other options are another image: another tag.
+    other = client.get("/tables/T1/board.png?theme=dark", headers={"If-None-Match": tag})
+    assert other.status_code == 200 and other.headers["ETag"] != tag
+
+
+def test_a_second_request_for_the_same_version_is_not_drawn_again(app, client, feed):
+    feed(results("B", "P"))
+    service = images(app)
+    before = service.draws
+    first = client.get("/tables/T1/roads/bead.png?lang=zh-Hans")
+    assert service.draws == before + 1 and 'desc="drawn"' in first.headers["Server-Timing"]
+    second = client.get("/tables/T1/roads/bead.png?lang=zh-Hans")
+    assert service.draws == before + 1 and 'desc="cached"' in second.headers["Server-Timing"]
+    assert second.data == first.data and second.headers["ETag"] == first.headers["ETag"]
+
+
+def test_an_update_changes_the_etag_and_draws_the_new_version(app, client, feed):
+    feed(results("B"))
+    first = client.get("/tables/T1/board.png")
+    draws = images(app).draws
+    feed(events({"type": "result", "winner": "P"}))
+    second = client.get("/tables/T1/board.png", headers={"If-None-Match": first.headers["ETag"]})
+    assert second.status_code == 200 and second.headers["ETag"] != first.headers["ETag"]
+    assert images(app).draws == draws + 1 and second.data != first.data
+
+
+def test_concurrent_requests_for_a_new_version_draw_it_once(app, feed):
+    feed(results("B", "P", "P"))
+    service = images(app)
+    before = service.draws
+    answers = []
+
+    def get():
+        answers.append(app.test_client().get("/tables/T1/board.png?width=1280"))
+
+    threads = [threading.Thread(target=get) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [a.status_code for a in answers] == [200] * 8
+    assert len({a.data for a in answers}) == 1
+    assert service.draws == before + 1
+
+
+def test_a_request_that_finds_an_older_version_being_drawn_gets_the_newest(app):
+    service = ImageService("threading", app.static_folder)
+    spec = image_spec(Options(), "big")
+    roads = {1: Roads.build(parse_results("B")).as_json(), 2: Roads.build(parse_results("BP")).as_json()}
+    table = {"version": 1}
+    slow, started = threading.Event(), threading.Event()
+
+    def snapshot():
+        version = table["version"]
+        if version == 1:  # the first drawing is slow: versions move on meanwhile
+            started.set()
+            assert slow.wait(5)
+        return ("log", version), ("big", roads[version], None, spec)
+
+    answers: dict[str, tuple] = {}
+
+    def get(name: str, version: int) -> None:
+        answers[name] = service.image("key", ("log", version), snapshot)
+
+    first = threading.Thread(target=get, args=("first", 1))
+    first.start()
+    assert started.wait(5)
+    table["version"] = 2
+    later = [threading.Thread(target=get, args=(f"later{i}", 2)) for i in range(3)]
+    for t in later:
+        t.start()
+    time.sleep(0.2)  # the later requests are waiting for the drawing of version 1
+    slow.set()
+    for t in [first, *later]:
+        t.join(10)
+    assert answers["first"][0] == ("log", 1) and answers["first"][2] == "drawn"
+    assert [answers[f"later{i}"][0] for i in range(3)] == [("log", 2)] * 3
+    assert sorted(answers[f"later{i}"][2] for i in range(3)) == ["drawn", "joined", "joined"]
+    assert service.draws == 2, "version 1 once, then version 2 once for the three that wanted it"
+    assert answers["later0"][1] == answers["later1"][1] != answers["first"][1]
+
+
+def test_the_language_comes_from_the_query_or_the_browser(client, feed):
+    feed(results("B"))
+    plain = client.get("/tables/T1/roads/bead.png")
+    assert plain.headers["Vary"] == "Accept-Language"
+    chinese = client.get("/tables/T1/roads/bead.png", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
+    asked = client.get("/tables/T1/roads/bead.png?lang=zh-Hans")
+    assert chinese.headers["ETag"] == asked.headers["ETag"] != plain.headers["ETag"]
+    assert chinese.data == asked.data != plain.data
+    assert "Vary" not in asked.headers
+
+
+@pytest.mark.parametrize(
+    ("query", "option"),
+    [
+        ("width=0", "width"),
+        ("height=99999", "height"),
+        ("width=wide", "width"),
+        ("theme=pink", "theme"),
+        ("lang=fr", "lang"),
+        ("roads=big,moon", "roads"),
+        ("cols=5", "cols"),
+        ("cols=121", "cols"),
+    ],
+)
+def test_bad_options_are_a_400_naming_the_option(client, query, option):
+    for path in ("/tables/T1/board.png", "/tables/T1/roads/big.png"):
+        if option == "roads" and "roads/" in path:
+            continue
+        r = client.get(f"{path}?{query}")
+        assert r.status_code == 400, (path, query)
+        assert r.json["error"] == "bad_option" and r.json["option"] == option and option in r.json["message"]
+
+
+def test_roads_on_a_road_image_is_refused(client):
+    r = client.get("/tables/T1/roads/big.png?roads=bead")
+    assert r.status_code == 400 and r.json["option"] == "roads"
+
+
+def test_unknown_road_and_unknown_table_are_404s(client):
+    r = client.get("/tables/T1/roads/dragon.png")
+    assert r.status_code == 404 and r.json["error"] == "unknown_road"
+    assert r.json["roads"] == ["bead", "big", "big_eye", "small", "cockroach"]
+    assert all(name in r.json["message"] for name in r.json["roads"])
+    for path in ("/tables/NOPE/board.png", "/tables/NOPE/roads/big.png"):
+        r = client.get(path)
+        assert r.status_code == 404 and r.json["error"] == "unknown_table"
+
+
+# -- over the real server ---------------------------------------------------------------------------------------
+
+
+class Display:
+    """A screen on Socket.IO: joins T1 and records the version of every update it is sent."""
+
+    def __init__(self, url: str):
+        self.versions: list[int] = []
+        self.sio = socketio.Client(reconnection=False)
+        self.sio.on("update", lambda delta: self.versions.append(delta["version"]))
+        self.sio.connect(url, wait_timeout=5)
+        self.joined = self.sio.call("join", {"table": "T1"}, timeout=5)["version"]
+
+
+def test_a_burst_of_image_requests_while_cards_are_fed_leaves_every_display_every_update(server):
+    assert server.post("T1", events({"type": "shoe", "shoe": "S1"}), TOKEN).status_code == 200
+    displays = [Display(server.url) for _ in range(20)]
+    time.sleep(0.5)  # let the clients finish upgrading to WebSocket
+    stop = threading.Event()
+    answers: list[tuple[str, int, str, str]] = []
+    lock = threading.Lock()
+    paths = ["/tables/T1/board.png", "/tables/T1/roads/big.png", "/tables/T1/board.png?lang=zh-Hant&width=1280"]
+
+    def fetch(i: int) -> None:
+        session = requests.Session()
+        path = paths[i % len(paths)]
+        while not stop.is_set():
+            r = session.get(server.url + path, timeout=10)
+            with lock:
+                answers.append((path, r.status_code, r.headers.get("ETag", ""), r.headers.get("Server-Timing", "")))
+            if r.status_code == 200:
+                decode(r.content)
+
+    fetchers = [threading.Thread(target=fetch, args=(i,)) for i in range(50)]
+    for t in fetchers:
+        t.start()
+    shoe = [c for c in ALL_CARDS for _ in range(8)]
+    random.Random(11).shuffle(shoe)
+    posted = []
+    try:
+        for card in shoe[:60]:
+            r = server.post("T1", events({"type": "card", "card": card}), TOKEN)
+            assert r.status_code == 200, r.text
+            posted.append(r.json()["results"][0]["version"])
+            time.sleep(0.03)
+    finally:
+        stop.set()
+        for t in fetchers:
+            t.join(15)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(len(d.versions) < len(posted) for d in displays):
+        time.sleep(0.05)
+    for d in displays:
+        d.sio.disconnect()
+
+    for d in displays:
+        assert d.versions == list(range(d.joined + 1, posted[-1] + 1)), "every update, in order, none missing"
+    assert answers and all(status == 200 for _, status, _, _ in answers)
+    assert len({tag for _, _, tag, _ in answers}) > 3, "the images followed the versions"
+    # One drawing per image and version, however many asked for it at once.
+    drawn = [(path, tag) for path, _, tag, timing in answers if 'desc="drawn"' in timing]
+    assert len(drawn) == len(set(drawn))

@@ -1,0 +1,159 @@
+"""The operator page in Debian's Chromium, driven by Playwright, against the real server: log in, void with a
+confirmation while a board watches, correct, the audit, a POST without the CSRF token, log out."""
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import OPERATOR, TOKEN, Server
+from tests.operator_support import OPS_TOML, ROUNDS, deal
+from tests.test_board_browser import ARGS, ARTIFACTS, CHROMIUM, open_board
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    config = tmp_path / "ops.toml"
+    config.write_text(OPS_TOML)
+    srv = Server(tmp_path / "page.sqlite3", config).start()
+    yield srv
+    srv.kill(signal.SIGTERM)
+
+
+def version(server) -> int:
+    return server.get("/api/tables/T1").json()["version"]
+
+
+def test_the_operator_page(browser, server):
+    deal(server.url, ROUNDS[:3])
+    server.post("T1", [{"type": "card", "card": "9H"}, {"type": "card", "card": "2C"}], TOKEN)
+    board, board_errors = open_board(browser, server, 1280, 720)
+    assert board.locator("#bead-road .bead").count() == 3
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # CSP refusals land in the console; a refused request (401, 409) is logged there too, and is expected here.
+    page.on(
+        "console",
+        lambda m: errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None,
+    )
+
+    # A wrong token is refused, the form stays.
+    page.goto(f"{server.url}/operator")
+    page.fill("#token", "not-the-token")
+    with page.expect_navigation() as answer:
+        page.click("#login button[type=submit]")
+    assert answer.value.status == 401
+    assert "is not an operator" in page.locator("#problem").inner_text()
+
+    page.fill("#token", OPERATOR)
+    page.click("#login button[type=submit]")
+    page.wait_for_selector("#desk:not([hidden])")
+    assert page.locator("#who").inner_text() == "pit"
+    assert page.locator(".op-tab").count() == 3, "every table of the operator"
+    page.wait_for_function("() => document.getElementById('t-phase').textContent === 'dealing'")
+    assert page.locator("#p-cards .op-card").inner_text() == "9♥" and page.locator("#b-cards .op-card").count() == 1
+    assert page.locator("#rounds tbody tr").count() == 3
+    assert page.locator("#rounds tbody tr").first.locator("td").first.inner_text() == "3", "newest first, numbered"
+
+    # Void the round in progress: the first click only asks.
+    form = page.locator("#void-current")
+    form.locator("input[name=reason]").fill("card exposed at the table")
+    at = version(server)
+    form.locator("button[type=submit]").click()
+    confirm = form.locator(".op-confirm")
+    confirm.wait_for(state="visible")
+    assert "card exposed at the table" in confirm.locator(".op-summary").inner_text()
+    assert form.locator("input[name=reason]").is_disabled(), "what is confirmed cannot change under the panel"
+    page.wait_for_timeout(300)
+    assert version(server) == at, "nothing is done before the confirmation"
+    form.locator(".op-yes").click()
+    page.wait_for_function("() => document.querySelector('#void-current .op-result').textContent.startsWith('Done')")
+    assert version(server) == at + 1
+    board.wait_for_function(
+        "document.getElementById('outcome').textContent.includes('card exposed at the table')", timeout=5000
+    )
+    page.wait_for_function(
+        "() => document.querySelector('#audit tbody').textContent.includes('card exposed at the table')"
+    )
+    assert page.locator("#audit tbody tr").first.locator("td").nth(1).inner_text() == "pit"
+
+    # Void an earlier round: cancelled once (nothing happens), then confirmed; the board's roads lose it.
+    form = page.locator("#void-round")
+    form.locator("input[name=round]").fill("2")
+    form.locator("input[name=reason]").fill("misdeal seen on camera")
+    form.locator("button[type=submit]").click()
+    form.locator(".op-no").click()
+    assert form.locator(".op-confirm").is_hidden() and version(server) == at + 1
+    form.locator("button[type=submit]").click()
+    assert "round 2" in form.locator(".op-summary").inner_text()
+    form.locator(".op-yes").click()
+    board.wait_for_function("document.querySelectorAll('#bead-road .bead').length === 2", timeout=5000)
+    page.wait_for_function("() => document.querySelector('#void-round .op-result').textContent.startsWith('Done')")
+
+    # Correct round 1 by the winner and points.
+    form = page.locator("#correct")
+    form.locator("input[name=round]").fill("1")
+    form.locator("input[name=mode][value=result]").check()
+    form.locator("select[name=winner]").select_option("B")
+    form.locator("input[name=player_points]").fill("4")
+    form.locator("input[name=banker_points]").fill("6")
+    form.locator("input[name=reason]").fill("result keyed wrong")
+    form.locator("button[type=submit]").click()
+    assert "Banker wins (4–6)" in form.locator(".op-summary").inner_text()
+    form.locator(".op-yes").click()
+    page.wait_for_function("() => document.querySelector('#correct .op-result').textContent.startsWith('Done')")
+    first = server.get("/api/tables/T1/rounds").json()["rounds"][0]
+    assert (first["round"], first["winner"], first["player_points"], first["banker_points"]) == (1, "B", 4, 6)
+
+    # A refusal comes back in words.
+    form = page.locator("#void-round")
+    form.locator("input[name=round]").fill("7")
+    form.locator("input[name=reason]").fill("no such round")
+    form.locator("button[type=submit]").click()
+    form.locator(".op-yes").click()
+    page.wait_for_function("() => document.querySelector('#void-round .op-result').textContent.startsWith('Refused')")
+    assert "there is no round 7" in form.locator(".op-result").inner_text()
+    page.wait_for_function("() => document.querySelector('#audit tbody').textContent.includes('refused void')")
+
+    # The page's own cookie, without the CSRF token: refused, nothing done.
+    at = version(server)
+    issued = json.loads(page.request.get(f"{server.url}/operator/tables/T1").text())["next"]
+    forged = page.request.post(
+        f"{server.url}/operator/tables/T1/void",
+        data=json.dumps({"reason": "forged", "round": "1", **issued}),
+        headers={"Content-Type": "application/json"},
+    )
+    assert forged.status == 400 and forged.json()["error"] == "csrf_failed"
+    assert version(server) == at
+
+    csv_link = page.get_attribute("#audit-csv", "href")
+    download = page.request.get(f"{server.url}{csv_link}")
+    assert download.status == 200 and download.headers["content-type"].startswith("text/csv")
+    assert download.text().startswith("version,at,operator,kind,") and "misdeal seen on camera" in download.text()
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "operator-page.png"), full_page=True)
+
+    page.click("#logout")
+    page.wait_for_selector("#token")
+    assert page.request.get(f"{server.url}/operator/tables").status == 401
+    assert errors == [] and board_errors == []
+    context.close()

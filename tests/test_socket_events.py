@@ -1,0 +1,149 @@
+"""The Socket.IO events in-process, with Flask-SocketIO's test client: join, join_pit, the displays count, updates,
+and what bad input gets (an error answer, never a traceback or an echo of what was sent)."""
+
+import pytest
+
+from scoreboard.service.extensions import socketio
+from tests.conftest import TOKEN
+
+
+@pytest.fixture
+def sio(app):
+    made = []
+
+    def connect():
+        c = socketio.test_client(app)
+        made.append(c)
+        return c
+
+    yield connect
+    for c in made:
+        if c.is_connected():
+            c.disconnect()
+
+
+def updates(client, name="update"):
+    return [m["args"][0] for m in client.get_received() if m["name"] == name]
+
+
+def test_join_answers_with_a_snapshot_carrying_the_log_identity(app, sio, feed):
+    feed({"type": "shoe", "shoe": "S1"})
+    hub = app.extensions["scoreboard"]
+    snap = sio().emit("join", {"table": "T1"}, callback=True)
+    assert set(snap) == {"table", "log", "version", "state", "roads"}
+    assert snap["log"] == hub.log_id and len(snap["log"]) == 32 and snap["version"] == 1
+
+
+def test_every_change_reaches_the_room_once_with_the_log(app, sio, feed):
+    feed({"type": "shoe", "shoe": "S1"})
+    screen, other = sio(), sio()
+    v = screen.emit("join", {"table": "T1"}, callback=True)["version"]
+    other.emit("join", {"table": "T2"}, callback=True)
+    feed({"type": "result", "winner": "B"}, {"type": "card", "card": "9H"})
+    got = updates(screen)
+    assert [u["version"] for u in got] == [v + 1, v + 2] and [u["kind"] for u in got] == ["round", "card"]
+    assert all(u["log"] == app.extensions["scoreboard"].log_id for u in got)
+    assert updates(other) == [], "another table's screen hears nothing"
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        ((), "bad_join"),
+        ((None,), "bad_join"),
+        (("T1",), "bad_join"),
+        ({"table": 5}, "bad_join"),
+        ({"tabel": "T1"}, "bad_join"),
+    ],
+)
+def test_a_join_without_a_table_is_answered_with_an_error(sio, args, code):
+    client = sio()
+    payload = args if isinstance(args, tuple) else (args,)
+    answer = client.emit("join", *payload, callback=True)
+    assert answer["error"] == code and "table" in answer["message"]
+    assert client.is_connected()
+
+
+def test_an_unknown_table_is_not_echoed_back_in_full(sio):
+    answer = sio().emit("join", {"table": "X" * 500_000}, callback=True)
+    assert answer["error"] == "unknown_table" and len(answer["message"]) < 200
+
+
+def test_the_pit_joins_every_table_and_hears_the_display_count(app, sio, feed):
+    feed({"type": "shoe", "shoe": "S1"})
+    pit = sio()
+    answer = pit.emit("join_pit", {"tables": None}, callback=True)
+    assert [s["table"] for s in answer["tables"]] == ["T1", "T2", "INS"]
+    assert answer["displays"] == {"T1": 0, "T2": 0, "INS": 0} and answer["log"] == app.extensions["scoreboard"].log_id
+    board = sio()
+    board.emit("join", {"table": "T1"}, callback=True)
+    board.emit("join", {"table": "T1"}, callback=True)  # a rejoin is the same display
+    assert updates(pit, "displays") == [{"table": "T1", "displays": 1}]
+    board.disconnect()
+    assert updates(pit, "displays") == [{"table": "T1", "displays": 0}]
+    feed({"type": "result", "winner": "P"})
+    assert [u["table"] for u in updates(pit)] == ["T1"], "the pit hears the tables' updates"
+
+
+def test_a_pit_can_ask_for_some_tables_only(sio):
+    pit = sio()
+    answer = pit.emit("join_pit", {"tables": ["T2", "T2"]}, callback=True)
+    assert [s["table"] for s in answer["tables"]] == ["T2"]
+    assert pit.emit("join_pit", {"tables": ["T2", "nope"]}, callback=True)["error"] == "unknown_table"
+    assert pit.emit("join_pit", {"tables": "T2"}, callback=True)["error"] == "bad_join"
+    assert pit.emit("join_pit", {"tables": []}, callback=True)["error"] == "bad_join"
+
+
+def test_a_squeezed_round_reaches_displays_face_down_until_revealed(tmp_path, sio):
+    from scoreboard.service import create_app
+
+    config = tmp_path / "squeeze.toml"
+    config.write_text(
+        '[tables.SQ]\nfeed_token = "sq-token"\nsqueeze = true\n\n[operators.pit]\ntoken = "pit-boss-token"\n'
+    )
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "sq.sqlite3"), "TABLES_FILE": str(config)})
+    client = app.test_client()
+
+    def post(*events, token="sq-token"):
+        from tests.conftest import with_seq
+
+        r = client.post(
+            "/api/tables/SQ/feed", json=with_seq(list(events)), headers={"Authorization": f"Bearer {token}"}
+        )
+        assert r.status_code == 200, r.get_json()
+        return r.get_json()
+
+    post({"type": "shoe"})
+    screen = socketio.test_client(app)
+    screen.emit("join", {"table": "SQ"}, callback=True)
+    post(*({"type": "card", "card": c} for c in ("KH", "5D", "KS", "3C")))  # Player 0 draws; Banker 8
+    # A natural 8 for the Banker ends the round on four cards: it is complete, face down, until revealed.
+    got = updates(screen)
+    assert [u["card"] for u in got] == [None] * 4 and got[-1]["state"]["phase"] == "squeeze"
+    assert got[-1]["state"]["deal"]["player"] == [None, None] and got[-1]["state"]["deal"]["player_points"] is None
+    public = client.get("/api/tables/SQ").get_json()
+    assert public["deal"]["banker"] == [None, None], "the read API hides the faces"
+    private = client.get("/api/tables/SQ", headers={"Authorization": "Bearer pit-boss-token"}).get_json()
+    assert private["deal"]["banker"] == ["5D", "3C"], "an operator sees them"
+    assert client.get("/api/tables/SQ/roads").get_json()["rounds"] == 0, "the roads wait for the reveal"
+    post({"type": "reveal", "hand": "player"})
+    reveal = updates(screen)[-1]
+    assert reveal["kind"] == "reveal" and reveal["revealed"] == {"player": ["KH", "KS"]}
+    assert reveal["state"]["deal"]["player"] == ["KH", "KS"] and reveal["state"]["deal"]["banker"] == [None, None]
+    post({"type": "reveal", "hand": "banker"})
+    done = updates(screen)[-1]
+    assert done["kind"] == "round" and done["round"]["winner"] == "B" and done["cells"]["bead"]["winner"] == "B"
+    assert client.get("/api/tables/SQ/roads").get_json()["rounds"] == 1
+    refused = client.post(
+        "/api/tables/SQ/feed", json={"type": "reveal", "seq": 10**9}, headers={"Authorization": "Bearer sq-token"}
+    )
+    assert refused.status_code == 409 and refused.get_json()["error"] == "nothing_to_reveal"
+    screen.disconnect()
+    app.extensions["scoreboard"].close()
+
+
+def test_a_table_that_does_not_squeeze_refuses_reveal(feed):
+    feed({"type": "shoe"})
+    r = feed({"type": "reveal", "hand": "all"})
+    assert r.status_code == 409 and r.get_json()["error"] == "no_squeeze"
+    assert feed({"type": "card", "card": "9H"}, token=TOKEN).get_json()["table"]["deal"]["player"] == ["9H"]
