@@ -8,7 +8,7 @@
   const tableId = body.dataset.table;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
   let state = null, model = null, connected = false, asking = null, askTimer = null, noticeTimer = null;
-  let lastUpdate = Page.now(), voidSeen = null;
+  let lastUpdate = Page.now();
 
   function orient() {
     const o = body.dataset.orientation || (window.innerWidth >= window.innerHeight ? "landscape" : "portrait");
@@ -19,7 +19,7 @@
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
   Live.table(socket, tableId, {
     snapshot(snap) {
-      state = snap.state; model = RoadView.fromJSON(snap.roads); connected = true; voidSeen = null;
+      state = snap.state; model = RoadView.fromJSON(snap.roads); connected = true;
       showConnection();
       render(true);
       // For bench/page.py: when the first roads reach the screen (the frame after they are drawn).
@@ -29,7 +29,6 @@
     },
     update(d) {
       state = d.state; lastUpdate = Page.now();
-      if (d.kind === "void") voidSeen = { kind: "void", round: d.voided || null, reason: d.round.reason, at: Page.now() };
       if (d.roads) model = RoadView.fromJSON(d.roads);
       else if (d.cells) RoadView.applyRound(model, d);
       render(Boolean(d.roads || d.cells));
@@ -88,10 +87,6 @@
     return div;
   }
 
-  function bankerSixGame() {
-    return state.capabilities ? state.capabilities.banker_six : body.dataset.bankerSix === "true";
-  }
-
   function renderCards() {
     const dealing = state.deal.player.length || state.deal.banker.length;
     const last = state.last_result;
@@ -103,7 +98,7 @@
     }
     const out = document.getElementById("outcome");
     if (!dealing && last) {
-      const six = last.banker_six && bankerSixGame() ? ` · ${S.super_six}` : "";
+      const six = last.banker_six && state.capabilities.banker_six ? ` · ${S.super_six}` : "";
       out.textContent = `${Page.fmt(S.round, { round: last.round })} · ${S.wins[last.winner]}${six}`;
       out.className = `outcome w${last.winner}`;
     } else {
@@ -118,10 +113,9 @@
     }) : "";
   }
 
-  /* A void or a correction stays up for the server's notice time, counted from when it happened. A service that
-     sends no `notice` in its state (before the contract's state) gets the void announced from the delta. */
+  /* A void or a correction stays up for the server's notice time, counted from when it happened. */
   function renderNotice() {
-    const n = "notice" in state ? state.notice : voidSeen;
+    const n = state.notice;
     const box = document.getElementById("notice");
     clearTimeout(noticeTimer);
     const left = n ? Page.setting("noticeSeconds") - (Page.now() - n.at) : 0;

@@ -9,7 +9,7 @@
   const roads = body.dataset.roads.split(",").filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  let state = null, model = null, connected = false, asking = null, voidSeen = null, noticeTimer = null;
+  let state = null, model = null, connected = false, asking = null, noticeTimer = null;
 
   /* The box: the source's size unless ?width= / ?height= set it; a strip when much wider than high. */
   function layout() {
@@ -27,10 +27,9 @@
 
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
   Live.table(socket, body.dataset.table, {
-    snapshot(snap) { state = snap.state; model = RoadView.fromJSON(snap.roads); connected = true; voidSeen = null; showConnection(); render(true); },
+    snapshot(snap) { state = snap.state; model = RoadView.fromJSON(snap.roads); connected = true; showConnection(); render(true); },
     update(d) {
       state = d.state;
-      if (d.kind === "void") voidSeen = { kind: "void", round: d.voided || null, reason: d.round.reason, irregularity: Boolean(d.irregularity), at: Page.now() };
       if (d.roads) model = RoadView.fromJSON(d.roads);
       else if (d.cells) RoadView.applyRound(model, d);
       render(Boolean(d.roads || d.cells));
@@ -98,7 +97,7 @@
       Page.text(`${hand}-points`, points ?? "");
     }
     const out = document.getElementById("outcome");
-    const six = last && last.banker_six && (state.capabilities ? state.capabilities.banker_six : body.dataset.bankerSix === "true");
+    const six = last && last.banker_six && state.capabilities.banker_six;
     out.textContent = dealing ? Page.fmt(S.round, { round: state.round })
       : last ? `${S.wins[last.winner]}${six ? " · 6" : ""}` : "";
     out.className = !dealing && last ? `outcome w${last.winner}` : "outcome";
@@ -106,7 +105,7 @@
 
   /* As on the board: a void or correction shows for the server's notice time. */
   function renderNotice() {
-    const n = "notice" in state ? state.notice : voidSeen;
+    const n = state.notice;
     const box = document.getElementById("notice");
     clearTimeout(noticeTimer);
     const left = n ? Page.setting("noticeSeconds") - (Page.now() - n.at) : 0;

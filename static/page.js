@@ -26,6 +26,7 @@ const Page = (() => {
     return {
       B: v("banker"), P: v("player"), T: v("tie"), red: v("banker"), blue: v("player"),
       grid: v("grid"), roadBg: v("road-bg"), tieCount: v("tie-count"), muted: v("road-title"),
+      markInk: v("mark-ink"), pairRing: v("pair-ring"),
     };
   }
 

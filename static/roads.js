@@ -84,16 +84,16 @@ const RoadView = (() => {
 
   function pairDots(g, f, c, x, y, r) {
     const d = r * 0.72, dot = Math.max(1.5, f.cell * 0.1), k = f.colours;
-    if (c.banker_pair) el("circle", { cx: x - d, cy: y - d, r: dot, fill: k.B, stroke: k.roadBg, "stroke-width": dot * 0.35, class: "pair banker-pair" }, g);
-    if (c.player_pair) el("circle", { cx: x + d, cy: y + d, r: dot, fill: k.P, stroke: k.roadBg, "stroke-width": dot * 0.35, class: "pair player-pair" }, g);
+    if (c.banker_pair) el("circle", { cx: x - d, cy: y - d, r: dot, fill: k.B, stroke: k.pairRing, "stroke-width": dot * 0.35, class: "pair banker-pair" }, g);
+    if (c.player_pair) el("circle", { cx: x + d, cy: y + d, r: dot, fill: k.P, stroke: k.pairRing, "stroke-width": dot * 0.35, class: "pair player-pair" }, g);
   }
 
   function bead(g, f, c, cls) {
     const [x, y] = centre(f, c), r = f.cell * 0.44;
     const b = el("g", { class: `bead ${cls}`, "data-round": c.round || "" }, g);
     el("circle", { cx: x, cy: y, r, fill: f.colours[c.winner] }, b);
-    if (c.banker_six) label(b, f, x, y, f.cell * 0.62, f.colours.roadBg, "six", "6");
-    else label(b, f, x, y, f.cell * 0.52, f.colours.roadBg, "winner", Page.strings.winner[c.winner]);
+    if (c.banker_six) label(b, f, x, y, f.cell * 0.62, f.colours.markInk, "six", "6");
+    else label(b, f, x, y, f.cell * 0.52, f.colours.markInk, "winner", Page.strings.winner[c.winner]);
     pairDots(b, f, c, x, y, r);
   }
 

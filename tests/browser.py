@@ -11,6 +11,7 @@ import pytest
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.play import Deal
+from tests.conftest import OPERATOR
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
@@ -83,6 +84,13 @@ def wait_live(page, server, table: str, timeout: float = 10.0) -> None:
 
 def post(server, table: str, body) -> dict:
     r = server.post(table, body, TOKENS[table])
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def void(server, table: str, reason: str, **fields) -> dict:
+    """An operator's void (the round being dealt, or `round=n`)."""
+    r = server.post(table, {"type": "void", "reason": reason, **fields}, OPERATOR)
     assert r.status_code == 200, r.text
     return r.json()
 

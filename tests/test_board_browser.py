@@ -16,6 +16,7 @@ from tests.browser import (
     post,
     results,
     shot,
+    void,
     wait_for,
     wait_live,
 )
@@ -84,7 +85,8 @@ def test_a_void_is_announced_without_the_operator_and_the_roads_stay(browser, se
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     deal_rounds(server, "T1", 3, seed=5)
     page, problems = open_board(browser, server)
-    post(server, "T1", [{"type": "card", "card": "9H"}, {"type": "void", "reason": "card dropped", "operator": "x"}])
+    post(server, "T1", {"type": "card", "card": "9H"})
+    void(server, "T1", "card dropped")
     wait_for(page, "document.getElementById('notice').textContent.includes('card dropped')")
     assert page.locator("#notice").is_visible()
     assert page.locator("#bead-road .bead").count() == 3
@@ -145,26 +147,29 @@ def test_super_six_and_tie_count_never_overprint(browser, server):
     assert problems == []
 
 
-def chips_and_notices(server, page):
-    """Three pattern chips, a void notice, then a round being dealt with an insurance offer (INS table)."""
-    post(server, "INS", [{"type": "card", "card": "9H"}, {"type": "void", "reason": "card exposed", "operator": "x"}])
-    post(server, "INS", [{"type": "card", "card": c} for c in ("KH", "KD", "2S", "3C", "4H")])
-    wait_for(page, "document.querySelectorAll('#patterns .chip').length === 3")
-    wait_for(page, "!document.getElementById('insurance').hidden && !document.getElementById('notice').hidden")
-
-
 @pytest.mark.parametrize(("width", "height"), BOARD_SIZES)
 def test_nothing_is_cut_off_with_every_chip_shown(browser, server, width, height):
+    """Three pattern chips, a void notice, an insurance offer and three cards a side (INS table)."""
     post(server, "INS", {"type": "shoe", "shoe": "S1"})
     results(server, "INS", "BBPPBBPPBBPPBBBB")
     page, problems = open_board(browser, server, width, height, table="INS")
-    chips_and_notices(server, page)
+    post(server, "INS", {"type": "card", "card": "9H"})
+    void(server, "INS", "card exposed by the dealer while burning")
+    wait_for(page, "!document.getElementById('notice').hidden")
+    notice = page.locator("#notice").inner_text()
+    assert overflows(page) == []
+    post(server, "INS", [{"type": "card", "card": c} for c in ("KH", "KD", "2S", "3C", "4H")])
+    wait_for(page, "!document.getElementById('insurance').hidden")
     assert page.locator("#patterns .chip").all_inner_texts() == [
         "Long Banker\n4",
         "Every Banker a streak\n3",
         "Every Player a streak\n3",
     ]
     assert "Insurance: Player 3 to 1" in page.locator("#insurance").inner_text()
+    # The service ends a notice when the next round starts, but the board has room for both at once.
+    page.evaluate(
+        f"(() => {{ const n = document.getElementById('notice'); n.textContent = {notice!r}; n.hidden = false; }})()"
+    )
     assert overflows(page) == []
     shot(page, f"board-chips-{width}x{height}")
     # The round ends: three cards a side, the widest hands there are.
@@ -179,7 +184,8 @@ def test_every_label_reads_from_three_metres(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     results(server, "T1", "BBPPBBPPBBPPBBBB")
     page, problems = open_board(browser, server, query="?clock=24h")
-    post(server, "T1", [{"type": "card", "card": "9H"}, {"type": "void", "reason": "card exposed", "operator": "x"}])
+    post(server, "T1", {"type": "card", "card": "9H"})
+    void(server, "T1", "card exposed")
     wait_for(page, "!document.getElementById('notice').hidden")
     found = labels(page)
     assert {"Big Road", "Bead Road", "Cockroach Road", "Last results", "Limits", "Every Banker a streak"} <= {

@@ -12,6 +12,7 @@ from tests.browser import (
     open_page,
     post,
     shot,
+    void,
     wait_for,
     wait_live,
 )
@@ -59,7 +60,8 @@ def test_a_notice_stays_up_for_the_server_s_time(browser, quick_server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     page, problems = open_page(browser, f"{server.url}/tables/T1", 1920, 1080)
     wait_live(page, server, "T1")
-    post(server, "T1", [{"type": "card", "card": "9H"}, {"type": "void", "reason": "card exposed", "operator": "x"}])
+    post(server, "T1", {"type": "card", "card": "9H"})
+    void(server, "T1", "card exposed")
     wait_for(page, "!document.getElementById('notice').hidden")
     shown = time.monotonic()
     wait_for(page, "document.getElementById('notice').hidden", timeout=6)

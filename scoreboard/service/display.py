@@ -76,10 +76,13 @@ LIMITS = {
 
 
 def init_app(app: Flask) -> None:
-    """Check the app's `DISPLAY` config (a DisplaySettings, a mapping from `[display]`, or absent) once, at start."""
+    """Check the display settings once, at start: the app's `DISPLAY` config (a DisplaySettings or a mapping, as
+    an override or SCOREBOARD_DISPLAY gives it), else the config file's `[display]` section."""
     if "display" in app.extensions:
         return
     value = app.config.get("DISPLAY")
+    if value is None:
+        value = getattr(app.config.get("SCOREBOARD_CONFIG"), "display", None)
     app.extensions["display"] = value if isinstance(value, DisplaySettings) else DisplaySettings.from_mapping(value)
 
 
