@@ -21,7 +21,7 @@ from scoreboard.service.page_strings import ODDS_TEXTS
 from scoreboard.variants import VARIANT_NAMES, variant
 
 ROOT = Path(__file__).parents[1]
-PAGES = ["/", "/tables/T1", "/overlay/T1", "/tables/T1/rules"]
+PAGES = ["/", "/tables/T1", "/overlay/T1", "/pit", "/tables/T1/rules"]
 BAD = {
     "lang": "xx",
     "roads": "foo",
@@ -52,6 +52,7 @@ def test_an_unknown_table_is_a_404(client, path):
 
 
 def test_good_options_are_taken(client):
+    assert client.get("/pit?tables=T2,T1&lang=zh-Hant&theme=light").status_code == 200
     assert client.get("/overlay/T1?roads=big,ask&cols=20&width=1920&height=360&ask=5").status_code == 200
     assert client.get("/tables/T1?orientation=portrait&clock=12h").status_code == 200
 
@@ -111,7 +112,7 @@ def test_an_english_page_with_a_chinese_table_name_links_the_simplified_font(tmp
     config.write_text('[tables.VIP]\nname = "貴賓廳 8"\nvariant = "no-commission"\nfeed_token = "t"\n')
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite3"), "TABLES_FILE": str(config)})
     client = app.test_client()
-    for path in ["/", "/tables/VIP", "/overlay/VIP"]:
+    for path in ["/", "/tables/VIP", "/pit", "/overlay/VIP"]:
         assert font_links(client.get(path + "?lang=en").text) == ["/static/vendor/fonts/noto-sans-sc/700.css"]
 
 
@@ -152,9 +153,9 @@ def test_the_palette_stylesheet(client):
 def test_the_server_says_which_variants_mark_a_banker_six(client):
     super_six = client.get("/tables/T1").text  # super-six-plus
     plain = client.get("/tables/T2").text  # no-commission
-    assert 'data-banker-six="true"' in super_six and 'id="stat-banker_six"' in super_six
-    assert 'data-banker-six="false"' in plain and 'id="stat-banker_six"' not in plain
-    assert "super-six" not in (ROOT / "static" / "board.js").read_text()
+    assert 'id="stat-banker_six"' in super_six and 'id="stat-banker_six"' not in plain
+    for script in ("board.js", "overlay.js", "pit.js", "roads.js"):
+        assert "super-six" not in (ROOT / "static" / script).read_text()
 
 
 def row(html: str, bet: str) -> str:
@@ -245,6 +246,14 @@ def test_display_settings_are_checked():
 def test_a_bad_display_setting_stops_the_service_at_start(tmp_path):
     with pytest.raises(DisplaySettingsError, match="idle_after"):
         create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite3"), "DISPLAY": {"idle_after": -1}})
+
+
+def test_display_settings_come_from_the_config_file(tmp_path):
+    config = tmp_path / "tables.toml"
+    config.write_text('[tables.T]\nfeed_token = "t"\n\n[display]\nidle_after = 600\nnotice_seconds = 12\n')
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite3"), "TABLES_FILE": str(config)})
+    board = app.test_client().get("/tables/T").text
+    assert 'data-idle-after="600"' in board and 'data-notice-seconds="12"' in board and 'data-shift-pixels="4"' in board
 
 
 def test_display_settings_reach_the_board_but_not_the_overlay(tmp_path):

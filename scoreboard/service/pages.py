@@ -1,4 +1,4 @@
-"""The pages: the table list, the table-side board, the stream overlay and each table's rules.
+"""The pages: the table list, the table-side board, the stream overlay, the pit monitor and each table's rules.
 
 Every page reads its query options with the one reader (page_options), renders in the language it settles on, and
 hands its script the words (page_strings) and the server's display settings (display); the script draws the live
@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from .. import palette
-from ..options import BadOption, Options
-from ..variants import variant
+from ..options import BadOption, Options, check_tables
 from . import babel, display, fonts
 from .errors import table_or_404
 from .page_options import page_options
@@ -80,18 +79,6 @@ def _page(options: Options, states: list[dict], *, settings: bool = True, script
     )
 
 
-def capabilities(state: dict) -> dict:
-    """What the table's variant does, as the state tells it (contract: `state.capabilities`).
-
-    A service whose state does not carry it yet gets it from the variant registry here, on the server, so no page
-    script holds a list of Super 6 games.
-    """
-    if "capabilities" in state:
-        return state["capabilities"]
-    game = variant(state["variant"], state.get("super_six_pays") or 12)
-    return {"banker_six": game.super_six_game, "insurance": game.insurance, "squeeze": False}
-
-
 @bp.get("/palette.css")
 def palette_css():
     response = Response(palette.stylesheet(), mimetype="text/css")
@@ -118,7 +105,7 @@ def board(table_id):
         "board.html",
         page=_page(options, [state]),
         table=state,
-        capabilities=capabilities(state),
+        capabilities=state["capabilities"],
         orientation=options.orientation or "",
         clock=options.clock,
     )
@@ -134,7 +121,16 @@ def overlay(table_id):
     # Overlays never shift or go idle: the stream's picture must not move under the streamer's layout.
     page = _page(options, [state], settings=False)
     page.display = {"notice_seconds": display.settings().notice_seconds}
-    return render_template("overlay.html", page=page, table=state, capabilities=capabilities(state), options=options)
+    return render_template("overlay.html", page=page, table=state, capabilities=state["capabilities"], options=options)
+
+
+@bp.get("/pit")
+def pit():
+    tables = hub().tables
+    options = page_options(request.args, "pit", None, request.headers.get("Accept-Language"))
+    ids = check_tables(options.tables, tables) if options.tables else tuple(tables)
+    states = [tables[i].state_json() for i in ids]
+    return render_template("pit.html", page=_page(options, states), tables=states, asked=options.tables)
 
 
 @bp.get("/tables/<table_id>/rules")
@@ -145,7 +141,7 @@ def rules(table_id):
     state = table.state_json()
     options = page_options(request.args, "rules", state.get("lang"), request.headers.get("Accept-Language"))
     page = _page(options, [state], settings=False, scripted=False)
-    caps = capabilities(state)
+    caps = state["capabilities"]
     return render_template(
         "rules.html",
         page=page,
