@@ -71,7 +71,12 @@ def open_page(browser, url: str, width: int, height: int, **context):
     page = browser.new_page(viewport={"width": width, "height": height}, **context)
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(f"error: {e}"))
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+
+    def console(message) -> None:
+        if message.type == "error":
+            problems.append(f"console: {message.text}")
+
+    page.on("console", console)
     page.goto(url)
     return page, problems
 

@@ -6,8 +6,11 @@ import json
 
 import pytest
 
-from tests.browser import (
+from tests.browser import (  # ARGS, ARTIFACTS and CHROMIUM: test_operator_browser imports them from here
+    ARGS,  # noqa: F401
+    ARTIFACTS,  # noqa: F401
     BOARD_SIZES,
+    CHROMIUM,  # noqa: F401
     chromium,  # noqa: F401 (the `browser` fixture)
     deal_rounds,
     labels,
