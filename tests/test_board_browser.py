@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from scoreboard.palette import PALETTES, rgb
 from tests.browser import (  # ARGS, ARTIFACTS and CHROMIUM: test_operator_browser imports them from here
     ARGS,  # noqa: F401
     ARTIFACTS,  # noqa: F401
@@ -245,4 +246,18 @@ def test_clock_option(browser, server):
     page, problems = open_board(browser, server, query="?clock=24h")
     text = wait_for(page, "document.getElementById('clock').textContent")
     assert len(text) == 5 and text[2] == ":", text
+    assert problems == []
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_themes_take_their_colours_from_the_palette(browser, server, theme):
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", "BPB")
+    page, problems = open_board(browser, server, query=f"?theme={theme}")
+    expected = {name: "rgb({}, {}, {})".format(*rgb(PALETTES[theme][name])) for name in ("bg", "panel", "banker")}
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == expected["bg"]
+    assert page.evaluate("getComputedStyle(document.getElementById('info')).backgroundColor") == expected["panel"]
+    ring = page.locator("#big-road .circle circle").first.get_attribute("stroke")
+    assert "rgb({}, {}, {})".format(*rgb(ring)) == expected["banker"], "the roads' marks use the palette's colours"
+    shot(page, f"board-{theme}-1920x1080")
     assert problems == []
