@@ -20,7 +20,7 @@ import requests
 
 from bench.machine import describe
 from tests.browser import ARGS, CHROMIUM
-from tests.conftest import Server
+from tests.conftest import Server, with_seq
 
 CONFIG = """
 [tables.B1]
@@ -40,7 +40,7 @@ def deal(server: Server, rounds: int) -> None:
         points = {"B": (2, 7), "P": (8, 3), "T": (5, 5)}[w]
         events.append({"type": "result", "winner": w, "player_points": points[0], "banker_points": points[1]})
     r = requests.post(
-        f"{server.url}/api/tables/B1/feed", json=events, headers={"Authorization": "Bearer bench"}, timeout=10
+        f"{server.url}/api/tables/B1/feed", json=with_seq(events), headers={"Authorization": "Bearer bench"}, timeout=10
     )
     r.raise_for_status()
 
