@@ -27,8 +27,10 @@ ROADS = ("bead", "big", "big_eye", "small", "cockroach")
 PANELS = (*ROADS, "ask", "stats", "cards", "last")
 DEFAULT_PANELS = ("big", "bead", "big_eye", "small", "cockroach", "ask", "stats", "cards")
 ORIENTATIONS = ("landscape", "portrait")
+CLOCKS = ("off", "24h", "12h")
 PIXELS = range(160, 3841)
 COLUMNS = range(6, 121)
+ASK_SECONDS = range(2, 61)  # an overlay's ASK P / ASK B cycle: long enough to read, short enough to come round
 
 
 class BadOption(Malformed):
@@ -52,6 +54,8 @@ class Options:
     cols: int | None = None
     tables: tuple[str, ...] | None = None
     orientation: str | None = None
+    clock: str = "off"
+    ask: int | None = None  # overlays: blink ASK P, then ASK B, then neither, this many seconds each
     extra: dict = field(default_factory=dict)
 
 
@@ -103,6 +107,8 @@ READERS: dict[str, Callable[[str], object]] = {
     "cols": _whole("cols", COLUMNS, "columns"),
     "tables": _tables,
     "orientation": _choice("orientation", ORIENTATIONS),
+    "clock": _choice("clock", CLOCKS),
+    "ask": _whole("ask", ASK_SECONDS, "seconds"),
 }
 
 

@@ -1,10 +1,12 @@
-/* Drawing the roads of roads.md into SVG. A view only: every position comes from the server's roads JSON. */
+/* Drawing the roads of roads.md into SVG. A view only: every position, row count and mark comes from the server's
+   roads JSON, every colour from the palette (Page.colours), every letter from the page's strings. */
 "use strict";
 
 const RoadView = (() => {
   const SVG = "http://www.w3.org/2000/svg";
-  const COLOUR = { B: "#d0021b", P: "#1553c7", T: "#16a34a", red: "#d0021b", blue: "#1553c7" };
-  const ROWS = 6;
+  const ROADS = ["big_road", "bead", "big_eye", "small", "cockroach"];
+  const DERIVED = ["big_eye", "small", "cockroach"];
+  const STYLE = { big_eye: "hollow", small: "dot", cockroach: "slash" };
 
   function el(name, attrs, parent) {
     const node = document.createElementNS(SVG, name);
@@ -13,132 +15,161 @@ const RoadView = (() => {
     return node;
   }
 
-  /* The model a display keeps: flat cell lists per road, fed by snapshots and deltas. */
+  /* The model a display keeps: each road's rows and flat cell list, fed by snapshots and deltas. */
   function fromJSON(j) {
-    const flat = (road) => road.columns.flat();
-    return {
-      bead: j.bead.cells.slice(), big: flat(j.big_road), leadingTies: j.big_road.leading_ties,
-      big_eye: flat(j.big_eye), small: flat(j.small), cockroach: flat(j.cockroach),
-      predict: j.predict, stats: j.stats, patterns: j.patterns || [],
-    };
+    const m = { rows: {}, leadingTies: j.big_road.leading_ties, predict: j.predict, stats: j.stats, patterns: j.patterns || [] };
+    for (const name of ROADS) {
+      m.rows[name] = j[name].rows;
+      m[name] = name === "bead" ? j.bead.cells.slice() : j[name].columns.flat();
+    }
+    return m;
   }
 
-  /* A `round` delta: the cells it added, the tie it counted, and the new predictions and stats. */
+  /* A `round` delta: the cells it added, the tie it counted, and the new predictions, stats and patterns. */
   function applyRound(m, d) {
     const c = d.cells;
     m.bead.push(c.bead);
-    if (c.big_road) m.big.push(c.big_road);
+    if (c.big_road) m.big_road.push(c.big_road);
     if (c.tie) {
       if ("leading_ties" in c.tie) m.leadingTies = c.tie.leading_ties;
-      else if (m.big.length) m.big[m.big.length - 1].ties = c.tie.ties;
+      else if (m.big_road.length) m.big_road[m.big_road.length - 1].ties = c.tie.ties;
     }
-    for (const name of ["big_eye", "small", "cockroach"]) if (c[name]) m[name].push(c[name]);
+    for (const name of DERIVED) if (c[name]) m[name].push(c[name]);
     m.predict = d.predict; m.stats = d.stats; m.patterns = d.patterns || [];
   }
 
-  /* Size the SVG to its box: six rows, as many whole columns as fit; returns the first column shown. */
-  function frame(svg, cells, extra) {
-    const w = svg.clientWidth || svg.parentNode.clientWidth, h = svg.clientHeight || svg.parentNode.clientHeight;
-    const cell = Math.max(8, Math.floor(h / ROWS));
-    const fit = Math.max(1, Math.floor(w / cell));
+  /* The side of the Big Road's last column, which names some patterns (a one-hall-two-rooms' hall is the other). */
+  function lastSide(m) {
+    const last = m.big_road[m.big_road.length - 1];
+    return last ? last.winner : null;
+  }
+
+  /* Lay the grid into the SVG's box. `minCols`: at least this many columns show (a whole shoe on the bead road);
+     `cols`: exactly this many, as an overlay asks. The newest mark and the ASK entry always stay in view, even when
+     an older dragon tail reaches further right. */
+  function frame(svg, rows, cells, ask, opts) {
+    const w = svg.clientWidth, h = svg.clientHeight;
+    if (!w || !h) return null;
+    let cell = h / rows;
+    if (opts.cols) cell = Math.min(cell, w / opts.cols);
+    else if (opts.minCols) cell = Math.min(cell, w / opts.minCols);
+    cell = Math.max(3, Math.floor(cell)); // whole pixels keep the grid lines sharp
+    const fit = Math.max(1, opts.cols ? Math.min(opts.cols, Math.floor(w / cell)) : Math.floor(w / cell));
     let last = 0;
     for (const c of cells) if (c.col > last) last = c.col;
-    if (extra && extra.col > last) last = extra.col;
-    const first = Math.max(0, last - fit + 1);
-    svg.setAttribute("viewBox", `0 0 ${fit * cell} ${ROWS * cell}`);
-    svg.setAttribute("width", fit * cell); svg.setAttribute("height", ROWS * cell);
+    if (ask && ask.col > last) last = ask.col;
+    let first = Math.max(0, last - fit + 1);
+    const newest = cells.length ? cells[cells.length - 1] : null;
+    for (const keep of [newest, ask]) if (keep && keep.col < first) first = keep.col;
+    if (ask && newest && Math.abs(ask.col - newest.col) >= fit) first = ask.col; // cannot show both: ASK wins
+    const ox = 0, oy = Math.floor((h - rows * cell) / 2);
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const grid = el("g", { class: "grid" }, svg);
-    for (let i = 0; i <= fit; i++) el("line", { x1: i * cell, y1: 0, x2: i * cell, y2: ROWS * cell }, grid);
-    for (let r = 0; r <= ROWS; r++) el("line", { x1: 0, y1: r * cell, x2: fit * cell, y2: r * cell }, grid);
-    return { cell, first, fit };
+    const colours = Page.colours();
+    const grid = el("g", { class: "grid", stroke: colours.grid, "stroke-width": 1 }, svg);
+    for (let i = 0; i <= fit; i++) el("line", { x1: ox + i * cell + 0.5, y1: oy, x2: ox + i * cell + 0.5, y2: oy + rows * cell }, grid);
+    for (let r = 0; r <= rows; r++) el("line", { x1: ox, y1: oy + r * cell + 0.5, x2: ox + fit * cell, y2: oy + r * cell + 0.5 }, grid);
+    return { cell, first, fit, ox, oy, colours, shown: (c) => c.col >= first && c.col < first + fit };
   }
 
   function centre(f, c) {
-    return [(c.col - f.first + 0.5) * f.cell, (c.row + 0.5) * f.cell];
+    return [f.ox + (c.col - f.first + 0.5) * f.cell, f.oy + (c.row + 0.5) * f.cell];
+  }
+
+  function label(g, f, x, y, size, fill, cls, value) {
+    const t = el("text", { x, y, "font-size": size, "text-anchor": "middle", "dominant-baseline": "central", fill, class: cls }, g);
+    t.textContent = value;
+    return t;
   }
 
   function pairDots(g, f, c, x, y, r) {
-    const d = r * 0.72, dot = Math.max(2, f.cell * 0.1);
-    if (c.banker_pair) el("circle", { cx: x - d, cy: y - d, r: dot, fill: COLOUR.B, stroke: "#fff", "stroke-width": dot * 0.35, class: "pair banker-pair" }, g);
-    if (c.player_pair) el("circle", { cx: x + d, cy: y + d, r: dot, fill: COLOUR.P, stroke: "#fff", "stroke-width": dot * 0.35, class: "pair player-pair" }, g);
+    const d = r * 0.72, dot = Math.max(1.5, f.cell * 0.1), k = f.colours;
+    if (c.banker_pair) el("circle", { cx: x - d, cy: y - d, r: dot, fill: k.B, stroke: k.pairRing, "stroke-width": dot * 0.35, class: "pair banker-pair" }, g);
+    if (c.player_pair) el("circle", { cx: x + d, cy: y + d, r: dot, fill: k.P, stroke: k.pairRing, "stroke-width": dot * 0.35, class: "pair player-pair" }, g);
   }
 
   function bead(g, f, c, cls) {
-    const [x, y] = centre(f, c), r = f.cell * 0.43;
-    const six = c.banker_six;
-    const b = el("g", { class: `bead ${cls || ""}`, "data-round": c.round || "" }, g);
-    el("circle", { cx: x, cy: y, r, fill: COLOUR[c.winner] }, b);
-    const t = el("text", { x, y, "font-size": f.cell * (six ? 0.6 : 0.5), "text-anchor": "middle",
-      "dominant-baseline": "central", fill: "#fff", class: six ? "six" : "" }, b);
-    t.textContent = six ? "6" : c.winner;
+    const [x, y] = centre(f, c), r = f.cell * 0.44;
+    const b = el("g", { class: `bead ${cls}`, "data-round": c.round || "" }, g);
+    el("circle", { cx: x, cy: y, r, fill: f.colours[c.winner] }, b);
+    if (c.banker_six) label(b, f, x, y, f.cell * 0.62, f.colours.markInk, "six", "6");
+    else label(b, f, x, y, f.cell * 0.52, f.colours.markInk, "winner", Page.strings.winner[c.winner]);
     pairDots(b, f, c, x, y, r);
+  }
+
+  function tie(g, f, x, y, count, corner) {
+    const d = f.cell * 0.34;
+    el("line", { x1: x - d, y1: y + d, x2: x + d, y2: y - d, stroke: f.colours.T, "stroke-width": f.cell * 0.1, class: "tie" }, g);
+    if (count > 1) {
+      // With a Super 6 "6" in the circle, the count moves to the free top-right corner, haloed over the slash.
+      const [tx, ty, size] = corner ? [x + f.cell * 0.34, y - f.cell * 0.32, f.cell * 0.28] : [x, y, f.cell * 0.44];
+      const t = label(g, f, tx, ty, size, f.colours.tieCount, "tie-count", count);
+      t.setAttribute("stroke", f.colours.roadBg);
+      t.setAttribute("stroke-width", size * 0.22);
+      t.setAttribute("paint-order", "stroke");
+    }
   }
 
   function circle(g, f, c, cls) {
     const [x, y] = centre(f, c), r = f.cell * 0.36;
-    const b = el("g", { class: `circle ${cls || ""}`, "data-round": c.round || "" }, g);
-    el("circle", { cx: x, cy: y, r, fill: "none", stroke: COLOUR[c.winner], "stroke-width": f.cell * 0.11 }, b);
-    if (c.banker_six) {
-      const t = el("text", { x, y, "font-size": f.cell * 0.42, "text-anchor": "middle", "dominant-baseline": "central", fill: COLOUR.B, class: "six" }, b);
-      t.textContent = "6";
-    }
-    if (c.ties) tie(b, f, x, y, c.ties);
+    const b = el("g", { class: `circle ${cls}`, "data-round": c.round || "" }, g);
+    el("circle", { cx: x, cy: y, r, fill: "none", stroke: f.colours[c.winner], "stroke-width": f.cell * 0.11 }, b);
+    if (c.banker_six) label(b, f, x, y, f.cell * 0.44, f.colours.B, "six", "6");
+    if (c.ties) tie(b, f, x, y, c.ties, c.banker_six);
     pairDots(b, f, c, x, y, r);
   }
 
-  function tie(g, f, x, y, count) {
-    const d = f.cell * 0.34;
-    el("line", { x1: x - d, y1: y + d, x2: x + d, y2: y - d, stroke: COLOUR.T, "stroke-width": f.cell * 0.1, class: "tie" }, g);
-    if (count > 1) {
-      const t = el("text", { x, y, "font-size": f.cell * 0.42, "text-anchor": "middle", "dominant-baseline": "central",
-        fill: "#0b5d2a", "font-weight": "700", class: "tie-count" }, g);
-      t.textContent = count;
+  function derived(g, f, c, style, cls) {
+    const [x, y] = centre(f, c), colour = f.colours[c.colour];
+    const b = el("g", { class: `mark ${c.colour} ${cls}` }, g);
+    if (style === "hollow") el("circle", { cx: x, cy: y, r: f.cell * 0.33, fill: "none", stroke: colour, "stroke-width": f.cell * 0.13 }, b);
+    else if (style === "dot") el("circle", { cx: x, cy: y, r: f.cell * 0.36, fill: colour }, b);
+    else {
+      const d = f.cell * 0.33;
+      el("line", { x1: x - d, y1: y + d, x2: x + d, y2: y - d, stroke: colour, "stroke-width": f.cell * 0.16, "stroke-linecap": "round" }, b);
     }
   }
 
-  function derived(g, f, c, style, cls) {
-    const [x, y] = centre(f, c), colour = COLOUR[c.colour];
-    const b = el("g", { class: `mark ${c.colour} ${cls || ""}` }, g);
-    if (style === "hollow") el("circle", { cx: x, cy: y, r: f.cell * 0.34, fill: "none", stroke: colour, "stroke-width": f.cell * 0.13 }, b);
-    else if (style === "dot") el("circle", { cx: x, cy: y, r: f.cell * 0.36, fill: colour }, b);
-    else { const d = f.cell * 0.34; el("line", { x1: x - d, y1: y + d, x2: x + d, y2: y - d, stroke: colour, "stroke-width": f.cell * 0.16, "stroke-linecap": "round" }, b); }
+  function drawCell(g, f, name, c, cls) {
+    if (name === "bead") bead(g, f, c, cls);
+    else if (name === "big_road") circle(g, f, c, cls);
+    else derived(g, f, c, STYLE[name], cls);
   }
-
-  const STYLE = { big_eye: "hollow", small: "dot", cockroach: "slash" };
 
   /* Draw one road; `ask` is the hypothetical next entry (ASK P / ASK B), drawn blinking. */
-  function draw(svg, name, m, ask) {
-    const cells = name === "bead" ? m.bead : name === "big_road" ? m.big : m[name];
-    const f = frame(svg, cells, ask);
+  function draw(svg, name, m, ask, opts = {}) {
+    const cells = m[name];
+    const f = frame(svg, m.rows[name], cells, ask, opts);
+    if (!f) return null;
     const g = el("g", { class: "cells" }, svg);
-    const shown = (c) => c.col >= f.first;
-    if (name === "bead") cells.filter(shown).forEach((c) => bead(g, f, c));
-    else if (name === "big_road") {
-      cells.filter(shown).forEach((c) => circle(g, f, c));
-      if (m.leadingTies && f.first === 0) {
-        const [x, y] = centre(f, { col: 0, row: 0 });
-        tie(el("g", { class: "leading-ties" }, g), f, x, y, m.leadingTies);
-      }
-    } else cells.filter(shown).forEach((c) => derived(g, f, c, STYLE[name]));
-    if (ask) {
-      if (name === "bead") bead(g, f, ask, "ask-blink");
-      else if (name === "big_road") circle(g, f, ask, "ask-blink");
-      else derived(g, f, ask, STYLE[name], "ask-blink");
+    cells.forEach((c, i) => { if (f.shown(c)) drawCell(g, f, name, c, i === cells.length - 1 ? "newest" : ""); });
+    if (name === "big_road" && m.leadingTies && f.first === 0) {
+      const [x, y] = centre(f, { col: 0, row: 0 });
+      tie(el("g", { class: "leading-ties" }, g), f, x, y, m.leadingTies, false);
     }
+    if (ask && f.shown(ask)) drawCell(g, f, name, ask, "ask-blink");
     return f;
   }
 
-  /* The three derived marks a button shows: Big Eye hollow, Small solid, Cockroach slash. */
+  /* The hypothetical entry ASK `side` adds to road `name`, or null. */
+  function askCell(m, name, side) {
+    if (!side || !m.predict) return null;
+    const p = m.predict[side];
+    if (name === "bead") return p.bead ? { ...p.bead, winner: side } : null;
+    if (name === "big_road") return p.big_road ? { ...p.big_road, winner: side } : null;
+    return p.cells ? p.cells[name] || null : null;
+  }
+
+  /* The three derived marks a button shows: Big Eye hollow, Small solid, Cockroach slash; a dash where none. */
   function buttonMarks(svg, p) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.setAttribute("viewBox", "0 0 90 30");
-    const f = { cell: 30, first: 0 };
-    ["big_eye", "small", "cockroach"].forEach((name, i) => {
-      if (p[name]) derived(svg, f, { col: i, row: 0, colour: p[name] }, STYLE[name]);
-      else el("text", { x: i * 30 + 15, y: 16, "text-anchor": "middle", "dominant-baseline": "central", fill: "#999", "font-size": 16 }, svg).textContent = "–";
+    const f = { cell: 30, first: 0, ox: 0, oy: 0, colours: Page.colours() };
+    DERIVED.forEach((name, i) => {
+      if (p && p[name]) derived(svg, f, { col: i, row: 0, colour: p[name] }, STYLE[name], "");
+      else label(svg, f, i * 30 + 15, 15, 16, f.colours.muted, "none", "–");
     });
   }
 
-  return { fromJSON, applyRound, draw, buttonMarks };
+  return { ROADS, DERIVED, fromJSON, applyRound, lastSide, draw, askCell, buttonMarks };
 })();

@@ -1,83 +1,55 @@
-"""The table-side board in Debian's Chromium, driven by Playwright: live rounds without reload, ASK P blinks."""
+"""The table-side board in Debian's Chromium, driven by Playwright against the real server: live rounds without
+reload, ASK, the whole shoe in the bead road, the five screen sizes with every chip shown, labels readable at 3 m,
+no overprinted cell, and "connection lost — no bets" while the server is away."""
 
-import random
-from pathlib import Path
+import json
 
 import pytest
 
-from scoreboard.cards import ALL_CARDS
-from scoreboard.play import Deal
-from tests.conftest import OPERATOR, TOKEN
+from scoreboard.palette import PALETTES, rgb
+from tests.browser import (  # ARGS, ARTIFACTS and CHROMIUM: test_operator_browser imports them from here
+    ARGS,  # noqa: F401
+    ARTIFACTS,  # noqa: F401
+    BOARD_SIZES,
+    CHROMIUM,  # noqa: F401
+    chromium,  # noqa: F401 (the `browser` fixture)
+    deal_rounds,
+    labels,
+    open_page,
+    overflows,
+    post,
+    results,
+    shot,
+    void,
+    wait_for,
+    wait_live,
+)
+from tests.conftest import Server
 
 pytestmark = pytest.mark.browser
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).parents[1] / "artifacts"
-# Headless on a closed network: no background connections, no sandbox as root, fresh profile per launch.
-ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def deal_rounds(server, n, seed=7):
-    """Deal n whole rounds card by card from a shuffled shoe."""
-    cards = [c for c in ALL_CARDS for _ in range(8)]
-    random.Random(seed).shuffle(cards)
-    events, deal, rounds = [], Deal(), 0
-    for c in cards:
-        events.append({"type": "card", "card": c})
-        deal = deal.add(c)
-        if deal.complete:
-            deal, rounds = Deal(), rounds + 1
-            if rounds == n:
-                break
-    r = server.post("T1", events, TOKEN)
-    assert r.status_code == 200, r.text
-
-
-def open_board(browser, server, width, height, orientation=""):
-    page = browser.new_page(viewport={"width": width, "height": height})
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server.url}/tables/T1" + (f"?orientation={orientation}" if orientation else ""))
-    version = server.get("/api/tables/T1").json()["version"]
-    page.wait_for_function(f"Number(document.body.dataset.version) === {version}", timeout=10_000)
-    return page, errors
+def open_board(browser, server, width=1920, height=1080, table="T1", query=""):
+    page, problems = open_page(browser, f"{server.url}/tables/{table}{query}", width, height)
+    wait_live(page, server, table)
+    return page, problems
 
 
 def test_a_round_appears_without_reload_and_ask_p_blinks(browser, server):
-    server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
-    deal_rounds(server, 20)
-    page, errors = open_board(browser, server, 1920, 1080)
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    deal_rounds(server, "T1", 20)
+    page, problems = open_board(browser, server)
     assert page.evaluate("document.body.classList.contains('landscape')")
     beads = page.locator("#bead-road .bead").count()
-    assert beads == server.get("/api/tables/T1/roads").json()["rounds"]
+    assert beads == server.get("/api/tables/T1/roads").json()["rounds"] == 20
     page.evaluate("window.__sameDocument = true")
 
-    r = server.post("T1", {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]}, TOKEN)
-    assert r.status_code == 200
-    page.wait_for_function(f"document.querySelectorAll('#bead-road .bead').length === {beads + 1}", timeout=5000)
+    post(server, "T1", {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]})
+    wait_for(page, f"document.querySelectorAll('#bead-road .bead').length === {beads + 1}")
     assert page.evaluate("window.__sameDocument === true"), "the page was not reloaded"
-    assert page.locator("#bead-road .bead text.six").count() >= 1, "the Super 6 bead shows a 6"
+    assert page.locator("#bead-road .bead.newest text.six").count() == 1, "the Super 6 bead shows a 6"
     assert page.locator("#outcome").inner_text().endswith("Banker wins · Super 6")
+    assert page.locator("#recent-strip .res").last.inner_text() == "6"
 
     assert page.locator(".ask-blink").count() == 0
     page.click("#ask-P")
@@ -87,43 +59,205 @@ def test_a_round_appears_without_reload_and_ask_p_blinks(browser, server):
     derived = sum(1 for name in ("big_eye", "small", "cockroach") if predict[name])
     assert blinking.count() == 2 + derived
     assert page.locator("#ask-P svg .mark").count() == derived
-    page.wait_for_function("document.querySelectorAll('.ask-blink').length === 0", timeout=5000)
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "board-landscape.png"))
-    assert errors == []
+    wait_for(page, "document.querySelectorAll('.ask-blink').length === 0", timeout=6)
+    shot(page, "board-landscape")
+    assert problems == []
 
 
 def test_cards_show_as_they_come_out(browser, server):
-    server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
-    page, errors = open_board(browser, server, 1920, 1080)
-    server.post("T1", [{"type": "card", "card": "9H"}, {"type": "card", "card": "2C"}], TOKEN)
-    page.wait_for_function("document.querySelectorAll('#banker-cards .card').length === 1", timeout=5000)
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    page, problems = open_board(browser, server)
+    post(server, "T1", [{"type": "card", "card": "9H"}, {"type": "card", "card": "2C"}])
+    wait_for(page, "document.querySelectorAll('#banker-cards .card').length === 1")
     assert page.locator("#player-cards .card").inner_text().replace("\n", "") == "9♥"
     assert page.locator("#phase").inner_text().lower() == "dealing"
-    assert errors == []
+    assert problems == []
 
 
 def test_portrait_board(browser, server):
-    server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
-    deal_rounds(server, 30, seed=11)
-    page, errors = open_board(browser, server, 1080, 1920)
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    deal_rounds(server, "T1", 30, seed=11)
+    page, problems = open_board(browser, server, 1080, 1920)
     assert page.evaluate("document.body.classList.contains('portrait')")
-    box = page.locator("#big-road").bounding_box()
-    assert box["width"] > 1000, "the Big Road spans the portrait screen"
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "board-portrait.png"))
-    forced, _ = open_board(browser, server, 1920, 1080, orientation="portrait")
+    assert page.locator("#big-road").bounding_box()["width"] > 1000, "the Big Road spans the portrait screen"
+    forced, _ = open_board(browser, server, 1920, 1080, query="?orientation=portrait")
     assert forced.evaluate("document.body.classList.contains('portrait')")
-    assert errors == []
+    assert problems == []
 
 
-def test_a_void_is_announced_and_the_roads_stay(browser, server):
-    server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
-    deal_rounds(server, 3, seed=5)
-    page, errors = open_board(browser, server, 1920, 1080)
-    server.post("T1", {"type": "card", "card": "9H"}, TOKEN)
-    server.post("T1", {"type": "void", "reason": "card dropped"}, OPERATOR)
-    page.wait_for_function("document.getElementById('outcome').textContent.includes('card dropped')", timeout=5000)
+def test_a_void_is_announced_without_the_operator_and_the_roads_stay(browser, server):
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    deal_rounds(server, "T1", 3, seed=5)
+    page, problems = open_board(browser, server)
+    post(server, "T1", {"type": "card", "card": "9H"})
+    void(server, "T1", "card dropped")
+    wait_for(page, "document.getElementById('notice').textContent.includes('card dropped')")
+    assert page.locator("#notice").is_visible()
     assert page.locator("#bead-road .bead").count() == 3
-    assert errors == []
+    assert problems == []
+
+
+def test_a_whole_shoe_fits_the_bead_road(browser, server):
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", ("BPBBPTPPBPBBBPTP" * 6)[:90])
+    for width, height in [(1920, 1080), (1080, 1920), (1280, 720)]:
+        page, problems = open_board(browser, server, width, height)
+        svg = page.locator("#bead-road svg").bounding_box()
+        beads = page.evaluate(
+            "[...document.querySelectorAll('#bead-road .bead circle:first-child')]"
+            ".map((c) => c.getBoundingClientRect()).map((r) => [r.left, r.top, r.right, r.bottom])"
+        )
+        assert len(beads) == 90, f"{width}x{height}: {len(beads)} of 90 beads drawn"
+        for left, top, right, bottom in beads:
+            assert svg["x"] - 0.5 <= left and right <= svg["x"] + svg["width"] + 0.5
+            assert svg["y"] - 0.5 <= top and bottom <= svg["y"] + svg["height"] + 0.5
+        assert problems == []
+        page.close()
+
+
+def test_derived_roads_keep_their_newest_mark_in_view(browser, server):
+    """A long ping-pong shoe: Big Eye Road is one red streak whose dragon tail runs far right, then a blue mark
+    starts a new column near the left. The newest mark must show, whatever the tail does."""
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", "BP" * 30 + "P")
+    roads = server.get("/api/tables/T1/roads").json()
+    eye = [c for col in roads["big_eye"]["columns"] for c in col]
+    newest = eye[-1]
+    assert newest["colour"] == "blue" and newest["col"] < max(c["col"] for c in eye) - 20, "the shoe has the shape"
+    page, problems = open_board(browser, server)
+    for road in ("big-eye", "small-road", "cockroach", "big-road", "bead-road"):
+        svg = page.locator(f"#{road} svg").bounding_box()
+        mark = page.locator(f"#{road} .newest").bounding_box()
+        assert mark is not None, f"{road}: the newest mark is not drawn"
+        assert svg["x"] <= mark["x"] and mark["x"] + mark["width"] <= svg["x"] + svg["width"], road
+    assert page.locator("#big-eye .newest.blue").count() == 1
+    assert problems == []
+
+
+def test_super_six_and_tie_count_never_overprint(browser, server):
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", "PBTT", six="-6")
+    page, problems = open_board(browser, server)
+    cell = page.locator("#big-road .circle.newest")
+    six, count = cell.locator("text.six").bounding_box(), cell.locator("text.tie-count").bounding_box()
+    assert cell.locator("text.tie-count").text_content() == "2"
+    apart = (
+        six["x"] + six["width"] <= count["x"]
+        or count["x"] + count["width"] <= six["x"]
+        or six["y"] + six["height"] <= count["y"]
+        or count["y"] + count["height"] <= six["y"]
+    )
+    assert apart, f"the 6 {six} and the tie count {count} overlap"
+    assert problems == []
+
+
+@pytest.mark.parametrize(("width", "height"), BOARD_SIZES)
+def test_nothing_is_cut_off_with_every_chip_shown(browser, server, width, height):
+    """Three pattern chips, a void notice, an insurance offer and three cards a side (INS table)."""
+    post(server, "INS", {"type": "shoe", "shoe": "S1"})
+    results(server, "INS", "BBPPBBPPBBPPBBBB")
+    page, problems = open_board(browser, server, width, height, table="INS")
+    post(server, "INS", {"type": "card", "card": "9H"})
+    void(server, "INS", "card exposed by the dealer while burning")
+    wait_for(page, "!document.getElementById('notice').hidden")
+    notice = page.locator("#notice").inner_text()
+    assert overflows(page) == []
+    post(server, "INS", [{"type": "card", "card": c} for c in ("KH", "KD", "2S", "3C", "4H")])
+    wait_for(page, "!document.getElementById('insurance').hidden")
+    assert page.locator("#patterns .chip").all_inner_texts() == [
+        "Long Banker\n4",
+        "Every Banker a streak\n3",
+        "Every Player a streak\n3",
+    ]
+    assert "Insurance: Player 3 to 1" in page.locator("#insurance").inner_text()
+    # The service ends a notice when the next round starts, but the board has room for both at once.
+    page.evaluate(
+        f"(() => {{ const n = document.getElementById('notice'); n.textContent = {notice!r}; n.hidden = false; }})()"
+    )
+    assert overflows(page) == []
+    shot(page, f"board-chips-{width}x{height}")
+    # The round ends: three cards a side, the widest hands there are.
+    post(server, "INS", {"type": "card", "card": "5D"})
+    wait_for(page, "document.querySelectorAll('#banker-cards .card').length === 3")
+    assert overflows(page) == []
+    assert problems == []
+
+
+def test_every_label_reads_from_three_metres(browser, server):
+    """On a landscape 1080p board every text is at least 2.5% of the screen's height (27 px)."""
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", "BBPPBBPPBBPPBBBB")
+    page, problems = open_board(browser, server, query="?clock=24h")
+    post(server, "T1", {"type": "card", "card": "9H"})
+    void(server, "T1", "card exposed")
+    wait_for(page, "!document.getElementById('notice').hidden")
+    found = labels(page)
+    assert {"Big Road", "Bead Road", "Cockroach Road", "Last results", "Limits", "Every Banker a streak"} <= {
+        text for text, _, _ in found
+    }
+    small = [(text, size, where) for text, size, where in found if size < 0.025 * 1080]
+    assert small == []
+    assert problems == []
+
+
+def test_connection_lost_means_no_bets_until_the_server_is_back(browser, tmp_path, tables_file):
+    server = Server(tmp_path / "live.sqlite3", tables_file).start()
+    try:
+        post(server, "T1", {"type": "shoe", "shoe": "S1"})
+        page, _ = open_board(browser, server)
+        assert page.locator("#phase").inner_text().lower() == "place your bets"
+        assert page.locator("#veil").is_hidden()
+        server.kill()
+        wait_for(page, "!document.getElementById('veil').hidden")
+        shown = page.evaluate("document.body.innerText").lower()
+        assert "connection lost — no bets" in shown and "place your bets" not in shown
+        assert page.locator("#phase").inner_text().lower() == "connection lost — no bets"
+        assert page.locator("#live").inner_text().lower() == "offline"
+
+        # The same service comes back on the same port with another log (rebuilt from scratch): the board takes
+        # its snapshot, even though its version is lower than the one the board had.
+        again = Server(tmp_path / "other.sqlite3", tables_file)
+        again.port, again.url = server.port, server.url
+        server = again.start()
+        wait_for(page, "document.getElementById('veil').hidden", timeout=20)
+        wait_live(page, server, "T1")
+        assert page.locator("#phase").inner_text().lower() == "waiting for a shoe"
+    finally:
+        server.kill()
+
+
+def test_rejoin_rules(browser, server):
+    """The contract's rules for a delta: another log, an older version or a gap -> a new snapshot; the same
+    version again -> nothing; the next version -> applied."""
+    page, problems = open_board(browser, server)
+    cases = {
+        "apply": {"log": "a", "version": 6},
+        "seen": {"log": "a", "version": 5},
+        "rejoin": {"log": "b", "version": 6},
+    }
+    for expected, delta in cases.items():
+        assert page.evaluate(f"Live.verdict({{log: 'a', version: 5}}, {json.dumps(delta)})") == expected
+    assert page.evaluate("Live.verdict({log: 'a', version: 5}, {log: 'a', version: 4})") == "rejoin"
+    assert page.evaluate("Live.verdict({log: 'a', version: 5}, {log: 'a', version: 7})") == "rejoin"
+    assert problems == []
+
+
+def test_clock_option(browser, server):
+    page, problems = open_board(browser, server, query="?clock=24h")
+    text = wait_for(page, "document.getElementById('clock').textContent")
+    assert len(text) == 5 and text[2] == ":", text
+    assert problems == []
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_themes_take_their_colours_from_the_palette(browser, server, theme):
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", "BPB")
+    page, problems = open_board(browser, server, query=f"?theme={theme}")
+    expected = {name: "rgb({}, {}, {})".format(*rgb(PALETTES[theme][name])) for name in ("bg", "panel", "banker")}
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == expected["bg"]
+    assert page.evaluate("getComputedStyle(document.getElementById('info')).backgroundColor") == expected["panel"]
+    ring = page.locator("#big-road .circle circle").first.get_attribute("stroke")
+    assert "rgb({}, {}, {})".format(*rgb(ring)) == expected["banker"], "the roads' marks use the palette's colours"
+    shot(page, f"board-{theme}-1920x1080")
+    assert problems == []

@@ -88,7 +88,7 @@ def test_the_operator_page(browser, server):
     page.wait_for_function("() => document.querySelector('#void-current .op-result').textContent.startsWith('Done')")
     assert version(server) == at + 1
     board.wait_for_function(
-        "document.getElementById('outcome').textContent.includes('card exposed at the table')", timeout=5000
+        "() => document.getElementById('notice').textContent.includes('card exposed at the table')", timeout=5000
     )
     page.wait_for_function(
         "() => document.querySelector('#audit tbody').textContent.includes('card exposed at the table')"
@@ -105,7 +105,7 @@ def test_the_operator_page(browser, server):
     form.locator("button[type=submit]").click()
     assert "round 2" in form.locator(".op-summary").inner_text()
     form.locator(".op-yes").click()
-    board.wait_for_function("document.querySelectorAll('#bead-road .bead').length === 2", timeout=5000)
+    board.wait_for_function("() => document.querySelectorAll('#bead-road .bead').length === 2", timeout=5000)
     page.wait_for_function("() => document.querySelector('#void-round .op-result').textContent.startsWith('Done')")
 
     # Correct round 1 with its real cards (the shoe misread them): a Banker natural 9 against 5.

@@ -1,0 +1,69 @@
+/* What every page's script shares: the strings and settings the server put in the page, the server's clock,
+   the palette's colours, and the care of screens left on all day. No text, colour or timing is written here. */
+"use strict";
+
+const Page = (() => {
+  const body = document.body;
+  const strings = JSON.parse(document.getElementById("strings").textContent);
+  // The server's clock: notices and stale feeds are timed in server epoch seconds (state.notice.at,
+  // state.last_event_at); the page was rendered at data-now, so the offset to this display's clock is known.
+  const offset = Number(body.dataset.now) * 1000 - Date.now();
+
+  /* A display setting the server gave the page (data-notice-seconds="30" -> setting("noticeSeconds") = 30). */
+  function setting(name) { return Number(body.dataset[name]); }
+
+  function now() { return (Date.now() + offset) / 1000; }
+
+  /* "Round %(round)s" with {round: 12} -> "Round 12". */
+  function fmt(text, values) {
+    return text.replace(/%\((\w+)\)s/g, (_, k) => (values[k] === undefined || values[k] === null ? "" : values[k]));
+  }
+
+  /* The palette's colours, read from the CSS custom properties the palette stylesheet sets for the page's theme. */
+  function colours() {
+    const css = getComputedStyle(document.documentElement);
+    const v = (name) => css.getPropertyValue(`--${name}`).trim();
+    return {
+      B: v("banker"), P: v("player"), T: v("tie"), red: v("banker"), blue: v("player"),
+      grid: v("grid"), roadBg: v("road-bg"), tieCount: v("tie-count"), muted: v("road-title"),
+      markInk: v("mark-ink"), pairRing: v("pair-ring"),
+    };
+  }
+
+  function text(id, value) {
+    const el = document.getElementById(id);
+    if (el && el.textContent !== String(value)) el.textContent = value;
+  }
+
+  /* A whole number with thousands separators in the page's language. */
+  function number(n) { return n === null || n === undefined ? "—" : new Intl.NumberFormat(document.documentElement.lang).format(n); }
+
+  /* Against burn-in: every `every` seconds the picture moves one step round a square of `pixels` each side of
+     its place, through CSS variables the stylesheet turns into a transform. */
+  function pixelShift(every, pixels) {
+    if (!every) return;
+    const steps = [];
+    for (let x = -pixels; x <= pixels; x++) steps.push([x, -pixels]);
+    for (let y = -pixels + 1; y <= pixels; y++) steps.push([pixels, y]);
+    for (let x = pixels - 1; x >= -pixels; x--) steps.push([x, pixels]);
+    for (let y = pixels - 1; y > -pixels; y--) steps.push([-pixels, y]);
+    let i = -1;
+    setInterval(() => {
+      i = (i + 1) % steps.length;
+      document.documentElement.style.setProperty("--shift-x", `${steps[i][0]}px`);
+      document.documentElement.style.setProperty("--shift-y", `${steps[i][1]}px`);
+    }, every * 1000);
+  }
+
+  /* A clock in the page's language, 24 or 12 hours, on the server's time. */
+  function clock(el, mode) {
+    if (!el || mode === "off") return;
+    const f = new Intl.DateTimeFormat(document.documentElement.lang, { hour: "numeric", minute: "2-digit", hourCycle: mode === "12h" ? "h12" : "h23" });
+    const tick = () => { el.textContent = f.format(new Date(now() * 1000)); };
+    el.hidden = false;
+    tick();
+    setInterval(tick, 1000);
+  }
+
+  return { strings, setting, now, fmt, colours, text, number, pixelShift, clock };
+})();
