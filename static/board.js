@@ -20,9 +20,10 @@
   const socket = io({ transports: ["websocket", "polling"] });
   socket.on("connect", join);
   socket.on("disconnect", () => setLive(false));
-  socket.on("update", (d) => {
-    if (d.table !== tableId || !model || d.version <= version) return;
-    if (d.version !== version + 1) { join(); return; }   // missed a change: ask for a snapshot
+  socket.on("update", (wire) => {
+    if (wire.table !== tableId || !model || wire.version <= version) return;
+    if (wire.version !== version + 1) { join(); return; }   // missed a change: ask for a snapshot
+    const d = SlimUpdate.expand(wire, state, model);   // the wire carries only what changed
     version = d.version; state = d.state;
     voided = d.kind === "void" ? d.round : d.kind === "card" || d.kind === "round" || d.kind === "shoe" ? null : voided;
     if (d.roads) model = RoadView.fromJSON(d.roads);
