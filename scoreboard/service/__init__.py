@@ -48,16 +48,17 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config["SIMULATED_TABLES"] = config.simulated
     app.config["SCOREBOARD_CONFIG"] = config
 
+    store = store_for(db)
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
         cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS"),
-        **socketio_options(app.config["MESSAGE_QUEUE"]),
+        **socketio_options(app.config["MESSAGE_QUEUE"], store.log_id),
     )
     socketio.on_namespace(Live("/", socketio))
     hub = TableHub(
         config.tables,
-        store_for(db),
+        store,
         publish=_publisher,
         runner=runner_for(app.config["ASYNC_MODE"]),
         write_timeout=float(app.config["WRITE_TIMEOUT"]),

@@ -19,7 +19,7 @@ socketio = SocketIO()
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "scoreboard"  # the Redis channel every process of one service publishes on and listens to
+CHANNEL = "scoreboard"  # the Redis channel's prefix; the log's id follows: processes on one log share one channel
 ORDERED_EVENTS = ("update",)  # events whose order across processes matters
 
 
@@ -50,12 +50,15 @@ class OrderedRedisManager(RedisManager):
         return None
 
 
-def socketio_options(message_queue: str | None) -> dict:
-    """The extra `socketio.init_app` options for a message queue URL (none without one).
+def socketio_options(message_queue: str | None, log_id: str) -> dict:
+    """The extra `socketio.init_app` options for a message queue URL (none without one). The processes of one
+    service share its event log, and so its channel; another service (another log) on the same Redis has its own.
 
-    >>> socketio_options(None)
+    >>> socketio_options(None, "0123")
     {}
+    >>> socketio_options("redis://127.0.0.1:6379/0", "0123")["client_manager"].channel
+    'scoreboard:0123'
     """
     if not message_queue:
         return {}
-    return {"client_manager": OrderedRedisManager(message_queue, channel=CHANNEL)}
+    return {"client_manager": OrderedRedisManager(message_queue, channel=f"{CHANNEL}:{log_id}")}
