@@ -41,7 +41,7 @@ def play(view: TableView, rng: random.Random, events: int, sizes: dict) -> None:
     for _ in range(events):
         state = view.state
         roll = rng.random()
-        if state.shoe is None or not cards or state.shoe.finished and not state.deal.started:
+        if state.shoe is None or not cards or (state.shoe.finished and not state.deal.started):
             event: dict = {"type": "shoe", "shoe": f"S{state.shoes + 1}", "commitment": f"{rng.getrandbits(256):064x}"}
             cards = [c for c in ALL_CARDS for _ in range(state.config.decks)]
             rng.shuffle(cards)

@@ -218,6 +218,9 @@ class TableHub:
             if not handed_off:
                 lock.release()
         view = self.tables[table_id]
+        if self._latest.get(table_id, 0) > view.version:
+            # Another process committed while this write held the table here: its catch-up was put off till now.
+            self.runner.spawn(self.catch_up, table_id)
         if post.refused is not None:
             refusal, index = post.refused
             self._count_refused(table_id, _kind(events[index]), refusal.code)
