@@ -72,12 +72,18 @@ class Metrics:
         )
         if r is not None:
             r.register(_Tables(hub))
+        # Each event counts on the card path: look a label set's child up once, not on every event.
+        self._children: dict[tuple[str, str], tuple] = {}
 
     # -- what the hub and the writer tell ------------------------------------------------------------------------
 
     def applied(self, table_id: str, kind: str, seconds: float) -> None:
-        self._accepted.labels(table_id, kind).inc()
-        self._push.labels(table_id).observe(seconds)
+        children = self._children.get((table_id, kind))
+        if children is None:
+            children = (self._accepted.labels(table_id, kind), self._push.labels(table_id))
+            self._children[(table_id, kind)] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def refused(self, table_id: str, kind: str, code: str) -> None:
         self._refused.labels(table_id, kind, code).inc()
