@@ -105,6 +105,12 @@ class Process:
                     raise RuntimeError(f"{cmd[2]} did not start: {self.log.read_text()[-2000:]}") from None
                 time.sleep(0.05)
 
+    def cpu(self) -> float:
+        """CPU seconds the process has used (user and system), every thread included."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss(self) -> int:
         """Resident memory in bytes."""
         with open(f"/proc/{self.proc.pid}/status") as f:
@@ -584,11 +590,15 @@ def main() -> None:
                     (1, 50, ""),
                     (TABLES, 50, ">= 10,000"),
                 ):
+                    cpu = ours.cpu()
                     per_s, failed = rate(ours.url, [f"B{i}" for i in range(1, tables + 1)], batch, seconds)
+                    # The server's CPU per event: what the rate would be on a core of its own.
+                    cpu_us = (ours.cpu() - cpu) / (per_s * seconds) * 1e6 if per_s else float("nan")
                     what = f"accepted feed events/s, {tables} table{'s' if tables > 1 else ''}, " + (
                         "single events" if batch == 1 else f"lists of {batch}"
                     )
-                    rows.append(Row(what, f"{per_s:,.0f}" + (f" ({failed} refused)" if failed else ""), "", "", target))
+                    got = f"{per_s:,.0f} ({cpu_us:.0f} us CPU each)" + (f", {failed} refused" if failed else "")
+                    rows.append(Row(what, got, "", "", target))
             finally:
                 ours.stop()
 
