@@ -1,7 +1,9 @@
 /* Live tables over Socket.IO (the contract's `join`, `join_pit` and `update`): a snapshot, then one delta per
    change. A delta from another event log (the service was rebuilt), an older version or a version gap means this
    page's copy can no longer be trusted: it is thrown away and a new snapshot taken. Answers to joins are matched
-   to the latest join by a counter, so a slow answer to an earlier join never replaces a newer snapshot. */
+   to the latest join by a counter, so a slow answer to an earlier join never replaces a newer snapshot. An update
+   comes over the wire as what changed (updates.js): it is made whole here, against the copy this page holds, so
+   the pages always get the full state and roads delta. */
 "use strict";
 
 const Live = (() => {
@@ -14,6 +16,20 @@ const Live = (() => {
     socket.on("disconnect", () => onConnected(false));
     socket.on("connect_error", () => onConnected(false));
     return socket;
+  }
+
+  /* What this page keeps of a table to make its updates whole: the state and the roads' stats and patterns. */
+  function keep(copy, snap) {
+    copy.log = snap.log; copy.version = snap.version;
+    copy.state = snap.state; copy.roads = { stats: snap.roads.stats, patterns: snap.roads.patterns };
+  }
+
+  function whole(copy, d) {
+    const full = SlimUpdate.expand(d, copy.state, copy.roads);
+    copy.version = full.version; copy.state = full.state;
+    if (full.roads) copy.roads = { stats: full.roads.stats, patterns: full.roads.patterns };
+    else if (full.stats) copy.roads = { stats: full.stats, patterns: full.patterns };
+    return full;
   }
 
   /* What to do with a delta for a table whose copy is at (log, version). */
@@ -35,7 +51,7 @@ const Live = (() => {
         if (err) { if (socket.connected) join(); return; }
         if (!snap || snap.error) { refused(snap ? snap.message : ""); return; }
         pending = false;
-        copy.log = snap.log; copy.version = snap.version;
+        keep(copy, snap);
         snapshot(snap);
       });
     }
@@ -45,7 +61,7 @@ const Live = (() => {
       if (d.table !== tableId || pending) return; // while a snapshot is coming, it will hold this change
       const v = verdict(copy, d);
       if (v === "rejoin") join();
-      else if (v === "apply") { copy.version = d.version; update(d); }
+      else if (v === "apply") update(whole(copy, d));
     });
     return { join };
   }
@@ -63,7 +79,11 @@ const Live = (() => {
         if (err || !answer || answer.error) { setTimeout(() => socket.connected && mine === joins && join(), 2000); return; }
         pending = false;
         copies.clear();
-        for (const snap of answer.tables) copies.set(snap.table, { log: answer.log, version: snap.version });
+        for (const snap of answer.tables) {
+          const copy = {};
+          keep(copy, { ...snap, log: answer.log });
+          copies.set(snap.table, copy);
+        }
         snapshot(answer);
       });
     }
@@ -74,7 +94,7 @@ const Live = (() => {
       if (pending || !copy) return;
       const v = verdict(copy, d);
       if (v === "rejoin") join();
-      else if (v === "apply") { copy.version = d.version; update(d); }
+      else if (v === "apply") update(whole(copy, d));
     });
     socket.on("displays", (d) => { if (!pending && copies.has(d.table)) displays(d); });
     return { join };

@@ -88,15 +88,15 @@ def test_a_stored_event_that_no_longer_applies_is_skipped_and_the_versions_stay_
 
 def test_a_store_that_fails_answers_503_and_applies_nothing(app, client, feed):
     feed({"type": "shoe"})
-    writer = app.extensions["scoreboard"].writer
+    store = app.extensions["scoreboard"].store
 
-    def broken(records):
+    def broken(posts):  # a disk that fails every write (fault injection)
         raise OSError(28, "No space left on device")
 
-    real, writer._append = writer._append, broken
+    store.commit = broken
     before = client.get("/api/tables/T1").get_data()
     r = feed({"type": "result", "winner": "B"})
     assert r.status_code == 503 and r.get_json()["error"] == "storage_failed" and "No space" in r.get_json()["message"]
     assert client.get("/api/tables/T1").get_data() == before
-    writer._append = real
+    del store.commit  # the store's own method again
     assert feed({"type": "result", "winner": "B"}).status_code == 200

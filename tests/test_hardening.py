@@ -221,14 +221,14 @@ def test_a_stalled_disk_answers_503_and_the_late_write_is_taken_once(tmp_path):
     app = make_app(tmp_path, T1.format(decks=8), WRITE_TIMEOUT=0.3)
     client, post = poster(app)
     post({"type": "shoe"})
-    writer = app.extensions["scoreboard"].writer
-    real_append, thawed = writer._append, threading.Event()
+    store = app.extensions["scoreboard"].store
+    real_commit, thawed = store.commit, threading.Event()
 
-    def frozen_append(records):  # a disk that stops answering until it is thawed (fault injection)
+    def frozen_commit(posts):  # a disk that stops answering until it is thawed (fault injection)
         thawed.wait(10)
-        return real_append(records)
+        return real_commit(posts)
 
-    writer._append = frozen_append
+    store.commit = frozen_commit
     card = {"type": "card", "card": "9H", "seq": 10**6}
     started = time.monotonic()
     r = post(card, seq=False)
@@ -245,7 +245,7 @@ def test_a_stalled_disk_answers_503_and_the_late_write_is_taken_once(tmp_path):
     retry = post(card, seq=False)
     assert retry.status_code == 200 and retry.get_json()["results"][0]["duplicate"]
     assert client.get("/api/tables/T1").get_json()["version"] == state["version"], "applied once"
-    writer._append = real_append
+    del store.commit
     app.extensions["scoreboard"].close()
 
 

@@ -79,9 +79,9 @@ def test_a_round_produces_one_delta_per_display(server, displays):
         delta, marker = s.wait_for(2)[:2]
         assert marker["kind"] == "cut" and len(s.updates) == 2, "exactly one delta per display for the round"
         assert delta["version"] == version + 1 and delta["kind"] == "round" and delta["table"] == "T1"
-        assert delta["cells"]["bead"]["winner"] == "B" and delta["cells"]["bead"]["banker_six"]
-        assert delta["cells"]["big_road"] == {**delta["cells"]["big_road"], "col": 0, "row": 0}
-        assert set(delta["predict"]) == {"P", "B"} and delta["state"]["rounds"] == 1
+        assert delta["round"]["winner"] == "B" and delta["round"]["banker_six"]
+        assert delta["cells"]["bead"] == [0, 0] and delta["cells"]["big_road"] == [0, 0]
+        assert set(delta["predict"]) == {"P", "B"} and delta["changes"]["rounds"] == 1
     assert other_table.updates == [], "other tables' screens hear nothing"
 
 

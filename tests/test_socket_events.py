@@ -1,6 +1,8 @@
 """The Socket.IO events in-process, with Flask-SocketIO's test client: join, join_pit, the displays count, updates,
 and what bad input gets (an error answer, never a traceback or an echo of what was sent)."""
 
+import json
+
 import pytest
 
 from scoreboard.service.extensions import socketio
@@ -119,20 +121,23 @@ def test_a_squeezed_round_reaches_displays_face_down_until_revealed(tmp_path, si
     post(*({"type": "card", "card": c} for c in ("KH", "5D", "KS", "3C")))  # Player 0 draws; Banker 8
     # A natural 8 for the Banker ends the round on four cards: it is complete, face down, until revealed.
     got = updates(screen)
-    assert [u["card"] for u in got] == [None] * 4 and got[-1]["state"]["phase"] == "squeeze"
-    assert got[-1]["state"]["deal"]["player"] == [None, None] and got[-1]["state"]["deal"]["player_points"] is None
+    assert [u["card"] for u in got] == [None] * 4 and got[-1]["changes"]["phase"] == "squeeze"
+    assert "5D" not in json.dumps(got) and "3C" not in json.dumps(got), "no face reaches a display"
     public = client.get("/api/tables/SQ").get_json()
     assert public["deal"]["banker"] == [None, None], "the read API hides the faces"
+    assert public["deal"]["player"] == [None, None] and public["deal"]["player_points"] is None
     private = client.get("/api/tables/SQ", headers={"Authorization": "Bearer pit-boss-token"}).get_json()
     assert private["deal"]["banker"] == ["5D", "3C"], "an operator sees them"
     assert client.get("/api/tables/SQ/roads").get_json()["rounds"] == 0, "the roads wait for the reveal"
     post({"type": "reveal", "hand": "player"})
     reveal = updates(screen)[-1]
     assert reveal["kind"] == "reveal" and reveal["revealed"] == {"player": ["KH", "KS"]}
-    assert reveal["state"]["deal"]["player"] == ["KH", "KS"] and reveal["state"]["deal"]["banker"] == [None, None]
+    assert "5D" not in json.dumps(reveal), "the Banker's cards stay face down"
+    public = client.get("/api/tables/SQ").get_json()
+    assert public["deal"]["player"] == ["KH", "KS"] and public["deal"]["banker"] == [None, None]
     post({"type": "reveal", "hand": "banker"})
     done = updates(screen)[-1]
-    assert done["kind"] == "round" and done["round"]["winner"] == "B" and done["cells"]["bead"]["winner"] == "B"
+    assert done["kind"] == "round" and done["round"]["winner"] == "B" and done["cells"]["bead"] == [0, 0]
     assert client.get("/api/tables/SQ/roads").get_json()["rounds"] == 1
     refused = client.post(
         "/api/tables/SQ/feed", json={"type": "reveal", "seq": 10**9}, headers={"Authorization": "Bearer sq-token"}

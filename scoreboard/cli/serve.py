@@ -17,7 +17,12 @@ def _feed_format(ctx, param, value: str) -> str:
 
 @click.command()
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML table configuration.")
-@click.option("--db", default=None, help="SQLite event log file  [default: instance/scoreboard.sqlite3]")
+@click.option(
+    "--db",
+    default=None,
+    help="Event log: a SQLite file (one server process), or a postgresql://USER:PASSWORD@HOST/DB URL (several)  "
+    "[default: instance/scoreboard.sqlite3]",
+)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
@@ -66,8 +71,21 @@ def _feed_format(ctx, param, value: str) -> str:
     show_envvar=True,
     help="Wire format of the TCP and serial feeds: ndjson, keypad, or a driver an installed package adds.",
 )
+@click.option(
+    "--message-queue",
+    metavar="URL",
+    envvar="SCOREBOARD_MESSAGE_QUEUE",
+    show_envvar=True,
+    help="redis://HOST:PORT/DB shared by several server processes: a display on any of them gets every update.",
+)
 def serve(
-    config_file: str | None, db: str | None, host: str, port: int, demo_pace: float | None, **feed_options
+    config_file: str | None,
+    db: str | None,
+    host: str,
+    port: int,
+    demo_pace: float | None,
+    message_queue: str | None,
+    **feed_options,
 ) -> None:
     """Serve the feed, the API, live updates and the boards. Without --config, runs the demo tables."""
     from ..service.server import run
@@ -84,4 +102,12 @@ def serve(
     )
     if transports.serial_device and not transports.serial_table:
         raise click.UsageError("--feed-serial needs --feed-serial-table: the table the serial line feeds")
-    run(config_file=config_file, db=db, host=host, port=port, demo_pace=demo_pace, transports=transports)
+    run(
+        config_file=config_file,
+        db=db,
+        host=host,
+        port=port,
+        demo_pace=demo_pace,
+        transports=transports,
+        message_queue=message_queue,
+    )

@@ -8,18 +8,19 @@ from pathlib import Path
 from flask import Flask
 
 from .config import DEMO, Config, load_config
-from .extensions import socketio
+from .extensions import socketio, socketio_options
 from .hub import TableHub
 from .live import Live, room
 from .runner import runner_for
-from .store import SQLiteStore
+from .store import is_postgres, store_for
 
 ROOT = Path(__file__).resolve().parents[2]  # templates/ and static/ sit beside the package
 
 
 class Defaults:
     ASYNC_MODE = "threading"  # `scoreboard serve` runs gevent; tests with the Flask test client use threads
-    DATABASE = None  # default: instance/scoreboard.sqlite3
+    DATABASE = None  # default: instance/scoreboard.sqlite3; or a postgresql:// URL
+    MESSAGE_QUEUE = None  # redis://… : several server processes share the displays' updates
     TABLES_FILE = None  # default: the demo tables
     MAX_CONTENT_LENGTH = 1024 * 1024
     WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
@@ -39,20 +40,26 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the contract's field order: people read it too
     os.makedirs(app.instance_path, exist_ok=True)
     db = app.config["DATABASE"] or os.path.join(app.instance_path, "scoreboard.sqlite3")
-    # The simulated shoes' secrets (seed and order until the shoe ends) sit beside the log they belong to.
-    app.config.setdefault("SIMULATOR_DIR", db + ".simulator")
+    # What belongs to one log (the simulated shoes' secrets, the operator sessions' key) sits beside it: next to a
+    # SQLite file, or in the instance folder for a PostgreSQL log.
+    beside = os.path.join(app.instance_path, "scoreboard") if is_postgres(db) else db
+    app.config.setdefault("SIMULATOR_DIR", beside + ".simulator")
 
     config: Config = load_config(app.config["TABLES_FILE"]) if app.config["TABLES_FILE"] else DEMO
     app.config["SIMULATED_TABLES"] = config.simulated
     app.config["SCOREBOARD_CONFIG"] = config
 
+    store = store_for(db)
     socketio.init_app(
-        app, async_mode=app.config["ASYNC_MODE"], cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS")
+        app,
+        async_mode=app.config["ASYNC_MODE"],
+        cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS"),
+        **socketio_options(app.config["MESSAGE_QUEUE"], store.log_id),
     )
     socketio.on_namespace(Live("/", socketio))
     hub = TableHub(
         config.tables,
-        SQLiteStore(db),
+        store,
         publish=_publisher,
         runner=runner_for(app.config["ASYNC_MODE"]),
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
@@ -61,10 +68,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, audit, errors, feed, history, images, operator, pages
+    from . import api, audit, errors, feed, history, images, metrics, operator, pages
 
     errors.init_app(app)
-    operator.init_app(app, secret_file=db + ".secret")
+    metrics.init_app(app)
+    operator.init_app(app, secret_file=beside + ".secret")
     for blueprint in (api.bp, audit.bp, feed.bp, history.bp, images.bp, operator.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app

@@ -5,25 +5,37 @@ value) before anything is stored, so a refusal changes nothing. The accepted eve
 off the event loop) and only then does the table take its new state and do the displays hear of it. A commit that
 does not finish in time answers 503 but keeps the table closed until it does: if it lands after all, the table still
 takes it, so a retry with the same seq is acknowledged as a duplicate, never applied twice.
+
+Across processes (a shared PostgreSQL log), the store locks the table for the length of the write: inside it, the
+events other processes stored since this one last saw the table are applied first (they were accepted once:
+`trusted`), the post is staged again on that state, inserted, committed, and published before the lock goes. The
+other processes follow the log (the store tells them of each commit) so that their snapshots are current; a display
+joined to any process receives each update once, in version order, through the message queue.
 """
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import Refusal
 from ..seqs import WINDOW, SeqMemory
 from ..table import Delta, TableConfig, TableState, apply
 from ..view import TableView
 from .store import Record
+from .updates import Shown, shown_after, slim
 from .writer import GroupWriter
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -70,27 +82,39 @@ class TableHub:
         self.publish = publish
         self.runner = runner
         self.write_timeout = write_timeout
-        self.writer = GroupWriter(store.append, runner)
+        # A store whose calls block goes through the thread pool; psycopg under gevent waits on the loop itself.
+        self._io = runner.blocking if store.blocking else runner.cooperative
+        self.writer = GroupWriter(store, self._io, runner.spawn)
         self.on_applied = on_applied  # told of every applied event (metrics)
+        self.metrics: Metrics | None = None  # set by the metrics blueprint
         self.ready = False
         self._displays: dict[str, set[str]] = defaultdict(set)
+        self._shown: dict[str, Shown] = {}  # per table: what its displays hold, the base of the next slim update
+        self._latest: dict[str, int] = {}  # shared log: the newest version each table is known to have there
+        self._following = False
 
     def get(self, table_id: object) -> TableView | None:
-        return self.tables.get(table_id) if isinstance(table_id, str) else None
+        """A table, caught up first if another process is known to have stored newer events (a display joining
+        here gets the current snapshot)."""
+        view = self.tables.get(table_id) if isinstance(table_id, str) else None
+        if view is not None and self._latest.get(view.config.id, 0) > view.version:
+            self.catch_up(view.config.id)
+        return view
 
     def blocking(self, fn, *args):
-        """Run a blocking call off the event loop (at start, and for history that may take a while)."""
-        return self.runner.blocking(fn, *args)
+        """Run a call to the store where it may wait (at start, and for history that may take a while)."""
+        return self._io(fn, *args)
 
     def read(self, fn, *args):
         """A read of the log for a request: off the event loop, and StorageFailed if the disk does not answer in
         time (a stalled disk must not hang the readers with the writers)."""
         try:
-            return self.runner.blocking(fn, *args, timeout=self.write_timeout)
+            return self._io(fn, *args, timeout=self.write_timeout)
         except TimeoutError:
             raise StorageFailed(f"the event log did not answer within {self.write_timeout:g} s") from None
 
     def close(self) -> None:
+        self._following = False
         self.store.close()
 
     # -- starting -------------------------------------------------------------------------------------------------
@@ -105,14 +129,43 @@ class TableHub:
             shoe, before = current
             seqs = SeqMemory.load(self.blocking(self.store.seqs_before, table_id, before, WINDOW * 4))
             state = TableState(view.config, version=before, shoes=shoe - 1, seqs=seqs)
-            for version, event in self.blocking(self.store.shoe_events, table_id, shoe):
-                try:
-                    state, _ = apply(state, event, trusted=True)
-                except Refusal as e:  # a stored event that no longer applies: say so, keep the versions aligned
-                    log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
-                state = replace(state, version=version)
+            rows = self.blocking(self.store.shoe_events, table_id, shoe)
+            # The view is built once, from the state after the shoe's last event.
+            state = collections.deque(_fold_stored(state, rows, table_id), maxlen=1)[-1][0] if rows else state
             self.tables[table_id] = TableView(state, self.log_id)
         self.ready = True
+        follow = getattr(self.store, "follow", None)
+        if self.store.shared and follow is not None:
+            self._following = True
+            self.runner.spawn(follow, self._told, lambda: self._following)
+
+    # -- following the other processes (a shared log) ----------------------------------------------------------
+
+    def _told(self, table_id: str, version: int) -> None:
+        """The log holds `version` of `table_id` (any process stored it): catch up now if this one is behind."""
+        view = self.tables.get(table_id)
+        if view is None or version <= self._latest.get(table_id, 0):
+            return
+        self._latest[table_id] = version
+        if version > view.version:
+            self.runner.spawn(self.catch_up, table_id)
+
+    def catch_up(self, table_id: str) -> None:
+        """Apply the events other processes stored since this one last saw the table, without publishing them
+        (the process that took them did). Skipped while a write of the table is under way here: it catches the
+        table up itself, under the log's lock."""
+        lock = self._locks[table_id]
+        if not lock.acquire(blocking=False):
+            return
+        try:
+            view = self.tables[table_id]
+            rows = self._io(self.store.events_after, table_id, view.version)
+            for state, delta in _fold_stored(view.state, rows, table_id):
+                view.advance(state, delta)
+        except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
+            log.error("table %s: catching up from the event log failed: %s", table_id, e)
+        finally:
+            lock.release()
 
     # -- feeding --------------------------------------------------------------------------------------------------
 
@@ -121,54 +174,63 @@ class TableHub:
 
         `operator` is the name of the operator whose token sent them (None for the table's feed token).
         """
+        started = time.perf_counter()
         if len(events) > MAX_EVENTS_PER_POST:
-            raise FeedRefused(
-                Refusal(
-                    f"a post carries at most {MAX_EVENTS_PER_POST} events, not {len(events)}: send them in parts",
-                    "too_many_events",
-                    status=413,
-                ),
-                0,
-                None,
+            refusal = Refusal(
+                f"a post carries at most {MAX_EVENTS_PER_POST} events, not {len(events)}: send them in parts",
+                "too_many_events",
+                status=413,
             )
+            self._count_refused(table_id, None, refusal.code)
+            raise FeedRefused(refusal, 0, None)
         lock = self._locks[table_id]
         if not lock.acquire(timeout=self.write_timeout):
+            self._count_refused(table_id, None, "storage_failed")
             raise StorageFailed("the table is still storing an earlier event: try again with the same seq")
         handed_off = False
         try:
-            staged, refused = self._stage(table_id, events, operator)
-            records = [self._record(table_id, state, delta) for state, delta in staged if not delta.duplicate]
-            if records:
-                done = self.writer.write(records)
+            base = self.tables[table_id].state
+            staged, refused = self._stage(base, events, operator)
+            post = _Post(self, table_id, base, events, operator, staged, refused, started)
+            if self.store.shared or any(not delta.duplicate for _, delta in staged):
+                # A shared log may hold newer events of this table than this process has seen: even a refusal or a
+                # duplicate is only known for sure under the table's lock there, on the caught-up state.
+                done = self.writer.write(post)
                 try:
                     done.result(timeout=self.write_timeout)
                 except FutureTimeout:
-                    # The write may still land: keep the table closed until it does, then take it.
+                    # The write may still land (and then the table takes it): keep the table closed until it does.
                     handed_off = True
-                    self.runner.spawn(self._settle_late, table_id, done, staged, lock)
+                    self.runner.spawn(self._settle_late, table_id, done, lock)
                     log.error("table %s: the event log did not commit within %.1f s", table_id, self.write_timeout)
+                    self._count_refused(table_id, None, "storage_failed")
                     raise StorageFailed(
                         f"the event log did not confirm the write within {self.write_timeout:g} s; it may still "
                         "land: retry with the same seq"
                     ) from None
                 except Exception as e:
                     log.error("table %s: storing events failed: %s", table_id, e)
+                    self._count_refused(table_id, None, "storage_failed")
                     raise StorageFailed(f"the event could not be stored ({e}); nothing was applied") from None
-            results = self._take(table_id, staged)
+            else:
+                post.committed()  # duplicates only: acknowledged, nothing to store
         finally:
             if not handed_off:
                 lock.release()
         view = self.tables[table_id]
-        if refused is not None:
-            refusal, index = refused
+        if self._latest.get(table_id, 0) > view.version:
+            # Another process committed while this write held the table here: its catch-up was put off till now.
+            self.runner.spawn(self.catch_up, table_id)
+        if post.refused is not None:
+            refusal, index = post.refused
+            self._count_refused(table_id, _kind(events[index]), refusal.code)
             if operator is not None or _kind(events[index]) in OPERATOR_KINDS:
                 self._audit_refusal(table_id, operator, events[index], refusal)
-            raise FeedRefused(refusal, len(results), index if is_list else None)
-        return {"applied": len(results), "results": results, "table": view.state_json(public=False)}
+            raise FeedRefused(refusal, len(post.results), index if is_list else None)
+        return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
 
-    def _stage(self, table_id: str, events: list, operator: str | None):
+    def _stage(self, state: TableState, events: list, operator: str | None):
         """Apply the events to a copy of the state (a value): what would change, and the first refusal if any."""
-        state = self.tables[table_id].state
         staged: list[tuple[TableState, Delta]] = []
         now = time.time()
         for index, raw in enumerate(events):
@@ -194,31 +256,53 @@ class TableHub:
             delta.digest,
         )
 
-    def _take(self, table_id: str, staged: list[tuple[TableState, Delta]]) -> list[dict]:
-        """The stored events change the table, and every display hears of each change."""
+    def _take(self, post: _Post) -> list[dict]:
+        """The stored events change the table, and every display hears of each change (the events another process
+        stored first only change the table: that process told the displays)."""
+        table_id = post.table_id
         view = self.tables[table_id]
+        for state, delta in post.caught:
+            view.advance(state, delta)
         results = []
-        for state, delta in staged:
+        for state, delta in post.staged:
             if delta.duplicate:
                 results.append({"version": view.version, "kind": delta.event["type"], "duplicate": True})
                 continue
+            before = self._shown_of(table_id, view)
             update = view.advance(state, delta)
-            self.publish(table_id, update)
+            self._shown[table_id] = shown_after(update, before)
+            try:
+                self.publish(table_id, slim(update, before))
+            except Exception as e:  # stored and applied all the same; the displays re-join on the version gap
+                log.error("table %s: publishing version %s failed: %s", table_id, state.version, e)
             if self.on_applied is not None:
                 self.on_applied(table_id, delta, state.last_event_at or time.time())
+            if self.metrics is not None:
+                self.metrics.applied(table_id, delta.event["type"], time.perf_counter() - post.started)
             results.append({"version": state.version, "kind": delta.kind})
         return results
 
-    def _settle_late(self, table_id: str, done: Future, staged, lock) -> None:
+    def _shown_of(self, table_id: str, view: TableView) -> Shown:
+        """What the table's displays hold now: remembered from the last update sent, or (after a restart, or events
+        another process published) read from the table itself."""
+        shown = self._shown.get(table_id)
+        if shown is None or shown.version != view.version:
+            shown = Shown(view.version, view.state_json(), view.roads.stats_json(), view.roads.patterns())
+        return shown
+
+    def _settle_late(self, table_id: str, done: Future, lock) -> None:
         try:
             done.result()
         except Exception as e:
             log.error("table %s: a late write failed: %s; nothing was applied", table_id, e)
         else:
-            log.warning("table %s: a late write landed; the table takes it now", table_id)
-            self._take(table_id, staged)
+            log.warning("table %s: a late write landed; the table took it", table_id)
         finally:
             lock.release()
+
+    def _count_refused(self, table_id: str, kind: object, code: str) -> None:
+        if self.metrics is not None:
+            self.metrics.refused(table_id, kind if isinstance(kind, str) else "", code)
 
     def _audit_refusal(self, table_id: str, operator: str | None, event: object, refusal: Refusal) -> None:
         try:
@@ -278,17 +362,71 @@ class TableHub:
         """Count a display (a board or an overlay) of a table; True if the count changed."""
         before = len(self._displays[table_id])
         self._displays[table_id].add(sid)
-        return len(self._displays[table_id]) != before
+        changed = len(self._displays[table_id]) != before
+        if changed and self.metrics is not None:
+            self.metrics.displays(table_id, len(self._displays[table_id]))
+        return changed
 
     def display_left(self, sid: str) -> list[str]:
         """Forget a display; the tables whose count changed."""
         changed = [t for t, sids in self._displays.items() if sid in sids]
         for t in changed:
             self._displays[t].discard(sid)
+            if self.metrics is not None:
+                self.metrics.displays(t, len(self._displays[t]))
         return changed
 
     def display_count(self, table_id: str) -> int:
         return len(self._displays.get(table_id, ()))
+
+
+class _Post:
+    """One feed post on its way into the log: staged on the table's state, staged again under the log's lock if
+    another process stored events of the table first, then applied and published once committed."""
+
+    def __init__(
+        self,
+        hub: TableHub,
+        table_id: str,
+        base: TableState,
+        events: list,
+        operator: str | None,
+        staged: list[tuple[TableState, Delta]],
+        refused: tuple[Refusal, int] | None,
+        started: float,
+    ):
+        self.hub, self.table_id, self.base, self.events, self.operator = hub, table_id, base, events, operator
+        self.after = base.version
+        self.staged, self.refused, self.started = staged, refused, started
+        self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
+        self.results: list[dict] = []
+
+    def stage(self, rows: list[tuple[int, dict]]) -> list[Record]:
+        """The records to insert, given the events the log holds past `after` (the store calls this in the write
+        transaction, the table locked). With none, the post stands as it was staged; else it is staged again on
+        the caught-up state (every call starts from `base`: a retried transaction gets the same answer)."""
+        if rows:
+            self.caught = list(_fold_stored(self.base, rows, self.table_id))
+            self.staged, self.refused = self.hub._stage(self.caught[-1][0], self.events, self.operator)
+        return [TableHub._record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
+
+    def committed(self) -> None:
+        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes)."""
+        self.results = self.hub._take(self)
+
+
+def _fold_stored(
+    state: TableState, rows: Iterable[tuple[int, dict]], table_id: str
+) -> Iterator[tuple[TableState, Delta]]:
+    """Apply stored events (accepted once: trusted), each state numbered with its stored version."""
+    for version, event in rows:
+        try:
+            state, delta = apply(state, event, trusted=True)
+        except Refusal as e:  # a stored event that no longer applies: say so, keep the versions aligned
+            log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
+            delta = Delta(str(_kind(event) or "event"), event if isinstance(event, dict) else {})
+        state = replace(state, version=version)
+        yield state, delta
 
 
 def _kind(event: object) -> object:

@@ -3,6 +3,9 @@
 `scoreboard serve` runs on gevent: blocking calls go to a pool of real OS threads and only the calling greenlet
 waits. Under the Flask test client there is no loop: a plain call in the request's own thread is right, and a call
 with a time limit goes to a thread so that the caller can stop waiting.
+
+A call that waits cooperatively (psycopg on patched sockets) needs no thread: `cooperative` runs it where it is,
+which saves the hand-over to a pool thread and back (and the wait for the GIL that comes with it).
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ class ThreadRunner:
             return fn(*args)
         return self._pool.submit(fn, *args).result(timeout)
 
+    def cooperative(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """Without an event loop a call that waits blocks its thread, as any blocking call does."""
+        return self.blocking(fn, *args, timeout=timeout)
+
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         threading.Thread(target=fn, args=args, daemon=True).start()
 
@@ -47,6 +54,18 @@ class GeventRunner:
 
         try:
             return self._pool.spawn(fn, *args).get(timeout=timeout)
+        except gevent.Timeout:
+            raise TimeoutError(f"{getattr(fn, '__name__', fn)} did not finish within {timeout:g} s") from None
+
+    def cooperative(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """`fn(*args)` on the event loop (it yields while it waits); with `timeout`, in a greenlet of its own that
+        goes on after TimeoutError, as a pool thread would."""
+        if timeout is None:
+            return fn(*args)
+        import gevent
+
+        try:
+            return gevent.spawn(fn, *args).get(timeout=timeout)
         except gevent.Timeout:
             raise TimeoutError(f"{getattr(fn, '__name__', fn)} did not finish within {timeout:g} s") from None
 

@@ -13,7 +13,7 @@ from .. import transports as feeds
 from .config import ConfigError
 from .extensions import socketio
 from .simulator import SimulatedShoe
-from .store import StoreBusy
+from .store import StoreError
 
 
 def run(
@@ -23,13 +23,16 @@ def run(
     port: int,
     demo_pace: float | None,
     transports: feeds.Options | None = None,
+    message_queue: str | None = None,
 ) -> None:
     from . import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        app = create_app({"ASYNC_MODE": "gevent", "DATABASE": db, "TABLES_FILE": config_file})
-    except (ConfigError, StoreBusy) as e:
+        app = create_app(
+            {"ASYNC_MODE": "gevent", "DATABASE": db, "TABLES_FILE": config_file, "MESSAGE_QUEUE": message_queue}
+        )
+    except (ConfigError, StoreError) as e:
         raise click.ClickException(str(e)) from None
     hub = app.extensions["scoreboard"]
     pace = 1.0 if demo_pace is None else demo_pace

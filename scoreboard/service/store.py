@@ -1,9 +1,10 @@
-"""The event log on SQLite: every accepted feed event, committed and fsynced before it is acknowledged.
+"""The event log: every accepted feed event, committed before it is acknowledged. SQLite here (the embedded default);
+PostgreSQL in store_postgres.py, behind the same interface; `store_for(url)` picks one.
 
 The log is the truth: a table's state is a fold of its events, so a restart replays it (from the current shoe's first
-event: a new shoe clears the table). One process owns a log file: a second one is refused at start, naming the
-process that holds it. Writes come in batches (a feed's list, or several tables' events at once): one transaction,
-one fsync, each event acknowledged only after it.
+event: a new shoe clears the table). One process owns a SQLite log file: a second one is refused at start, naming the
+process that holds it (several processes share a PostgreSQL log instead). Writes come in batches (a feed's list, or
+several tables' posts at once): one transaction, one fsync, each event acknowledged only after it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +60,22 @@ CREATE INDEX IF NOT EXISTS events_by_kind ON events (table_id, kind, version);
 """
 
 
-class StoreBusy(RuntimeError):
+INSERT = (
+    "INSERT INTO events (table_id, version, shoe, stored_at, event, kind, feed, seq, digest) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class StoreError(RuntimeError):
+    """The event log cannot be opened: the server cannot start (the message says why and what to do)."""
+
+
+class StoreBusy(StoreError):
     """Another process holds this event log."""
+
+
+class StoreUnavailable(StoreError):
+    """The event log's database does not answer, or refuses the connection."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +96,69 @@ class Record:
         return (self.table_id, self.version, self.shoe, stored_at, text, self.kind, self.feed, self.seq, self.digest)
 
 
+class Pending(Protocol):
+    """A feed post waiting for its commit (the hub's): the store asks it for its records inside the transaction."""
+
+    table_id: str
+    after: int  # the version of the table's state the post was staged on
+
+    def stage(self, rows: list[tuple[int, dict]]) -> list[Record]:
+        """The records to insert, given the table's events the log holds past `after` (oldest first; only a shared
+        store can have any: another process wrote them)."""
+        ...
+
+
+class Store(Protocol):
+    """What the hub needs of an event log; SQLiteStore and PostgresStore are the two there are."""
+
+    url: str
+    log_id: str
+    shared: bool  # other processes may write the same log: the hub catches a table up before each write
+    blocking: bool  # calls block the calling thread: the hub runs them on the thread pool, off the event loop
+
+    def commit(self, posts: Sequence[Pending]) -> list:
+        """Store every post's records in one transaction, each table's written by this process alone; returns what
+        `release` must be given once the displays were told (the tables stay locked until then)."""
+        ...
+
+    def release(self, held: list) -> None: ...
+    def append(self, records: Sequence[Record]) -> None: ...
+    def events_after(self, table_id: str, version: int) -> list[tuple[int, dict]]: ...
+    def record_refusal(self, table_id: str, operator: str | None, event: object, code: str, message: str) -> None: ...
+    def ping(self) -> None: ...
+    def current_shoe(self, table_id: str) -> tuple[int, int] | None: ...
+    def shoe_events(self, table_id: str, shoe: int) -> list[tuple[int, dict]]: ...
+    def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]: ...
+    def shoes(self, table_id: str) -> list[dict]: ...
+    def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]: ...
+    def refusals(self, table_id: str) -> list[dict]: ...
+    def close(self) -> None: ...
+
+
+def is_postgres(url: str) -> bool:
+    """Whether `--db` names a PostgreSQL database rather than a SQLite file.
+
+    >>> is_postgres("postgresql://db.example/scoreboard"), is_postgres("postgres://db/x"), is_postgres("log.sqlite3")
+    (True, True, False)
+    """
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def store_for(url: str) -> Store:
+    """The event log `url` names: a `postgresql://` URL (psycopg 3, the `postgres` extra) or a SQLite file path."""
+    if is_postgres(url):
+        from .store_postgres import PostgresStore
+
+        return PostgresStore(url)
+    return SQLiteStore(url)
+
+
 class SQLiteStore:
+    """One process's log file (a lock file makes sure of it), written by one connection from the thread pool."""
+
+    shared = False  # the lock file keeps every other process out: nothing else can write it
+    blocking = True  # sqlite3 waits for the disk in the calling thread
+
     def __init__(self, path: str):
         self.path = str(path)
         self.url = self.path
@@ -144,16 +222,28 @@ class SQLiteStore:
 
     # -- writing --------------------------------------------------------------------------------------------------
 
+    def commit(self, posts: Sequence[Pending]) -> list:
+        """Every post's records in one transaction: one fsync however many tables share it. Nothing to catch up
+        on (no other process writes this file), so each post's records are the ones it staged."""
+        self.append([record for post in posts for record in post.stage([])])
+        return []
+
+    def release(self, held: list) -> None:
+        """Nothing is held past a commit: one process, and the hub's own lock per table, write this log."""
+
     def append(self, records: Sequence[Record]) -> None:
         """Store `records` in one transaction; returns once they are on disk."""
         now = time.time()
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "INSERT INTO events (table_id, version, shoe, stored_at, event, kind, feed, seq, digest) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [r.row(now) for r in records],
-            )
+            self._db.executemany(INSERT, [r.row(now) for r in records])
+
+    def events_after(self, table_id: str, version: int) -> list[tuple[int, dict]]:
+        """A table's events past `version`, oldest first."""
+        rows = self._read(
+            "SELECT version, event FROM events WHERE table_id = ? AND version > ? ORDER BY version", (table_id, version)
+        )
+        return [(v, json.loads(e)) for v, e in rows]
 
     def record_refusal(self, table_id: str, operator: str | None, event: object, code: str, message: str) -> None:
         """An operator's action that was refused: not part of any table's state, kept for the audit trail."""

@@ -1,8 +1,12 @@
-"""Group commit: the events of every table that arrive while a commit is on disk go into the next commit together.
+"""Group commit: the posts of every table that arrive while a commit is on disk go into the next commit together.
 
 A feed post waits for the commit holding its events and is acknowledged only after it. While one transaction is
 being fsynced the next batch gathers, so twenty tables posting at once share a few fsyncs instead of queueing twenty
 of them, and one table's burst does not hold the others behind a line of commits.
+
+After a commit, each post is told (`committed()`: its table takes the new state and the displays hear of it) before
+the store lets go of the tables it locked, so that the updates of a table leave in the order of its versions even
+when several processes write it.
 """
 
 from __future__ import annotations
@@ -12,32 +16,46 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from typing import Any, Protocol
 
-from .store import Record
+from .store import Pending, Store
 
 log = logging.getLogger(__name__)
 
 
+class Post(Pending, Protocol):
+    def committed(self) -> None:
+        """The post's records are durable: apply them to the table and tell its displays."""
+        ...
+
+
 class GroupWriter:
+    """One commit at a time, each holding every post that was waiting when it began."""
+
     def __init__(
-        self, append: Callable[[Sequence[Record]], None], runner, observe: Callable[[float], None] | None = None
+        self,
+        store: Store,
+        call: Callable[..., Any],
+        spawn: Callable[..., None],
+        observe: Callable[[float, int], None] | None = None,
     ):
-        self._append = append  # the store's append: one transaction, durable when it returns
-        self._runner = runner
-        self._observe = observe  # told each commit's seconds (the metrics' store write time)
-        self._pending: list[tuple[Sequence[Record], Future]] = []
+        self._store = store
+        self._call = call  # runs a store call where it may block: the thread pool for SQLite, in place for psycopg
+        self._spawn = spawn
+        self.observe = observe  # told each commit's seconds and how many posts shared it (metrics)
+        self._pending: list[tuple[Post, Future]] = []
         self._lock = threading.Lock()
         self._busy = False
 
-    def write(self, records: Sequence[Record]) -> Future:
-        """Queue `records`; the future completes once they are committed (or fails with the store's error)."""
+    def write(self, post: Post) -> Future:
+        """Queue `post`; the future completes once it is committed and applied (or fails with the store's error)."""
         done: Future = Future()
         with self._lock:
-            self._pending.append((records, done))
+            self._pending.append((post, done))
             if self._busy:
                 return done
             self._busy = True
-        self._runner.spawn(self._drain)
+        self._spawn(self._drain)
         return done
 
     def _drain(self) -> None:
@@ -47,30 +65,44 @@ class GroupWriter:
                 if not batch:
                     self._busy = False
                     return
-            self._commit(batch)
+            try:
+                self._commit(batch)
+            except BaseException as e:  # never leave a post waiting: whatever went wrong is its answer
+                for _, done in batch:
+                    if not done.done():
+                        done.set_exception(e)
+                if not isinstance(e, Exception):
+                    with self._lock:
+                        self._busy = False
+                    raise
 
-    def _commit(self, batch: list[tuple[Sequence[Record], Future]]) -> None:
+    def _commit(self, batch: list[tuple[Post, Future]]) -> None:
+        posts = [post for post, _ in batch]
         try:
-            self._timed([r for records, _ in batch for r in records])
+            held = self._timed(posts)
         except Exception as e:
             if len(batch) == 1:
                 batch[0][1].set_exception(e)
                 return
-            # One table's bad batch must not fail the others that shared its transaction: commit each alone.
-            log.warning("a group commit of %d batches failed (%s); committing them one by one", len(batch), e)
-            for records, done in batch:
-                try:
-                    self._timed(records)
-                except Exception as one:
-                    done.set_exception(one)
-                else:
-                    done.set_result(None)
+            # One table's bad post must not fail the others that shared its transaction: commit each alone.
+            log.warning("a group commit of %d posts failed (%s); committing them one by one", len(batch), e)
+            for one in batch:
+                self._commit([one])
             return
+        try:
+            for post in posts:
+                try:
+                    post.committed()
+                except Exception:  # the post is durable whatever a display missed: it re-joins on the gap
+                    log.exception("table %s: telling the displays of a commit failed", post.table_id)
+        finally:
+            self._call(self._store.release, held)
         for _, done in batch:
             done.set_result(None)
 
-    def _timed(self, records: Sequence[Record]) -> None:
+    def _timed(self, posts: Sequence[Post]) -> list:
         started = time.perf_counter()
-        self._runner.blocking(self._append, records)
-        if self._observe is not None:
-            self._observe(time.perf_counter() - started)
+        held = self._call(self._store.commit, posts)
+        if self.observe is not None:
+            self.observe(time.perf_counter() - started, len(posts))
+        return held

@@ -1,0 +1,635 @@
+"""The scale benchmark: one command, one table of figures (BENCHMARKS.md explains them).
+
+    python -m bench.scale            the full run (several minutes): 50, 200, 500 and 1000 displays, and the rest
+    python -m bench.scale --quick    small numbers, to see that it works
+
+Card to display, measured on raw WebSocket displays (bench/wsclient.py: frames stamped on arrival, decoded after
+the window, no garbage collection in it), for the scoreboard (`scoreboard serve`, SQLite; two processes on PostgreSQL
+and Redis) and, in the same run on the same number of displays, for the floor: a bare Flask-SocketIO app
+(bench/bare.py) given the very updates the scoreboard sent, at the same pace. A CPU burner keeps the other core busy
+for both alike. Then the feed's sustained rate (every event committed before its acknowledgement), the server's
+memory per display, the update's size, and the replay time after a restart with and without a long history.
+Everything runs on loopback and stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import random
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+from bench.feeder import Conn, closed_loop, dumps, paced
+from bench.machine import describe
+from bench.wsclient import Pool, Received
+from scoreboard.cards import ALL_CARDS
+from scoreboard.play import Deal
+
+ROOT = Path(__file__).resolve().parents[1]
+PER_POOL = 125  # displays per client process
+TABLES = 20
+
+
+def config_text(tables: int) -> str:
+    return "".join(
+        f'[tables.B{i}]\nname = "Bench {i}"\nvariant = "super-six"\nfeed_token = "{token("B" + str(i))}"\n\n'
+        for i in range(1, tables + 1)
+    )
+
+
+def token(table: str) -> str:
+    """Each table's feed token (every token must be its own)."""
+    return f"bench-{table}"
+
+
+def no_token(table: str) -> None:
+    return None
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+# -- processes ----------------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Process:
+    """A server process on a loopback port, logging to a file in the run's directory."""
+
+    def __init__(self, cmd: list[str], workdir: Path, ready_path: str, env: dict | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = workdir / f"server-{self.port}.log"
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(
+                [*cmd, "--port", str(self.port)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+            )
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{cmd[2]} exited: {self.log.read_text()[-2000:]}")
+            try:
+                requests.get(self.url + ready_path, timeout=1)
+                break
+            except requests.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{cmd[2]} did not start: {self.log.read_text()[-2000:]}") from None
+                time.sleep(0.05)
+
+    def cpu(self) -> float:
+        """CPU seconds the process has used (user and system), every thread included."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss(self) -> int:
+        """Resident memory in bytes."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+        return kb * 1024
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def scoreboard(workdir: Path, db: str, tables: int, queue: str | None = None) -> Process:
+    config = workdir / f"tables-{tables}.toml"
+    config.write_text(config_text(tables))
+    cmd = [sys.executable, "-m", "scoreboard", "serve", "--config", str(config), "--db", db, "--host", "127.0.0.1"]
+    return Process(cmd + (["--message-queue", queue] if queue else []), workdir, "/api/tables")
+
+
+def bare(workdir: Path, queue: str | None = None, channel: str = "") -> Process:
+    cmd = [sys.executable, "-m", "bench.bare", "--host", "127.0.0.1"]
+    if queue:
+        cmd += ["--message-queue", queue, "--channel", channel]
+    return Process(cmd, workdir, "/ready")
+
+
+def _burn() -> None:
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def burner(on: bool) -> Iterator[None]:
+    """A process spinning on a core for the length of a measurement (both sides alike)."""
+    if not on:
+        yield
+        return
+    proc = mp.get_context("fork").Process(target=_burn, daemon=True)
+    proc.start()
+    try:
+        yield
+    finally:
+        proc.kill()
+        proc.join(5)
+
+
+# -- card to display ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Window:
+    """One timed window: the latencies of every (display, update), and what was missing."""
+
+    latencies: list[float] = field(default_factory=list)
+    missing: int = 0
+    expected: int = 0
+    acks: list[float] = field(default_factory=list)
+    sizes: dict[str, list[int]] = field(default_factory=dict)
+    payloads: dict[str, list[bytes]] = field(default_factory=dict)  # per table, as the first display got them
+
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.latencies) * 1e3 if self.latencies else float("nan")
+
+    @property
+    def p99(self) -> float:
+        return percentile(self.latencies, 0.99) * 1e3
+
+
+def connect(urls: list[str], tables: list[str], per_table: int) -> list[tuple[str, Pool]]:
+    """Displays for every table, spread over client processes and (round robin) over the servers."""
+    pools = []
+    k = 0
+    for table in tables:
+        left = per_table
+        while left:
+            n = min(PER_POOL, left)
+            pools.append((table, Pool(urls[k % len(urls)], table, n).start()))
+            k += 1
+            left -= n
+    for _, pool in pools:
+        pool.ready()
+    return pools
+
+
+def _open(pools: list[tuple[str, Pool]]) -> None:
+    time.sleep(0.3)  # let the joins settle
+    for _, pool in pools:
+        pool.window()
+
+
+def _close(pools: list[tuple[str, Pool]]) -> list[tuple[str, list[Received]]]:
+    time.sleep(1.0)  # the last updates reach the displays
+    for _, pool in pools:
+        pool.stop()
+    return [(table, pool.results()) for table, pool in pools]
+
+
+def _match(out: Window, stamps: dict[tuple[str, int], float], results: list[tuple[str, list[Received]]]) -> Window:
+    """Every display's every update matched to the time its post left; what never came counts as missing."""
+    per_table: dict[str, int] = {}
+    for table, _ in stamps:
+        per_table[table] = per_table.get(table, 0) + 1
+    for table, received in results:
+        for r in received:
+            got = 0
+            for t, version, _size in r.arrivals:
+                at = stamps.get((table, version))
+                if at is None:
+                    continue
+                got += 1
+                out.latencies.append(t - at)
+            out.expected += per_table.get(table, 0)
+            out.missing += per_table.get(table, 0) - got
+            if table not in out.payloads:
+                out.payloads[table] = r.payloads
+                out.sizes.setdefault("all", []).extend(size for _, _, size in r.arrivals)
+    return out
+
+
+def measure(pools: list[tuple[str, Pool]], post_url: str, schedule: list) -> Window:
+    """The scoreboard: post the cards with the displays' window open; each post's answer names its version."""
+    _open(pools)
+    sent = paced(post_url, schedule, token)
+    results = _close(pools)
+    out = Window()
+    stamps: dict[tuple[str, int], float] = {}
+    for s in sent:
+        if s.status == 200:
+            out.acks.append(s.answered - s.at)
+            for r in json.loads(s.body)["results"]:
+                stamps[(s.key, r["version"])] = s.at
+    return _match(out, stamps, results)
+
+
+def measure_bare(pools: list[tuple[str, Pool]], post_url: str, schedule: list) -> Window:
+    """The bare app: post the scoreboard's updates at the same pace; each carries its version."""
+    _open(pools)
+    sent = paced(post_url, schedule, no_token)
+    results = _close(pools)
+    versions = {body: json.loads(body)["version"] for _, _, _, body in schedule}
+    order: dict[str, list[bytes]] = {}
+    for _, key, _, body in sorted(schedule, key=lambda s: s[0]):
+        order.setdefault(key, []).append(body)
+    out = Window()
+    stamps: dict[tuple[str, int], float] = {}
+    posted: dict[str, int] = {}
+    for s in sent:
+        i = posted.get(s.key, 0)
+        posted[s.key] = i + 1
+        if s.status == 200:
+            out.acks.append(s.answered - s.at)
+            stamps[(s.key, versions[order[s.key][i]])] = s.at
+    return _match(out, stamps, results)
+
+
+def whole_rounds(shoe: list[str], cards: int) -> list[str]:
+    """The first cards of `shoe`, at least `cards` of them, up to the end of the round they are in (the next
+    window starts a new shoe, which a half-dealt round would refuse)."""
+    deal = Deal()
+    for i, card in enumerate(shoe):
+        deal = deal.add(card)
+        if deal.complete:
+            deal = Deal()
+            if i + 1 >= cards:
+                return shoe[: i + 1]
+    return shoe
+
+
+def card_schedule(tables: list[str], cards: int, interval: float, start: float, seq: int) -> list:
+    """Every table posts a card every `interval` (tables staggered across it), seqs rising from `seq`."""
+    rng = random.Random(7)
+    schedule = []
+    for k, table in enumerate(tables):
+        shoe = [c for c in ALL_CARDS for _ in range(8)]
+        rng.shuffle(shoe)
+        for j, card in enumerate(whole_rounds(shoe, cards)):
+            body = dumps({"type": "card", "card": card, "seq": seq + j})
+            schedule.append((start + (j + k / len(tables)) * interval, table, f"/api/tables/{table}/feed", body))
+    return schedule
+
+
+def replay_schedule(window: Window, tables: list[str], interval: float, start: float) -> list:
+    """The scoreboard's updates as its first display got them, for the bare app to send at the same pace."""
+    schedule = []
+    for k, table in enumerate(tables):
+        for j, payload in enumerate(window.payloads.get(table, [])):
+            schedule.append((start + (j + k / len(tables)) * interval, table, f"/emit/{table}", payload))
+    return schedule
+
+
+def compare(
+    ours_urls: list[str],
+    bare_urls: list[str],
+    tables: list[str],
+    per_table: int,
+    cards: int,
+    interval: float,
+    burn: bool,
+) -> tuple[Window, Window]:
+    """The scoreboard, then the bare app with the updates the scoreboard sent, on the same number of displays."""
+    seq = int(time.time() * 1e6)  # seqs rise from one window to the next: microseconds since the epoch
+    for table in tables:
+        conn = Conn(ours_urls[0])
+        status, body = conn.call(f"/api/tables/{table}/feed", dumps({"type": "shoe", "seq": seq}), token(table))
+        conn.close()
+        if status != 200:
+            raise RuntimeError(f"a new shoe on {table} was refused: {body[:300]!r}")
+    pools = connect(ours_urls, tables, per_table)
+    try:
+        with burner(burn):
+            ours = measure(pools, ours_urls[0], card_schedule(tables, cards, interval, time.monotonic() + 0.5, seq + 1))
+    finally:
+        for _, pool in pools:
+            pool.close()
+    pools = connect(bare_urls, tables, per_table)
+    try:
+        with burner(burn):
+            floor = measure_bare(pools, bare_urls[0], replay_schedule(ours, tables, interval, time.monotonic() + 0.5))
+    finally:
+        for _, pool in pools:
+            pool.close()
+    return ours, floor
+
+
+# -- the feed's rate ----------------------------------------------------------------------------------------------
+
+
+def results_stream(table: str, batch: int, seqs: Iterator[int]):
+    """Posts of `batch` keypad results (a new shoe every 60 rounds), each event with its seq."""
+    rounds = [60]  # start with a shoe
+
+    def next_post() -> tuple[str, bytes, int]:
+        events = []
+        for _ in range(batch):
+            if rounds[0] >= 60:
+                events.append({"type": "shoe", "seq": next(seqs)})
+                rounds[0] = 0
+            else:
+                events.append({"type": "result", "winner": "BPBPBT"[rounds[0] % 6], "seq": next(seqs)})
+                rounds[0] += 1
+        body = dumps(events if batch > 1 else events[0])
+        return f"/api/tables/{table}/feed", body, len(events)
+
+    return next_post
+
+
+def rate(url: str, tables: list[str], batch: int, seconds: float) -> tuple[float, int]:
+    base = int(time.time() * 1000) * 100
+    streams = {}
+    for k, table in enumerate(tables):
+        seqs = iter(range(base + k * 10_000_000, base + (k + 1) * 10_000_000))
+        streams[table] = results_stream(table, batch, seqs)
+    accepted, failed, elapsed = closed_loop(url, streams, token, seconds)
+    return accepted / elapsed, failed
+
+
+# -- replay -------------------------------------------------------------------------------------------------------
+
+
+class _LogWriter:
+    """Events of one table applied as the service would, then stored straight through the store in batches."""
+
+    def __init__(self, store, table: str):
+        from scoreboard.table import TableConfig, TableState
+
+        self.store, self.table = store, table
+        self.state = TableState(TableConfig(table, variant="super-six"))
+        self.records: list = []
+        self.seq = 0
+
+    def add(self, event: dict) -> None:
+        from scoreboard.service.store import Record
+        from scoreboard.table import apply
+
+        self.seq += 1
+        self.state, delta = apply(self.state, {**event, "seq": self.seq}, received_at=1.0)
+        e = delta.event
+        self.records.append(
+            Record(self.table, self.state.version, self.state.shoes, e, e["type"], "", self.seq, delta.digest)
+        )
+        if len(self.records) >= 20_000:
+            self.flush()
+
+    def flush(self) -> None:
+        self.store.append(self.records)
+        self.records = []
+
+
+def build_log(path: str, tables: int, history_shoes: int, history_table: str = "B1") -> None:
+    """A SQLite log written straight through the store: every table with a current shoe of 70 rounds dealt card
+    by card, and `history_table` with `history_shoes` shoes before it (a shoe event and 20 results each)."""
+    from scoreboard.service.store import SQLiteStore
+
+    store = SQLiteStore(path)
+    rng = random.Random(3)
+    try:
+        for i in range(1, tables + 1):
+            w = _LogWriter(store, f"B{i}")
+            for _ in range(history_shoes if w.table == history_table else 0):
+                w.add({"type": "shoe"})
+                for r in range(20):
+                    w.add({"type": "result", "winner": "BP"[r % 2]})
+            w.add({"type": "shoe"})
+            shoe = [c for c in ALL_CARDS for _ in range(8)]
+            rng.shuffle(shoe)
+            while w.state.played < 70:
+                w.add({"type": "card", "card": shoe.pop()})
+            w.flush()
+    finally:
+        store.close()
+
+
+def replay_seconds(path: str, tables: int, workdir: Path) -> float:
+    """The app factory on an existing log (open it, replay every table), timed in a fresh process."""
+    config = workdir / f"replay-{tables}.toml"
+    config.write_text(config_text(tables))
+    code = (
+        "import time, json; from scoreboard.service import create_app; t = time.perf_counter(); "
+        f"app = create_app({{'DATABASE': {path!r}, 'TABLES_FILE': {str(config)!r}}}); "
+        "print(json.dumps(time.perf_counter() - t)); app.extensions['scoreboard'].close()"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+# -- the run ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    what: str
+    ours: str
+    floor: str = ""
+    ratio: str = ""
+    target: str = ""
+
+
+def latency_row(what: str, ours: Window, floor: Window, target: str) -> Row:
+    missing = f"; missing {ours.missing}/{ours.expected} vs {floor.missing}/{floor.expected}"
+    return Row(
+        what,
+        f"{ours.p50:.1f} / {ours.p99:.1f}",
+        f"{floor.p50:.1f} / {floor.p99:.1f}",
+        f"p99 {ours.p99 / floor.p99:.2f}" + (missing if ours.missing or floor.missing else ""),
+        target,
+    )
+
+
+def print_table(rows: list[Row], header: str) -> None:
+    titles = Row("measure", "scoreboard", "floor (bare)", "ratio", "target")
+    widths = [max(len(getattr(r, f)) for r in [titles, *rows]) for f in ("what", "ours", "floor", "ratio", "target")]
+    print(header)
+    for r in [titles, Row(*("-" * w for w in widths)), *rows]:
+        cells = [
+            getattr(r, f).ljust(w) for f, w in zip(("what", "ours", "floor", "ratio", "target"), widths, strict=True)
+        ]
+        print("| " + " | ".join(cells) + " |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small numbers: a check that it works, not figures")
+    parser.add_argument("--sizes", default=None, help="displays on one table, comma-separated [50,200,500,1000]")
+    parser.add_argument("--cards", type=int, default=None, help="cards per window [60; quick 15]")
+    parser.add_argument("--interval", type=float, default=0.1, help="seconds between a table's cards [0.1]")
+    parser.add_argument("--no-burner", action="store_true", help="leave the other core idle")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--skip", default="", help="sections to leave out: redis,tables,rate,replay")
+    args = parser.parse_args()
+    quick = args.quick
+    sizes = [int(s) for s in (args.sizes or ("20,50" if quick else "50,200,500,1000")).split(",")]
+    cards = args.cards or (15 if quick else 60)
+    burn = not args.no_burner
+    skip = set(filter(None, args.skip.split(",")))
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    workdir = Path(tempfile.mkdtemp(prefix="scoreboard-bench-"))
+    rows: list[Row] = []
+    started = time.monotonic()
+    try:
+        # One table, one process: the scoreboard on SQLite against the bare app.
+        ours = scoreboard(workdir, str(workdir / "one.sqlite3"), TABLES)
+        floor = bare(workdir)
+        try:
+            rss_ours, rss_bare = ours.rss(), floor.rss()
+            for n in sizes:
+                o, f = compare([ours.url], [floor.url], ["B1"], n, cards, args.interval, burn)
+                rows.append(latency_row(f"1 table, {n} displays: card to display p50 / p99 (ms)", o, f, "p99 <= 1.25x"))
+                if n == max(sizes):
+                    sizes_seen = o.sizes.get("all", [])
+            pools = connect([ours.url], ["B2"], max(sizes))
+            mem_ours = (ours.rss() - rss_ours) / max(sizes)
+            for _, pool in pools:
+                pool.close()
+            pools = connect([floor.url], ["B2"], max(sizes))
+            mem_bare = (floor.rss() - rss_bare) / max(sizes)
+            for _, pool in pools:
+                pool.close()
+            rows.append(
+                Row(
+                    f"server memory per display ({max(sizes)} displays, KiB)",
+                    f"{mem_ours / 1024:.1f}",
+                    f"{mem_bare / 1024:.1f}",
+                    f"{mem_ours / mem_bare:.2f}" if mem_bare > 0 else "",
+                )
+            )
+            if "tables" not in skip:
+                per = 5 if quick else 25
+                o, f = compare(
+                    [ours.url], [floor.url], [f"B{i}" for i in range(1, TABLES + 1)], per, cards, args.interval, burn
+                )
+                rows.append(
+                    latency_row(
+                        f"{TABLES} tables x {per} displays, a card every "
+                        f"{args.interval * 1e3:.0f} ms each: p50 / p99 (ms)",
+                        o,
+                        f,
+                        "p99 <= 1.25x",
+                    )
+                )
+        finally:
+            ours.stop()
+            floor.stop()
+        if sizes_seen:
+            rows.append(
+                Row(
+                    "update size on the wire, all kinds seen: p50 / max (bytes)",
+                    f"{statistics.median(sizes_seen):.0f} / {max(sizes_seen)}",
+                    "",
+                    "",
+                    "round < 1024",
+                )
+            )
+
+        if "redis" not in skip:
+            import psycopg
+
+            name = f"scoreboard_bench_{uuid.uuid4().hex[:8]}"
+            with psycopg.connect(args.postgres, autocommit=True) as admin:
+                admin.execute(f'CREATE DATABASE "{name}"')
+            db = args.postgres.rsplit("/", 1)[0] + "/" + name
+            channel = f"bench-bare-{uuid.uuid4().hex[:8]}"
+            procs = []
+            try:
+                procs = [scoreboard(workdir, db, TABLES, args.redis) for _ in range(2)]
+                procs += [bare(workdir, args.redis, channel) for _ in range(2)]
+                n = max(sizes)
+                o, f = compare(
+                    [p.url for p in procs[:2]], [p.url for p in procs[2:]], ["B1"], n, cards, args.interval, burn
+                )
+                rows.append(
+                    latency_row(
+                        f"2 processes + Redis (PostgreSQL log), {n} displays: p50 / p99 (ms)", o, f, "p99 <= 1.25x"
+                    )
+                )
+            finally:
+                for p in procs:
+                    p.stop()
+                with psycopg.connect(args.postgres, autocommit=True) as admin:
+                    admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+        if "rate" not in skip:
+            seconds = 2.0 if quick else 10.0
+            ours = scoreboard(workdir, str(workdir / "rate.sqlite3"), TABLES)
+            try:
+                for tables, batch, target in (
+                    (1, 1, ""),
+                    (TABLES, 1, ">= 2,000"),
+                    (1, 50, ""),
+                    (TABLES, 50, ">= 10,000"),
+                ):
+                    cpu = ours.cpu()
+                    per_s, failed = rate(ours.url, [f"B{i}" for i in range(1, tables + 1)], batch, seconds)
+                    # The server's CPU per event: what the rate would be on a core of its own.
+                    cpu_us = (ours.cpu() - cpu) / (per_s * seconds) * 1e6 if per_s else float("nan")
+                    what = f"accepted feed events/s, {tables} table{'s' if tables > 1 else ''}, " + (
+                        "single events" if batch == 1 else f"lists of {batch}"
+                    )
+                    got = f"{per_s:,.0f} ({cpu_us:.0f} us CPU each)" + (f", {failed} refused" if failed else "")
+                    rows.append(Row(what, got, "", "", target))
+            finally:
+                ours.stop()
+
+        if "replay" not in skip:
+            history = 500 if quick else 10_000
+            plain, long = str(workdir / "plain.sqlite3"), str(workdir / "history.sqlite3")
+            build_log(plain, TABLES, 0)
+            build_log(long, TABLES, history)
+            a = min(replay_seconds(plain, TABLES, workdir) for _ in range(3))
+            b = min(replay_seconds(long, TABLES, workdir) for _ in range(3))
+            rows.append(
+                Row(f"replay after a restart, {TABLES} tables, a shoe of 70 rounds each (ms)", f"{a * 1e3:.0f}")
+            )
+            rows.append(
+                Row(
+                    f"  the same, one table with {history:,} shoes of history before it (ms)",
+                    f"{b * 1e3:.0f}",
+                    "",
+                    f"{b / a:.2f} of the above",
+                    "does not grow",
+                )
+            )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    header = (
+        f"machine: {describe()}\ndate: {time.strftime('%Y-%m-%d %H:%M')}; "
+        f"{'CPU burner on the other core' if burn else 'no CPU burner'}; {cards} cards per window, "
+        f"{args.interval * 1e3:.0f} ms apart; {time.monotonic() - started:.0f} s"
+    )
+    print_table(rows, header)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+/* An `update` as it comes over the wire carries what changed, never what the display already has (the rules are in
+   docs/scale-out.md, and scoreboard/service/updates.py makes them). `SlimUpdate.expand(d, state, model)` makes the
+   full update of it, given the state and the roads model (stats, patterns) the display holds: the whole new `state`,
+   and for a round its road `cells`, `predict`, `stats` and `patterns` as the roads JSON has them. */
+"use strict";
+
+const SlimUpdate = (() => {
+  const FLAGS = ["natural", "player_pair", "banker_pair", "banker_six", "void"];
+  const ROAD_FLAGS = ["player_pair", "banker_pair", "natural"];
+  const DERIVED = ["big_eye", "small", "cockroach"];
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const clone = (v) => JSON.parse(JSON.stringify(v));
+
+  /* A merge patch: an object merges key by key into an object, anything else replaces. */
+  function merge(target, patch) {
+    for (const [k, v] of Object.entries(patch)) {
+      if (isObject(v) && isObject(target[k])) merge(target[k], v);
+      else target[k] = clone(v);
+    }
+    return target;
+  }
+
+  /* A Bead Plate or Big Road cell sent as [col, row]: the rest is the round's. */
+  function roadCell(c, r, marksSix, bigRoad) {
+    const six = Boolean(r.banker_six) && marksSix;
+    const cell = { col: c[0], row: c[1], round: r.round, winner: r.winner };
+    if (bigRoad) cell.ties = 0;
+    for (const f of ROAD_FLAGS) cell[f] = Boolean(r[f]);
+    cell.banker_six = six;
+    if (six && r.banker_cards) cell.banker_cards = r.banker_cards;
+    return cell;
+  }
+
+  function predicted(p) {
+    if (isObject(p.bead)) return p;   // sent whole
+    const out = { bead: { col: p.bead[0], row: p.bead[1] }, big_road: { col: p.big_road[0], row: p.big_road[1] }, cells: {} };
+    for (const name of DERIVED) {
+      const c = p[name];
+      out[name] = c ? c[2] : null;
+      out.cells[name] = c ? { col: c[0], row: c[1], colour: c[2] } : null;
+    }
+    return out;
+  }
+
+  function expand(d, state, model) {
+    const full = Object.assign({}, d);
+    delete full.changes; delete full.replace;
+    const s = clone(state);
+    if (d.cells) {
+      const r = Object.assign({}, d.round);
+      for (const f of FLAGS) if (!(f in r)) r[f] = false;
+      full.round = r;
+      s.last_result = r;
+      s.deal = { player: [], player_points: null, banker: [], banker_points: null, next: "player" };
+    }
+    for (const k of d.replace || []) delete s[k];
+    merge(s, d.changes || {});
+    s.version = d.version;
+    full.state = s;
+    if (d.cells) {
+      const marksSix = Boolean(s.capabilities && s.capabilities.banker_six);
+      const cells = { bead: null, big_road: null, tie: null, big_eye: null, small: null, cockroach: null };
+      for (const [name, c] of Object.entries(d.cells)) {
+        if (!Array.isArray(c)) cells[name] = c;
+        else if (DERIVED.includes(name)) cells[name] = { col: c[0], row: c[1], colour: c[2] };
+        else cells[name] = roadCell(c, full.round, marksSix, name === "big_road");
+      }
+      full.cells = cells;
+      full.predict = {};
+      for (const [side, p] of Object.entries(d.predict)) full.predict[side] = predicted(p);
+      full.stats = merge(clone(model.stats || {}), d.stats || {});
+      full.patterns = "patterns" in d ? d.patterns : model.patterns;
+    }
+    return full;
+  }
+
+  return { expand, merge };
+})();

@@ -1,0 +1,51 @@
+"""The real PostgreSQL and Redis the scale-out tests run against (127.0.0.1, as .ci/run starts them), and server
+processes that log beside the test's files whatever their --db is."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import redis
+
+from tests.conftest import Server
+
+POSTGRES = os.environ.get("SCOREBOARD_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS = os.environ.get("SCOREBOARD_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+@contextlib.contextmanager
+def postgres_database() -> Iterator[str]:
+    """A new, empty database for one test (its URL), dropped afterwards with whatever still holds it open."""
+    name = f"scoreboard_test_{uuid.uuid4().hex[:16]}"
+    try:
+        admin = psycopg.connect(POSTGRES, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as e:
+        raise RuntimeError(f"these tests need PostgreSQL at {POSTGRES} (.ci/run starts it): {e}") from None
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield POSTGRES.rsplit("/", 1)[0] + "/" + name
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def redis_url() -> str:
+    """The test Redis, checked to answer. Servers on different logs never hear each other: the channel is the log's."""
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=5).ping()
+    except redis.RedisError as e:
+        raise RuntimeError(f"these tests need Redis at {REDIS} (.ci/run starts it): {e}") from None
+    return REDIS
+
+
+class Node(Server):
+    """`scoreboard serve` on any --db (a file or a postgresql:// URL), logging to a file in `logs`."""
+
+    def __init__(self, db, config: Path, logs: Path, extra=(), env: dict | None = None):
+        super().__init__(db, config, extra, env)
+        self.log_path = logs / f"server-{self.port}.log"

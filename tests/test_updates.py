@@ -1,0 +1,121 @@
+"""The update on the wire: a display that applies the slim updates to its snapshot holds exactly what the server
+holds, whatever happens at the table; and a round's update stays under 1 KB."""
+
+import json
+import random
+
+import pytest
+
+from scoreboard.cards import ALL_CARDS
+from scoreboard.errors import Refusal
+from scoreboard.service.updates import EMPTY_DEAL, Shown, expand, shown_after, slim
+from scoreboard.table import TableConfig, TableState, apply
+from scoreboard.view import TableView
+
+LOG = "0123456789abcdef0123456789abcdef"  # a log id as long as the real ones (uuid4 hex)
+
+
+def wire_bytes(update: dict) -> int:
+    """The update as Socket.IO sends it: compact JSON, UTF-8."""
+    return len(json.dumps(update, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+class Screen:
+    """A display: its snapshot, then every update in wire form, expanded by the documented rules."""
+
+    def __init__(self, view: TableView):
+        snap = view.snapshot()
+        self.shown = Shown(snap["version"], snap["state"], snap["roads"]["stats"], snap["roads"]["patterns"])
+
+    def take(self, wire: dict) -> dict:
+        full, self.shown = expand(json.loads(json.dumps(wire)), self.shown)
+        return full
+
+
+def play(view: TableView, rng: random.Random, events: int, sizes: dict) -> None:
+    """Feed `events` random events (mostly cards, with every other kind now and then), checking each update."""
+    screen = Screen(view)
+    server = Shown(screen.shown.version, screen.shown.state, screen.shown.stats, screen.shown.patterns)
+    cards: list[str] = []
+    now = 1_763_800_000.0
+    for _ in range(events):
+        state = view.state
+        roll = rng.random()
+        if state.shoe is None or not cards or (state.shoe.finished and not state.deal.started):
+            event: dict = {"type": "shoe", "shoe": f"S{state.shoes + 1}", "commitment": f"{rng.getrandbits(256):064x}"}
+            cards = [c for c in ALL_CARDS for _ in range(state.config.decks)]
+            rng.shuffle(cards)
+        elif state.squeezing:
+            event = {"type": "reveal", "hand": rng.choice(("player", "banker", "all"))}
+        elif roll < 0.02 and state.played > 0:
+            event = {"type": "void", "round": rng.randint(1, state.played), "reason": "card exposed", "operator": "p"}
+        elif roll < 0.04 and state.played > 0 and not state.deal.started:
+            event = {"type": "correct", "round": state.played, "winner": "T", "operator": "p"}
+        elif roll < 0.05 and not state.shoe.cut:
+            event = {"type": "cut"}
+        elif roll < 0.06 and not state.deal.started:
+            event = {"type": "burn", "cards": [cards.pop()]}
+        elif roll < 0.08 and not state.deal.started:
+            event = {"type": "result", "winner": rng.choice("BPT"), "player_pair": rng.random() < 0.2}
+        elif roll < 0.085 and not state.deal.started:
+            event = {"type": "shoe_end", "seed": f"{rng.getrandbits(128):032x}"}
+        else:
+            event = {"type": "card", "card": cards.pop()}
+        now += 1.7
+        try:
+            new, delta = apply(state, event, received_at=now, operator=event.pop("operator", None))
+        except Refusal:
+            continue
+        full = view.advance(new, delta)
+        wire = slim(full, server)
+        server = shown_after(full, server)
+        sizes.setdefault(full["kind"], []).append(wire_bytes(wire))
+        assert "state" not in wire
+        assert screen.take(wire) == full, f"the display's expansion of a {full['kind']} update differs"
+    assert screen.shown.state == view.snapshot()["state"]
+
+
+@pytest.mark.parametrize("variant", ["super-six-plus", "insurance", "no-commission", "commission", "super-six"])
+@pytest.mark.parametrize("squeeze", [False, True])
+def test_a_display_applying_slim_updates_holds_what_the_server_holds(variant, squeeze):
+    config = TableConfig("T1", name="Baccarat 1", variant=variant, require_seq=False, squeeze=squeeze, min_bet=100)
+    view = TableView(TableState(config), LOG)
+    sizes: dict = {}
+    play(view, random.Random(f"{variant}{squeeze}"), 3_000, sizes)
+    assert {"card", "round", "shoe"} <= set(sizes)
+
+
+def test_a_round_update_is_under_1_kb():
+    config = TableConfig("T1", name="Baccarat 1", variant="super-six-plus", require_seq=False, max_bet=50000)
+    view = TableView(TableState(config), LOG)
+    sizes: dict = {}
+    play(view, random.Random(13), 6_000, sizes)
+    assert len(sizes["round"]) > 300 and len(sizes["card"]) > 1000
+    assert max(sizes["round"]) < 1024, sorted(sizes["round"])[-5:]
+    assert max(sizes["card"]) < 1024
+
+
+def test_a_round_update_leaves_out_what_the_display_has():
+    config = TableConfig("T1", variant="super-six", require_seq=False)
+    view = TableView(TableState(config), LOG)
+    shown = Screen(view).shown
+    # Player K 5 K (5), Banker 3 3 (6, stands on the Player's K): the Banker wins on six.
+    for card in ("KH", "3S", "5D"):
+        events = [{"type": "shoe", "shoe": "S1"}] if card == "KH" else []
+        for event in [*events, {"type": "card", "card": card}]:
+            full = view.advance(*apply(view.state, event, received_at=10.0))
+            shown = shown_after(full, shown)
+    full = view.advance(*apply(view.state, {"type": "card", "card": "3C"}, received_at=11.0))
+    wire = slim(full, shown)
+    assert wire["kind"] == "card" and set(wire["changes"]) == {"deal", "next", "shoe", "last_event_at"}
+    assert wire["changes"]["shoe"] == {"cards_left": full["state"]["shoe"]["cards_left"]}
+    assert wire["changes"]["deal"] == {"banker": ["3S", "3C"], "banker_points": 6, "next": "player"}
+    shown = shown_after(full, shown)
+    full = view.advance(*apply(view.state, {"type": "card", "card": "KS"}, received_at=12.0))
+    wire = slim(full, shown)
+    assert wire["kind"] == "round" and wire["round"]["winner"] == "B" and wire["round"]["banker_six"] is True
+    assert "natural" not in wire["round"] and "void" not in wire["round"], "false flags are left out"
+    assert wire["cells"]["bead"] == [0, 0] and wire["cells"]["big_road"] == [0, 0]
+    assert "last_result" not in wire["changes"] and "deal" not in wire["changes"]
+    assert full["state"]["deal"] == EMPTY_DEAL and full["cells"]["bead"]["banker_six"] is True
+    assert wire["changes"]["rounds"] == 1 and wire["changes"]["phase"] == "ready"
