@@ -11,7 +11,9 @@ const Live = (() => {
 
   function connect(onConnected) {
     // WebSocket first: a board on the casino network has no proxy in the way, and it saves the polling round trip.
-    const socket = io({ transports: ["websocket", "polling"] });
+    // Reconnecting within two seconds at most: a board that lost the service must be live again soon after it
+    // is back (the default backoff waits up to five).
+    const socket = io({ transports: ["websocket", "polling"], reconnectionDelay: 500, reconnectionDelayMax: 2000 });
     socket.on("connect", () => onConnected(true));
     socket.on("disconnect", () => onConnected(false));
     socket.on("connect_error", () => onConnected(false));

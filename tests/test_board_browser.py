@@ -3,6 +3,7 @@ reload, ASK, the whole shoe in the bead road, the five screen sizes with every c
 no overprinted cell, and "connection lost — no bets" while the server is away."""
 
 import json
+import time
 
 import pytest
 
@@ -219,8 +220,10 @@ def test_connection_lost_means_no_bets_until_the_server_is_back(browser, tmp_pat
         again = Server(tmp_path / "other.sqlite3", tables_file)
         again.port, again.url = server.port, server.url
         server = again.start()
+        back = time.monotonic()
         wait_for(page, "document.getElementById('veil').hidden", timeout=20)
         wait_live(page, server, "T1")
+        assert time.monotonic() - back < 5, "the new log's state within 5 s, without a reload"
         assert page.locator("#phase").inner_text().lower() == "waiting for a shoe"
     finally:
         server.kill()
@@ -261,3 +264,33 @@ def test_themes_take_their_colours_from_the_palette(browser, server, theme):
     assert "rgb({}, {}, {})".format(*rgb(ring)) == expected["banker"], "the roads' marks use the palette's colours"
     shot(page, f"board-{theme}-1920x1080")
     assert problems == []
+
+
+def test_a_squeezed_round_shows_backs_until_revealed(browser, tmp_path):
+    config = tmp_path / "squeeze.toml"
+    config.write_text('[tables.T1]\nfeed_token = "secret-T1"\nsqueeze = true\nvariant = "super-six"\n')
+    server = Server(tmp_path / "squeeze.sqlite3", config).start()
+    try:
+        post(server, "T1", {"type": "shoe", "shoe": "S1"})
+        page, problems = open_board(browser, server)
+        post(server, "T1", [{"type": "card", "card": c} for c in ("KH", "5D", "KS", "3C")])  # Banker natural 8
+        wait_live(page, server, "T1")
+        assert (
+            page.locator("#player-cards .card.down").count() == 2 and page.locator("#banker-cards .card").count() == 2
+        )
+        assert page.locator("#banker-cards .card.down").count() == 2, "the shoe read them; the players see backs"
+        assert "5" not in page.locator("#banker-cards").inner_text() and page.locator("#bead-road .bead").count() == 0
+        post(server, "T1", {"type": "reveal", "hand": "player"})
+        wait_live(page, server, "T1")
+        assert (
+            page.locator("#player-cards .card.down").count() == 0
+            and page.locator("#banker-cards .card.down").count() == 2
+        )
+        assert page.locator("#bead-road .bead").count() == 0, "the roads wait for the whole round"
+        post(server, "T1", {"type": "reveal", "hand": "banker"})
+        wait_live(page, server, "T1")
+        wait_for(page, "document.querySelectorAll('#bead-road .bead').length === 1")
+        assert page.locator(".card.down").count() == 0
+        assert problems == []
+    finally:
+        server.kill()
