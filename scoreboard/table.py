@@ -206,9 +206,9 @@ class TableState:
         """The round's cards are all out, face down, waiting for `reveal`."""
         return self.deal.started and self.deal.complete
 
-    @property
+    @cached_property
     def played(self) -> int:
-        """Rounds with a result in this shoe (voided rounds are not counted)."""
+        """Rounds with a result in this shoe (voided rounds are not counted); counted once per state."""
         return played(self.rounds)
 
     @property

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -85,13 +86,18 @@ class Variant:
     def rule(self, name: str) -> Rule:
         return self.bet(name).rule
 
-    def capabilities(self) -> dict:
-        """What a display needs to know of the game: the Super 6 mark, insurance offers, the side bets."""
+    @cached_property
+    def _capabilities(self) -> dict:
         return {
             "banker_six": self.marks_banker_six,
             "insurance": self.insurance,
             "bets": [{"bet": b.name, "title": b.title, "pays": b.pays} for b in self.bets.values()],
         }
+
+    def capabilities(self) -> dict:
+        """What a display needs to know of the game: the Super 6 mark, insurance offers, the side bets (made once
+        per variant; callers read it, never change it)."""
+        return self._capabilities
 
 
 @dataclass(frozen=True)
