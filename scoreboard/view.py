@@ -26,6 +26,7 @@ class TableView:
         self.log = log  # the event log's identity: a display seeing another one starts over
         self.roads = self._build()
         self._roads_json: tuple[int, dict] | None = None
+        self._state_json: dict[tuple[int, bool], dict] = {}
 
     @property
     def config(self):
@@ -80,6 +81,17 @@ class TableView:
         ]
 
     def state_json(self, public: bool = True) -> dict:
+        """The table state for displays (`public`) or for operators; made once per version (callers read it, never
+        change it). Without squeeze the two are the same: what players may not see is only ever a face-down card."""
+        key = (self.version, public or not self.state.rules.squeeze)
+        cached = self._state_json.get(key)
+        if cached is None:
+            if len(self._state_json) > 4:
+                self._state_json.clear()
+            cached = self._state_json[key] = self._make_state_json(public)
+        return cached
+
+    def _make_state_json(self, public: bool) -> dict:
         s, c = self.state, self.config
         game = s.rules.game
         last_number = s.played
