@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
+from importlib.resources import files
 
 from flask import Flask
 
@@ -13,8 +13,6 @@ from .extensions import socketio
 from .hub import TableHub
 from .live import room
 from .store import EventLog
-
-ROOT = Path(__file__).resolve().parents[2]  # templates/ and static/ sit beside the package
 
 
 class Defaults:
@@ -28,8 +26,10 @@ def create_app(overrides: dict | None = None) -> Flask:
     app = Flask(
         __name__,
         instance_relative_config=True,
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
+        # The packages scoreboard.templates and scoreboard.static (setup.py): inside a wheel, or the checkout's
+        # top-level folders in an editable install.
+        template_folder=str(files("scoreboard.templates")),
+        static_folder=str(files("scoreboard.static")),
     )
     app.config.from_object(Defaults)
     app.config.from_prefixed_env("SCOREBOARD")
