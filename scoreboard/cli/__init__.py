@@ -21,6 +21,7 @@ __all__ = ["main", "or_fail"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="scoreboard", prog_name="scoreboard")
 def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 

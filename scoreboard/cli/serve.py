@@ -1,18 +1,114 @@
-"""`scoreboard serve`: the service."""
+"""`scoreboard serve`: the service. Every option can also be set by an environment variable (for containers and
+systemd's EnvironmentFile): SCOREBOARD_ and the option's name in capitals, `-` as `_` (`--data-dir` is
+SCOREBOARD_DATA_DIR)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import click
+
+PREFIX = "SCOREBOARD_"
+DB_NAME = "scoreboard.sqlite3"
+
+
+def option(*decls: str, **kwargs):
+    """A click option that also reads SCOREBOARD_<NAME> and says so in --help."""
+    name = next(d for d in decls if d.startswith("--")).removeprefix("--").split("/")[0]
+    return click.option(*decls, envvar=PREFIX + name.upper().replace("-", "_"), show_envvar=True, **kwargs)
+
+
+def default_data_dir(environ: os._Environ | dict = os.environ) -> Path:
+    """Where the event log lives when --db is not given, whatever the install's own location.
+
+    >>> str(default_data_dir({"XDG_DATA_HOME": "/srv/data", "HOME": "/home/dealer"}))
+    '/srv/data/scoreboard'
+    >>> str(default_data_dir({"HOME": "/home/dealer"}))
+    '/home/dealer/.local/share/scoreboard'
+    """
+    xdg = environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path(environ.get("HOME") or Path.home()) / ".local" / "share"
+    return base / "scoreboard"
+
+
+def split_origins(text: str | None) -> tuple[str, ...]:
+    """The origins of --allowed-origins, separated by commas or spaces.
+
+    >>> split_origins("https://pit.example, https://floor.example")
+    ('https://pit.example', 'https://floor.example')
+    >>> split_origins(None)
+    ()
+    """
+    return tuple(o.rstrip("/") for o in (text or "").replace(",", " ").split())
 
 
 @click.command()
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML table configuration.")
-@click.option("--db", default=None, help="SQLite event log file  [default: instance/scoreboard.sqlite3]")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
-def serve(config_file: str | None, db: str | None, host: str, port: int, demo_pace: float | None) -> None:
+@option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML table configuration.")
+@option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    help="Directory of the default event log, created if needed.  "
+    "[default: $XDG_DATA_HOME/scoreboard, else ~/.local/share/scoreboard]",
+)
+@option("--db", default=None, help=f"SQLite event log file.  [default: DATA_DIR/{DB_NAME}]")
+@option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every IPv4 one).")
+@option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port to listen on.")
+@option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
+@option("--access-log/--no-access-log", default=False, show_default=True, help="Log one line per HTTP request.")
+@option(
+    "--allowed-origins",
+    default=None,
+    help="Web origins (scheme://host[:port]) whose pages may open live connections, separated by commas or "
+    "spaces, or '*' for any.  [default: the server's own origin, as the browser or a --proxy-hops proxy names it]",
+)
+@option(
+    "--proxy-hops",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 10),
+    help="Number of reverse proxies in front whose X-Forwarded-For/-Proto/-Host/-Prefix headers are trusted "
+    "(1 behind nginx). 0: none, the client address, scheme and host are the connection's own.",
+)
+@option(
+    "--log-level",
+    default="info",
+    show_default=True,
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    help="Least important log lines written.",
+)
+def serve(
+    config_file: str | None,
+    data_dir: str | None,
+    db: str | None,
+    host: str,
+    port: int,
+    demo_pace: float | None,
+    access_log: bool,
+    allowed_origins: str | None,
+    proxy_hops: int,
+    log_level: str,
+) -> None:
     """Serve the feed, the API, live updates and the boards. Without --config, runs the demo tables."""
-    from ..service.server import run
+    from ..service.server import Options, run
 
-    run(config_file=config_file, db=db, host=host, port=port, demo_pace=demo_pace)
+    if db is None:
+        directory = Path(data_dir) if data_dir else default_data_dir()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise click.ClickException(f"cannot create the data directory {directory}: {e.strerror}") from None
+        db = str(directory / DB_NAME)
+    run(
+        Options(
+            config_file=config_file,
+            db=db,
+            host=host,
+            port=port,
+            demo_pace=demo_pace,
+            access_log=access_log,
+            allowed_origins=split_origins(allowed_origins),
+            proxy_hops=proxy_hops,
+            log_level=log_level.lower(),
+        )
+    )
