@@ -60,14 +60,14 @@ class Throttle(logging.Filter):
     'bad packet 3 (1 similar line left out in the last 61 s)'
     """
 
-    def __init__(self, burst: int = BURST, window: float = WINDOW, clock=time.monotonic):
+    def __init__(self, burst: int = BURST, window: float = WINDOW, clock=time.monotonic, by_message: bool = True):
         super().__init__()
-        self.burst, self.window, self.clock = burst, window, clock
+        self.burst, self.window, self.clock, self.by_message = burst, window, clock, by_message
         self._kinds: dict[tuple[str, str], list] = {}  # kind -> [window start, passed, dropped]
 
     def filter(self, record: logging.LogRecord) -> bool:
         now = self.clock()
-        kind = (record.name, str(record.msg))
+        kind = (record.name, str(record.msg) if self.by_message else "")
         state = self._kinds.get(kind)
         if state is None or now - state[0] >= self.window:
             if state is not None and state[2]:
@@ -87,15 +87,16 @@ class Throttle(logging.Filter):
 
 
 class OneLine(logging.Filter):
-    """Turns a record's traceback into `Type: message` at the end of its one line."""
+    """Makes a record one short line: its traceback becomes `Type: message` at the end."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        text = one_line(record.getMessage())
         if record.exc_info:
             exc_type, exc, _ = record.exc_info
-            record.msg = f"{one_line(record.getMessage())} ({exception_summary(exc_type, exc)})"
-            record.args = None
+            text = f"{text} ({exception_summary(exc_type, exc)})"
             record.exc_info = None
             record.exc_text = None
+        record.msg, record.args = text, None
         return True
 
 
@@ -116,14 +117,17 @@ def setup(level: str = "info") -> None:
         logger = logging.getLogger(name)
         # Their INFO lines describe every packet; WARNING and up are worth a line, without a traceback.
         logger.setLevel(logging.WARNING)
-        _add_once(logger, OneLine())
+        # Throttle first: it tells kinds apart by the message before OneLine adds the exception to it.
         _add_once(logger, Throttle())
+        _add_once(logger, OneLine())
 
 
-def throttled(name: str) -> logging.Logger:
-    """A logger whose lines are throttled (for lines a client can cause at will)."""
+def throttled(name: str, by_message: bool = True) -> logging.Logger:
+    """A logger for lines a client can cause at will: throttled, and each one short line. `by_message=False`
+    makes all its lines one kind (for lines formatted before they reach the logger)."""
     logger = logging.getLogger(name)
-    _add_once(logger, Throttle())
+    _add_once(logger, Throttle(by_message=by_message))
+    _add_once(logger, OneLine())
     return logger
 
 
@@ -140,7 +144,8 @@ class GreenletErrors:
     """
 
     def __init__(self, logger: logging.Logger | None = None):
-        self.log = logger or throttled("scoreboard.errors")
+        self.log = logger or logging.getLogger("scoreboard.errors")
+        _add_once(self.log, Throttle())  # not OneLine: the first traceback from each place is kept whole
         self._seen: set[tuple[str, str, int]] = set()
 
     def __call__(self, context: object, exc_type: type[BaseException] | None, exc, tb: TracebackType | None) -> None:

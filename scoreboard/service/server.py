@@ -35,6 +35,7 @@ HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its h
 IDLE_TIMEOUT = 75.0  # seconds a connection may wait for its (next) request; above nginx's upstream keepalive 60 s
 HALF_OPEN_LIMIT = 64  # connections per client address still sending their request headers
 BACKLOG = 1024
+WEBSOCKET_SEND_BUFFER = 128 * 1024  # bytes; Linux doubles it for its bookkeeping
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ def run(options: Options) -> None:
         listener,
         app,
         log=logging.getLogger("scoreboard.access") if options.access_log else None,
-        error_log=logs.throttled("scoreboard.http"),
+        # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
+        error_log=logs.throttled("scoreboard.http", by_message=False),
     ).serve_forever()
 
 
@@ -233,9 +235,17 @@ class Handler(pywsgi.WSGIHandler):
 
     def read_request(self, raw_requestline):
         try:
-            return super().read_request(raw_requestline)
+            result = super().read_request(raw_requestline)
         finally:
             self._head_done()
+        if (self.headers.get("Upgrade") or "").lower() == "websocket":
+            # When the WebSocket ends, so does the connection: what the client sent last (its close frame) is not
+            # the start of another HTTP request.
+            self.close_connection = True
+            # A fixed send buffer (no autotuning, which grows to megabytes on a fast link) bounds what the kernel
+            # holds for a display that stops reading; sockets.py bounds the rest.
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WEBSOCKET_SEND_BUFFER)
+        return result
 
     def _head_done(self) -> None:
         if self._deadline is not None:
@@ -257,7 +267,11 @@ class Handler(pywsgi.WSGIHandler):
             self.server.socket_errors.warning(
                 "malformed Socket.IO traffic from %s: %s", self.peer, logs.exception_summary(t, v)
             )
-            self._send_error_response_if_possible(400)
+            if self.environ.get("HTTP_UPGRADE", "").lower() == "websocket":
+                self.close_connection = True
+                self.shut()  # the stream is a WebSocket now: end it rather than write an HTTP reply into it
+            else:
+                self._send_error_response_if_possible(400)
             return
         super().handle_error(t, v, tb)
 

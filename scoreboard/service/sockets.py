@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MAX_QUEUED_BYTES = 1 << 20  # about 400 board updates: a display this far behind is not reading
 HANDSHAKE_TIMEOUT = 10.0  # seconds from the Engine.IO handshake to the Socket.IO namespace connect
+CLOSE_WAIT = 5.0  # seconds a closing session waits for its client to fetch what is left
 SWEEP_EVERY = 1.0  # seconds between looks at the sessions still waiting for their namespace connect
 
 # The TCP connection each request greenlet serves (server.py's handler registers it): how a queue whose writer is
@@ -80,6 +81,7 @@ class BoundedQueue(gevent.queue.JoinableQueue):
         self.queued_bytes = 0
         self.overflowed = False
         self.consumer = None  # the greenlet that last waited for packets: the one writing them to the client
+        self.fetching = 0  # greenlets waiting in get() now
 
     def put(self, item, block=True, timeout=None):
         if item is not None:
@@ -93,9 +95,22 @@ class BoundedQueue(gevent.queue.JoinableQueue):
             self.queued_bytes += size
         super().put(item, block, timeout)
 
+    def join(self, timeout=None):
+        # Engine.IO's close() waits here until the client has fetched everything, the CLOSE packet included. When
+        # nothing is fetching (a polling client that does not poll, one that sent a packet the server refused; a
+        # WebSocket writer stuck sending to a client that does not read) that wait would hold the request, its
+        # greenlet and its connection for ever: wait only for a fetch under way, and only a little.
+        if not self.fetching:
+            return True
+        return super().join(CLOSE_WAIT if timeout is None else timeout)
+
     def get(self, block=True, timeout=None):
         self.consumer = gevent.getcurrent()
-        item = super().get(block, timeout)
+        self.fetching += 1
+        try:
+            item = super().get(block, timeout)
+        finally:
+            self.fetching -= 1
         self.queued_bytes = max(0, self.queued_bytes - packet_size(item))
         return item
 
@@ -115,9 +130,12 @@ class SessionLimits:
         self.waiting: deque[tuple[float, str]] = deque()  # (deadline, Engine.IO sid), oldest first
         self.dropped = 0
         self.expired = 0
+        self._start_background_task = self.eio.start_background_task
+        self._tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its tasks
 
     def install(self) -> SessionLimits:
         self.eio.create_queue = self._create_queue
+        self.eio.start_background_task = self._start_task
         connect = self.eio.handlers["connect"]  # python-socketio's own handler: keep it, run it first
 
         def on_connect(eio_sid, environ, *args):
@@ -128,6 +146,15 @@ class SessionLimits:
         self.eio.on("connect", on_connect)
         gevent.spawn(self._sweep_forever)
         return self
+
+    def _start_task(self, target, *args, **kwargs):
+        # A session's own tasks (its next ping: a greenlet that sleeps for the ping interval) end with it when it
+        # is closed here, instead of holding their stacks for 25 s after thousands of unused handshakes.
+        task = self._start_background_task(target, *args, **kwargs)
+        session = getattr(target, "__self__", None)
+        if session is not None and hasattr(session, "queue"):
+            self._tasks.setdefault(session, []).append(task)
+        return task
 
     def _create_queue(self, *args, **kwargs):
         return BoundedQueue(self.max_queued_bytes, self._overflowed, *args, **kwargs)
@@ -156,6 +183,9 @@ class SessionLimits:
         # abort: no CLOSE packet queued for a client that does not read it, and no waiting for it to be read
         session.close(wait=False, abort=True)
         self.eio.sockets.pop(session.sid, None)
+        for task in self._tasks.pop(session, ()):
+            if task is not gevent.getcurrent():
+                task.kill(block=False)
         # A WebSocket writer may be blocked sending to a client that does not read: shutting the connection down
         # ends that send (and the reads), so its greenlets and socket go too. A polling session has no connection
         # of its own (its requests come on keep-alive connections that may serve other requests).
