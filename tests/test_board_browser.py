@@ -53,13 +53,15 @@ def deal_rounds(server, n, seed=7):
     assert r.status_code == 200, r.text
 
 
+# Predicates are arrow functions: the pages' Content-Security-Policy forbids eval, which Playwright uses for a bare
+# expression string.
 def open_board(browser, server, width, height, orientation=""):
     page = browser.new_page(viewport={"width": width, "height": height})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server.url}/tables/T1" + (f"?orientation={orientation}" if orientation else ""))
     version = server.get("/api/tables/T1").json()["version"]
-    page.wait_for_function(f"Number(document.body.dataset.version) === {version}", timeout=10_000)
+    page.wait_for_function(f"() => Number(document.body.dataset.version) === {version}", timeout=10_000)
     return page, errors
 
 
@@ -74,7 +76,7 @@ def test_a_round_appears_without_reload_and_ask_p_blinks(browser, server):
 
     r = server.post("T1", {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]}, TOKEN)
     assert r.status_code == 200
-    page.wait_for_function(f"document.querySelectorAll('#bead-road .bead').length === {beads + 1}", timeout=5000)
+    page.wait_for_function(f"() => document.querySelectorAll('#bead-road .bead').length === {beads + 1}", timeout=5000)
     assert page.evaluate("window.__sameDocument === true"), "the page was not reloaded"
     assert page.locator("#bead-road .bead text.six").count() >= 1, "the Super 6 bead shows a 6"
     assert page.locator("#outcome").inner_text().endswith("Banker wins · Super 6")
@@ -87,7 +89,7 @@ def test_a_round_appears_without_reload_and_ask_p_blinks(browser, server):
     derived = sum(1 for name in ("big_eye", "small", "cockroach") if predict[name])
     assert blinking.count() == 2 + derived
     assert page.locator("#ask-P svg .mark").count() == derived
-    page.wait_for_function("document.querySelectorAll('.ask-blink').length === 0", timeout=5000)
+    page.wait_for_function("() => document.querySelectorAll('.ask-blink').length === 0", timeout=5000)
 
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "board-landscape.png"))
@@ -98,7 +100,7 @@ def test_cards_show_as_they_come_out(browser, server):
     server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
     page, errors = open_board(browser, server, 1920, 1080)
     server.post("T1", [{"type": "card", "card": "9H"}, {"type": "card", "card": "2C"}], TOKEN)
-    page.wait_for_function("document.querySelectorAll('#banker-cards .card').length === 1", timeout=5000)
+    page.wait_for_function("() => document.querySelectorAll('#banker-cards .card').length === 1", timeout=5000)
     assert page.locator("#player-cards .card").inner_text().replace("\n", "") == "9♥"
     assert page.locator("#phase").inner_text().lower() == "dealing"
     assert errors == []
@@ -127,6 +129,8 @@ def test_a_void_is_announced_and_the_roads_stay(browser, server):
         [{"type": "card", "card": "9H"}, {"type": "void", "reason": "card dropped", "operator": "dealer 12"}],
         TOKEN,
     )
-    page.wait_for_function("document.getElementById('outcome').textContent.includes('card dropped')", timeout=5000)
+    page.wait_for_function(
+        "() => document.getElementById('outcome').textContent.includes('card dropped')", timeout=5000
+    )
     assert page.locator("#bead-road .bead").count() == 3
     assert errors == []
