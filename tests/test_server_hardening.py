@@ -61,26 +61,29 @@ def test_malformed_socketio_packets_do_not_flood_the_log(server):
             ws.send(MALFORMED[sent % len(MALFORMED)])
             sent += 1
         except (OSError, websocket.WebSocketException):
+            ws.close()
             ws = _ws(server)
     ws.close()
-    http = requests.Session()
-    sid = _polling_session(http, server)
-    posted = 0
-    while posted < 2500:  # long-polling POSTs of the same packets
-        r = http.post(
-            f"{server.url}/socket.io/?EIO=4&transport=polling&sid={sid}",
-            data=MALFORMED[posted % len(MALFORMED)],
-            timeout=10,
-        )
-        posted += 1
-        if r.status_code != 200:  # the server closed that session: open another
-            sid = _polling_session(http, server)
+    with requests.Session() as http:
+        _post_malformed(http, server, 2500)
     time.sleep(1)  # let the last lines reach the log
     assert server.get("/healthz").status_code == 200
     grown = server.log_size() - before
     log = server.log()
     assert "Traceback" not in log
     assert grown < 100_000, f"5,000 malformed packets wrote {grown} bytes of log"
+
+
+def _post_malformed(http: requests.Session, server: Served, n: int) -> None:
+    sid = _polling_session(http, server)
+    for posted in range(n):  # long-polling POSTs of the same packets
+        r = http.post(
+            f"{server.url}/socket.io/?EIO=4&transport=polling&sid={sid}",
+            data=MALFORMED[posted % len(MALFORMED)],
+            timeout=10,
+        )
+        if r.status_code != 200:  # the server closed that session: open another
+            sid = _polling_session(http, server)
 
 
 # --- 7: slowloris -----------------------------------------------------------------------------------------------
@@ -231,10 +234,11 @@ def test_unused_polling_handshakes_expire(server):
     rss_before = server.rss_kib()
 
     def handshakes(n: int) -> list[str]:
-        http, sids = requests.Session(), []
-        for _ in range(n):
-            r = http.get(f"{server.url}/socket.io/?EIO=4&transport=polling", timeout=10)
-            sids.append(json.loads(r.text[1:])["sid"])
+        sids = []
+        with requests.Session() as http:
+            for _ in range(n):
+                r = http.get(f"{server.url}/socket.io/?EIO=4&transport=polling", timeout=10)
+                sids.append(json.loads(r.text[1:])["sid"])
         return sids
 
     t = time.monotonic()
@@ -244,13 +248,13 @@ def test_unused_polling_handshakes_expire(server):
     assert len(set(sids)) == 20_000
     # A real client that joins is not touched by the expiry.
     display = Display(server.url)
-    http = requests.Session()
     sample = random.Random(1).sample(sids[:-100], 300) + sids[-100:]
     deadline = time.monotonic() + 10 + 5  # the handshake timeout, and a margin
     alive = sample
-    while alive and time.monotonic() < deadline:
-        time.sleep(1)
-        alive = [sid for sid in alive if _session_alive(http, server, sid)]
+    with requests.Session() as http:
+        while alive and time.monotonic() < deadline:
+            time.sleep(1)
+            alive = [sid for sid in alive if _session_alive(http, server, sid)]
     assert not alive, f"{len(alive)} of {len(sample)} unused sessions still open {made_in:.0f} s + 15 s on"
     assert display.client.connected and display.client.call("join", {"table": "T1"}, timeout=5)["table"] == "T1"
     display.client.disconnect()

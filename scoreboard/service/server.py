@@ -66,8 +66,10 @@ def run(options: Options) -> None:
     try:
         app = create_app(overrides)
     except ConfigError as e:
+        listener.close()
         raise click.ClickException(str(e)) from None
     except (OSError, sqlite3.Error) as e:
+        listener.close()
         raise click.ClickException(f"cannot open the event log {options.db}: {e}") from None
     with_operations(app)
     if options.proxy_hops:
