@@ -117,7 +117,7 @@ class Nginx:
         check = subprocess.run([NGINX, "-t", "-p", str(self.dir), "-c", conf], capture_output=True, text=True)
         assert check.returncode == 0, check.stderr
         self.proc = subprocess.Popen(
-            [NGINX, "-p", str(self.dir), "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            [NGINX, "-p", str(self.dir), "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

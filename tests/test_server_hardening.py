@@ -140,18 +140,19 @@ def test_a_request_head_must_arrive_in_time(server):
 
 
 def _rounds(n: int, seed: int):
-    """n whole rounds as one list of card events, from a shuffled 8-deck shoe, with a new shoe first."""
+    """A new shoe, then n whole-round events from it (shuffled 8 decks): one update each, with the roads' cells."""
     from scoreboard.play import Deal
 
     cards = [c for c in ALL_CARDS for _ in range(8)]
     random.Random(seed).shuffle(cards)
-    events, deal, rounds = [{"type": "shoe", "shoe": f"S{seed}"}], Deal(), 0
+    events: list[dict] = [{"type": "shoe", "shoe": f"S{seed}"}]
+    deal = Deal()
     for c in cards:
-        events.append({"type": "card", "card": c})
         deal = deal.add(c)
         if deal.complete:
-            deal, rounds = Deal(), rounds + 1
-            if rounds == n:
+            events.append({"type": "round", "player": list(deal.player), "banker": list(deal.banker)})
+            deal = Deal()
+            if len(events) == n + 1:
                 break
     return events
 
@@ -167,8 +168,42 @@ class Display:
         self.joined = self.client.call("join", {"table": "T1"}, timeout=10)["version"]
 
 
+class Reader:
+    """A display speaking the Socket.IO protocol over a raw WebSocket, in a thread: joins T1, answers pings and
+    records the version of every update. (Fifty python-socketio clients in one test process, traced by coverage on
+    a shared machine, cannot keep up with the server; this reads as fast as a browser does.)"""
+
+    def __init__(self, port: int):
+        self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket", timeout=5)
+        assert self.ws.recv().startswith("0{")
+        self.ws.send("40")
+        assert self.ws.recv().startswith("40")
+        self.ws.send('420["join",{"table":"T1"}]')
+        ack = self.ws.recv()
+        assert ack.startswith("430"), ack
+        self.joined = json.loads(ack[3:])[0]["version"]
+        self.versions: list[int] = []
+        self.closed = False
+        self.ws.settimeout(None)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        try:
+            while True:
+                message = self.ws.recv()
+                if message == "2":
+                    self.ws.send("3")
+                elif message.startswith('42["update"'):
+                    self.versions.append(json.loads(message[2:])[1]["version"])
+                elif not message:
+                    break
+        except (OSError, websocket.WebSocketException):
+            pass
+        self.closed = True
+
+
 def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_update(server):
-    displays = [Display(server.url) for _ in range(50)]
+    readers = [Reader(server.port) for _ in range(50)]
     # The stalled display: a small receive buffer, joins, then never reads again but keeps answering pings.
     stalled = websocket.create_connection(
         f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket",
@@ -192,23 +227,22 @@ def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_updat
     threading.Thread(target=pong, daemon=True).start()
     try:
         dropped = None
-        for batch in range(12):  # at most 12 shoes of 60 rounds: far more than the bound needs
+        for batch in range(40):  # at most 40 shoes of 60 rounds: far more than the bound needs
             r = server.post_feed("T1", _rounds(60, seed=batch), TOKEN)
             assert r.status_code == 200, r.text
-            # The readers read (this process is slower than the server: let them catch up before the next shoe,
-            # as they would between real cards); the stalled one falls further behind.
+            # The readers keep up (as they would between real cards); the stalled one falls further behind.
             version = r.json()["results"][-1]["version"]
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and any(d.versions[-1:] != [version] for d in displays):
-                time.sleep(0.05)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and any(d.versions[-1:] != [version] for d in readers):
+                time.sleep(0.02)
             dropped = re.search(r"display \S+ from \S+ dropped", server.log())
             if dropped:
                 break
         assert dropped, "the display that stopped reading was never dropped"
         assert len(re.findall(r"display \S+ from \S+ dropped", server.log())) == 1, "a reading display was dropped"
         final = server.get("/api/tables/T1").json()["version"]
-        for d in displays:
-            assert d.client.connected
+        for d in readers:
+            assert not d.closed
             assert d.versions == list(range(d.joined + 1, final + 1)), "a reading display missed an update"
         # The stalled one's connection was shut: reading it now ends in a close, not in an endless stream.
         stop.set()
@@ -220,8 +254,8 @@ def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_updat
     finally:
         stop.set()
         stalled.close()
-        with ThreadPoolExecutor(len(displays)) as pool:  # the client's disconnect waits up to 3 s for its reader
-            list(pool.map(lambda d: d.client.disconnect(), displays))
+        for d in readers:
+            d.ws.close()
 
 
 def _session_alive(http: requests.Session, server: Served, sid: str) -> bool:

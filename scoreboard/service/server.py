@@ -89,6 +89,7 @@ def run(options: Options) -> None:
     say(f"event log {hub.log.path}")
     if not options.config_file:
         say('demo tables, dealt by the simulated shoe; their feed token is "demo"')
+    listener.listen(BACKLOG)
     Server(
         listener,
         app,
@@ -119,7 +120,11 @@ def _url_host(host: str) -> str:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """The listening socket, or a one-line error saying why there is none (a busy port, an unknown host)."""
+    """The server's socket, bound, or a one-line error saying why there is none (a busy port, an unknown host).
+
+    It listens only once the app is ready (`sock.listen`): until then a client is refused at once rather than
+    left waiting while the log is replayed.
+    """
     try:
         infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError) as e:
@@ -129,7 +134,6 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(BACKLOG)
     except OSError as e:
         sock.close()
         raise click.ClickException(f"cannot listen on {host}:{port}: {_reason(e)}") from None
