@@ -1,7 +1,7 @@
 """Displays that stop reading must not slow the others: card-to-screen latency of reading displays, first alone,
 then beside displays that stopped reading (while still answering pings), until the server drops them.
 
-    python -m bench.stalled [--cards 400] [--displays 50] [--stalled 5]
+    python -m bench.stalled [--cards 1500] [--displays 50] [--stalled 5]
 
 Starts `scoreboard serve` on a loopback port. Each phase posts cards one at a time like a shoe and times each card
 from the POST to its delta at every reading display; the stalled displays join, then never read again. Prints
@@ -92,16 +92,16 @@ def stall(port: int) -> tuple[websocket.WebSocket, threading.Event]:
     return ws, stop
 
 
-def deal(server: Served, readers: Readers, cards: int, interval: float, rng: random.Random) -> list[float]:
+def deal(server: Served, readers: Readers, cards: int, interval: float, rng: random.Random, shoe: list[str]):
+    """Post `cards` cards from `shoe` (a new shoe when it runs low); the card-to-screen latencies."""
     session = requests.Session()
     url, headers = f"{server.url}/api/tables/B1/feed", {"Authorization": "Bearer bench"}
     sent: dict[int, float] = {}
-    shoe: list[str] = []
     for _ in range(cards):
         if len(shoe) < 20:
             event: dict[str, str | int] = {"type": "shoe", "seq": next(SEQ)}
             session.post(url, json=event, headers=headers, timeout=5).raise_for_status()
-            shoe = [c for c in ALL_CARDS for _ in range(8)]
+            shoe[:] = [c for c in ALL_CARDS for _ in range(8)]
             rng.shuffle(shoe)
         t0 = time.perf_counter()
         event = {"type": "card", "card": shoe.pop(), "seq": next(SEQ)}
@@ -109,6 +109,7 @@ def deal(server: Served, readers: Readers, cards: int, interval: float, rng: ran
         r.raise_for_status()
         sent[r.json()["results"][0]["version"]] = t0
         time.sleep(interval)
+    session.close()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         with readers.lock:
@@ -125,9 +126,10 @@ def run(cards: int, displays: int, stalled: int, interval: float) -> None:
         rng = random.Random(11)
         try:
             readers = Readers(server.url, displays)
-            alone = deal(server, readers, cards, interval, rng)
+            shoe: list[str] = []
+            alone = deal(server, readers, cards, interval, rng, shoe)
             stuck = [stall(server.port) for _ in range(stalled)]
-            beside = deal(server, readers, cards, interval, rng)
+            beside = deal(server, readers, cards, interval, rng, shoe)
             dropped = len(re.findall(r"display \S+ from \S+ dropped", server.log()))
             readers.close()
             for ws, stop in stuck:
@@ -150,7 +152,7 @@ def run(cards: int, displays: int, stalled: int, interval: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cards", type=int, default=400)
+    parser.add_argument("--cards", type=int, default=1500, help="per phase (1,500 card deltas pass the bound)")
     parser.add_argument("--displays", type=int, default=50)
     parser.add_argument("--stalled", type=int, default=5)
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between cards")
