@@ -13,13 +13,20 @@ from gevent import monkey
 monkey.patch_all()
 
 import argparse  # noqa: E402 - after the patch, like `scoreboard serve`
+import socket  # noqa: E402
 import uuid  # noqa: E402
 
 from flask import Flask, jsonify, request  # noqa: E402
 from flask_socketio import SocketIO, join_room  # noqa: E402
 from gevent import pywsgi  # noqa: E402
 
-from scoreboard.service.server import NoDelayHandler  # noqa: E402
+
+class NoDelayHandler(pywsgi.WSGIHandler):
+    """pywsgi's handler with TCP_NODELAY, as the scoreboard's own server sets it (and nothing else of its limits)."""
+
+    def handle(self):
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        super().handle()
 
 
 def make_app(message_queue: str | None, channel: str) -> Flask:

@@ -2,6 +2,9 @@
 
     python scripts/vendor.py [--check]
 
+Runs `npm ci` and the copy unless static/vendor/ already matches package-lock.json and this file (a stamp in the
+folder records both); `--check` only says whether it does (exit status 1 when not).
+
 - socket.io.min.js: the official Socket.IO client (casino networks are closed: never a CDN).
 - fonts/noto-sans-sc/, fonts/noto-sans-tc/: Noto Sans SC and TC from @fontsource, weights 400 and 700, as WOFF2.
   Browsers load them through the package's own CSS, whose unicode-range rules fetch only the chunks a page's text
@@ -13,6 +16,7 @@ is the one place that knows which files are vendored: scripts/install and the wh
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
@@ -24,6 +28,7 @@ FONT_FAMILIES = ("noto-sans-sc", "noto-sans-tc")
 FONT_WEIGHTS = (400, 700)
 # The one-file subsets the renderer reads (they hold every glyph the boards write, Latin included).
 RENDER_SUBSET = {"noto-sans-sc": "chinese-simplified", "noto-sans-tc": "chinese-traditional"}
+STAMP = "vendored-from.sha256"  # in static/vendor/: the hash of what the folder was made from
 _WOFF = re.compile(r",\s*url\(\./files/[^)]+\.woff\)\s*format\('woff'\)")
 
 
@@ -71,6 +76,32 @@ def vendor(root: Path = ROOT) -> list[Path]:
     return written
 
 
+def source_hash(root: Path = ROOT) -> str:
+    """What static/vendor/ is made from: the lock file and this script."""
+    digest = hashlib.sha256((root / "package-lock.json").read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def up_to_date(root: Path = ROOT) -> bool:
+    stamp = root / "static" / "vendor" / STAMP
+    return stamp.is_file() and stamp.read_text().strip() == source_hash(root)
+
+
+def ensure(root: Path = ROOT) -> list[Path] | None:
+    """Make static/vendor/ match the lock file: npm ci and the copy, or nothing (None) when it already does.
+
+    scripts/install and the wheel's build hook both call this, so an install runs npm once, and a build from an
+    sdist (which carries static/vendor/) needs no npm at all.
+    """
+    if up_to_date(root):
+        return None
+    npm_ci(root)
+    files = vendor(root)
+    (root / "static" / "vendor" / STAMP).write_text(source_hash(root) + "\n")
+    return files
+
+
 def _copy(src: Path, dst: Path) -> Path:
     if not src.is_file():
         raise VendorError(f"{src} is missing: the npm package changed its layout; check package-lock.json")
@@ -79,17 +110,23 @@ def _copy(src: Path, dst: Path) -> Path:
     return dst
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    if argv == ["--check"]:
+        fresh = up_to_date()
+        print(f"static/vendor: {'up to date' if fresh else 'missing or older than package-lock.json'}")
+        return 0 if fresh else 1
     try:
-        npm_ci()
-        files = vendor()
+        files = ensure()
     except VendorError as e:
         print(f"scripts/vendor.py: {e}", file=sys.stderr)
         return 1
+    if files is None:
+        print("static/vendor: up to date with package-lock.json")
+        return 0
     size = sum(f.stat().st_size for f in files)
     print(f"static/vendor: {len(files)} files, {size / 1e6:.1f} MB")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -152,6 +152,8 @@ class Server:
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(sig)
             self.proc.wait(10)
+        if self.proc and self.proc.stderr:
+            self.proc.stderr.close()  # an open pipe is a ResourceWarning, an error under filterwarnings
 
     def post(self, table: str, body, token: str, seq=True):
         return requests.post(

@@ -24,6 +24,7 @@ __all__ = ["main"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="scoreboard", prog_name="scoreboard")
 def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 

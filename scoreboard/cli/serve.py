@@ -1,8 +1,46 @@
-"""`scoreboard serve`: the service."""
+"""`scoreboard serve`: the service. Every option can also be set by an environment variable (for containers and
+systemd's EnvironmentFile): SCOREBOARD_ and the option's name in capitals, `-` as `_` (`--data-dir` is
+SCOREBOARD_DATA_DIR)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import click
+
+PREFIX = "SCOREBOARD_"
+DB_NAME = "scoreboard.sqlite3"
+
+
+def option(*decls: str, **kwargs):
+    """A click option that also reads SCOREBOARD_<NAME> and says so in --help."""
+    name = next(d for d in decls if d.startswith("--")).removeprefix("--").split("/")[0]
+    return click.option(*decls, envvar=PREFIX + name.upper().replace("-", "_"), show_envvar=True, **kwargs)
+
+
+def default_data_dir(environ: os._Environ | dict = os.environ) -> Path:
+    """Where the event log lives when --db is not given, whatever the install's own location.
+
+    >>> str(default_data_dir({"XDG_DATA_HOME": "/srv/data", "HOME": "/home/dealer"}))
+    '/srv/data/scoreboard'
+    >>> str(default_data_dir({"HOME": "/home/dealer"}))
+    '/home/dealer/.local/share/scoreboard'
+    """
+    xdg = environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path(environ.get("HOME") or Path.home()) / ".local" / "share"
+    return base / "scoreboard"
+
+
+def split_origins(text: str | None) -> tuple[str, ...]:
+    """The origins of --allowed-origins, separated by commas or spaces.
+
+    >>> split_origins("https://pit.example, https://floor.example")
+    ('https://pit.example', 'https://floor.example')
+    >>> split_origins(None)
+    ()
+    """
+    return tuple(o.rstrip("/") for o in (text or "").replace(",", " ").split())
 
 
 def _feed_format(ctx, param, value: str) -> str:
@@ -16,98 +54,122 @@ def _feed_format(ctx, param, value: str) -> str:
 
 
 @click.command()
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML table configuration.")
-@click.option(
+@option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML table configuration.")
+@option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    help="Directory of the default event log, created if needed.  "
+    "[default: $XDG_DATA_HOME/scoreboard, else ~/.local/share/scoreboard]",
+)
+@option(
     "--db",
     default=None,
-    help="Event log: a SQLite file (one server process), or a postgresql://USER:PASSWORD@HOST/DB URL (several)  "
-    "[default: instance/scoreboard.sqlite3]",
+    help="Event log: a SQLite file (one server process), or a postgresql://USER:PASSWORD@HOST/DB URL (several "
+    f"processes).  [default: DATA_DIR/{DB_NAME}]",
 )
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
-@click.option(
+@option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every IPv4 one).")
+@option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port to listen on.")
+@option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
+@option("--access-log/--no-access-log", default=False, show_default=True, help="Log one line per HTTP request.")
+@option(
+    "--allowed-origins",
+    default=None,
+    help="Web origins (scheme://host[:port]) whose pages may open live connections, separated by commas or "
+    "spaces, or '*' for any.  [default: the server's own origin, as the browser or a --proxy-hops proxy names it]",
+)
+@option(
+    "--proxy-hops",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 10),
+    help="Number of reverse proxies in front whose X-Forwarded-For/-Proto/-Host/-Prefix headers are trusted "
+    "(1 behind nginx). 0: none, the client address, scheme and host are the connection's own.",
+)
+@option(
+    "--log-level",
+    default="info",
+    show_default=True,
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    help="Least important log lines written.",
+)
+@option(
+    "--message-queue",
+    metavar="URL",
+    help="redis://HOST:PORT/DB shared by several server processes: a display on any of them gets every update.",
+)
+@option(
     "--feed-tcp",
     type=click.IntRange(1, 65535),
-    envvar="SCOREBOARD_FEED_TCP",
-    show_envvar=True,
     help="Also take the feed over TCP on this port: newline-delimited JSON, the first line authenticates.",
 )
-@click.option(
-    "--feed-tcp-host",
-    envvar="SCOREBOARD_FEED_TCP_HOST",
-    show_envvar=True,
-    help="Address the TCP feed listens on  [default: --host]",
-)
-@click.option(
+@option("--feed-tcp-host", help="Address the TCP feed listens on  [default: --host]")
+@option(
     "--feed-serial",
     metavar="DEVICE",
-    envvar="SCOREBOARD_FEED_SERIAL",
-    show_envvar=True,
     help="Also take the feed from this serial device (such as /dev/ttyUSB0), for the table of --feed-serial-table.",
 )
-@click.option(
-    "--feed-serial-table",
-    metavar="TABLE",
-    envvar="SCOREBOARD_FEED_SERIAL_TABLE",
-    show_envvar=True,
-    help="The table the serial line feeds.",
-)
-@click.option(
+@option("--feed-serial-table", metavar="TABLE", help="The table the serial line feeds.")
+@option(
     "--feed-serial-baud",
     type=click.Choice(["9600", "19200", "38400", "57600", "115200"]),
     default="9600",
     show_default=True,
-    envvar="SCOREBOARD_FEED_SERIAL_BAUD",
-    show_envvar=True,
     help="Speed of the serial line (8 data bits, no parity, 1 stop bit).",
 )
-@click.option(
+@option(
     "--feed-format",
     default="ndjson",
     show_default=True,
     callback=_feed_format,
-    envvar="SCOREBOARD_FEED_FORMAT",
-    show_envvar=True,
     help="Wire format of the TCP and serial feeds: ndjson, keypad, or a driver an installed package adds.",
-)
-@click.option(
-    "--message-queue",
-    metavar="URL",
-    envvar="SCOREBOARD_MESSAGE_QUEUE",
-    show_envvar=True,
-    help="redis://HOST:PORT/DB shared by several server processes: a display on any of them gets every update.",
 )
 def serve(
     config_file: str | None,
+    data_dir: str | None,
     db: str | None,
     host: str,
     port: int,
     demo_pace: float | None,
+    access_log: bool,
+    allowed_origins: str | None,
+    proxy_hops: int,
+    log_level: str,
     message_queue: str | None,
-    **feed_options,
+    **feed: object,
 ) -> None:
     """Serve the feed, the API, live updates and the boards. Without --config, runs the demo tables."""
-    from ..service.server import run
-    from ..transports import Options
+    from ..service.server import Options, run
+    from ..transports import Options as FeedOptions
 
-    feed = feed_options  # the --feed-* options, passed on to the transports as one Options
-    transports = Options(
-        tcp_port=feed["feed_tcp"],
-        tcp_host=feed["feed_tcp_host"] or host,
-        serial_device=feed["feed_serial"],
-        serial_table=feed["feed_serial_table"],
-        serial_baud=int(feed["feed_serial_baud"]),
-        format=feed["feed_format"],
+    transports = FeedOptions(
+        tcp_port=feed["feed_tcp"],  # type: ignore[arg-type]
+        tcp_host=feed["feed_tcp_host"] or host,  # type: ignore[arg-type]
+        serial_device=feed["feed_serial"],  # type: ignore[arg-type]
+        serial_table=feed["feed_serial_table"],  # type: ignore[arg-type]
+        serial_baud=int(feed["feed_serial_baud"]),  # type: ignore[call-overload]
+        format=feed["feed_format"],  # type: ignore[arg-type]
     )
     if transports.serial_device and not transports.serial_table:
         raise click.UsageError("--feed-serial needs --feed-serial-table: the table the serial line feeds")
+    if db is None:
+        directory = Path(data_dir) if data_dir else default_data_dir()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise click.ClickException(f"cannot create the data directory {directory}: {e.strerror}") from None
+        db = str(directory / DB_NAME)
     run(
-        config_file=config_file,
-        db=db,
-        host=host,
-        port=port,
-        demo_pace=demo_pace,
-        transports=transports,
-        message_queue=message_queue,
+        Options(
+            config_file=config_file,
+            db=db,
+            host=host,
+            port=port,
+            demo_pace=demo_pace,
+            access_log=access_log,
+            allowed_origins=split_origins(allowed_origins),
+            proxy_hops=proxy_hops,
+            log_level=log_level.lower(),
+            message_queue=message_queue,
+            transports=transports,
+        )
     )

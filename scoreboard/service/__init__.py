@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from importlib.resources import files
 
 from flask import Flask
 
@@ -13,8 +13,6 @@ from .hub import TableHub
 from .live import Live, room
 from .runner import runner_for
 from .store import is_postgres, store_for
-
-ROOT = Path(__file__).resolve().parents[2]  # templates/ and static/ sit beside the package
 
 
 class Defaults:
@@ -30,19 +28,23 @@ def create_app(overrides: dict | None = None) -> Flask:
     app = Flask(
         __name__,
         instance_relative_config=True,
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
+        # The packages scoreboard.templates and scoreboard.static (setup.py): inside a wheel, or the checkout's
+        # top-level folders in an editable install.
+        template_folder=str(files("scoreboard.templates")),
+        static_folder=str(files("scoreboard.static")),
     )
     app.config.from_object(Defaults)
     app.config.from_prefixed_env("SCOREBOARD")
     if overrides:
         app.config.update(overrides)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the contract's field order: people read it too
-    os.makedirs(app.instance_path, exist_ok=True)
     db = app.config["DATABASE"] or os.path.join(app.instance_path, "scoreboard.sqlite3")
     # What belongs to one log (the simulated shoes' secrets, the operator sessions' key) sits beside it: next to a
     # SQLite file, or in the instance folder for a PostgreSQL log.
     beside = os.path.join(app.instance_path, "scoreboard") if is_postgres(db) else db
+    if beside.startswith(app.instance_path):
+        # Only then: a service given its log elsewhere (systemd's read-only /usr) never writes beside its code.
+        os.makedirs(app.instance_path, exist_ok=True)
     app.config.setdefault("SIMULATOR_DIR", beside + ".simulator")
 
     config: Config = load_config(app.config["TABLES_FILE"]) if app.config["TABLES_FILE"] else DEMO
@@ -68,12 +70,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub.replay()
     app.extensions["scoreboard"] = hub
 
-    from . import api, audit, errors, feed, history, images, metrics, operator, pages
+    from . import api, audit, errors, feed, health, history, images, metrics, operator, pages, security
 
     errors.init_app(app)
+    security.init_app(app)
     metrics.init_app(app)
     operator.init_app(app, secret_file=beside + ".secret")
-    for blueprint in (api.bp, audit.bp, feed.bp, history.bp, images.bp, operator.bp, pages.bp):
+    for blueprint in (api.bp, audit.bp, feed.bp, health.bp, history.bp, images.bp, operator.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app
 

@@ -62,7 +62,7 @@ def receive(hub: TableHub, table_id: str, token: str | None, body: object, sourc
     caller = identify(hub, table_id, token)
     if isinstance(caller, tuple):
         status, reply = caller
-        log.warning("feed refused: table %.60r, %s %s, from %s", table_id, status, reply["error"], source)
+        log.warning("feed refused: table %s, %s %s, from %s", table_id[:60], status, reply["error"], source)
         return status, reply
     if body is NOT_JSON:
         log.info("feed refused: table %s, 400 malformed, from %s", table_id, source)

@@ -50,16 +50,10 @@ csrf = CSRFProtect()
 SESSION_HOURS = 12  # a shift: after that the operator logs in again
 ACTIONS = ("void", "correct", "shoe", "close-shoe")
 SECURITY_HEADERS = {
-    # The page runs only its own files: no inline script or style, no framing (a confirm button must not be
-    # clickable through someone else's page), and nothing of it is cached (it shows an operator's view).
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        "frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
-    ),
+    # Beside the service's policy (security.py: no framing of /operator): older browsers' no-framing header, and
+    # nothing of the page is cached (it shows an operator's view).
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
-    "Referrer-Policy": "same-origin",
-    "X-Content-Type-Options": "nosniff",
 }
 
 

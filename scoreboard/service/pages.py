@@ -22,12 +22,6 @@ from .rules import brief, insurance_table, pay_table
 
 bp = Blueprint("pages", __name__)
 
-# Pages allow scripts, styles and fonts from this service only (no inline script or style anywhere), and Socket.IO
-# to it; overlays may be framed by a streaming tool's page.
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'"
-)
 
 
 @bp.record_once
@@ -39,13 +33,6 @@ def _setup(state) -> None:
 @bp.errorhandler(BadOption)
 def _bad_option(e: BadOption):
     return jsonify(e.as_json()), 400
-
-
-@bp.after_request
-def _headers(response: Response) -> Response:
-    if response.mimetype == "text/html":
-        response.headers["Content-Security-Policy"] = CSP
-    return response
 
 
 def hub():

@@ -1,67 +1,322 @@
-"""`scoreboard serve`: the app on gevent's WSGI server (WebSocket included), and the simulated shoes."""
+"""`scoreboard serve`: the app on gevent's WSGI server (WebSocket included), and the simulated shoes.
+
+The server is hardened here, where it runs, not in the app factory:
+- a slow or idle client cannot hold a connection: the request headers must be complete within `header_timeout`
+  seconds of their first byte, and a kept-alive connection waits `idle_timeout` seconds for its next request;
+- a client address holds at most `half_open_limit` connections whose headers are not complete; past that its
+  oldest such connection is shut, so a flood of half-sent requests cannot starve anyone, a legitimate client
+  from the same address included (its own request is the newest);
+- the soft limit on open files is raised to the hard limit;
+- Engine.IO sessions are bounded (sockets.py) and the log cannot be flooded (logs.py).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import resource
 import socket
+import sqlite3
 import sys
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import click
+import gevent
 from gevent import pywsgi
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .. import transports as feeds
+from . import health, logs, security, sockets
 from .config import ConfigError
 from .extensions import socketio
 from .simulator import SimulatedShoe
 from .store import StoreError
 
+HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
+IDLE_TIMEOUT = 75.0  # seconds a connection may wait for its (next) request; above nginx's upstream keepalive 60 s
+HALF_OPEN_LIMIT = 64  # connections per client address still sending their request headers
+BACKLOG = 1024
+WEBSOCKET_SEND_BUFFER = 128 * 1024  # bytes; Linux doubles it for its bookkeeping
 
-def run(
-    config_file: str | None,
-    db: str | None,
-    host: str,
-    port: int,
-    demo_pace: float | None,
-    transports: feeds.Options | None = None,
-    message_queue: str | None = None,
-) -> None:
+
+@dataclass(frozen=True)
+class Options:
+    """What `scoreboard serve` was asked for (see cli/serve.py for each option's meaning)."""
+
+    config_file: str | None
+    db: str
+    host: str = "127.0.0.1"
+    port: int = 8000
+    demo_pace: float | None = None
+    access_log: bool = False
+    allowed_origins: tuple[str, ...] = ()
+    proxy_hops: int = 0
+    log_level: str = "info"
+    message_queue: str | None = None
+    transports: feeds.Options = field(default_factory=feeds.Options)
+
+
+def run(options: Options) -> None:
     from . import create_app
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.setup(options.log_level)
+    logs.quiet_gevent_hub()
+    raise_open_files_limit()
+    listener = listen(options.host, options.port)
+    overrides: dict = {
+        "ASYNC_MODE": "gevent",
+        "DATABASE": options.db,
+        "TABLES_FILE": options.config_file,
+        "MESSAGE_QUEUE": options.message_queue,
+    }
+    if options.allowed_origins:
+        overrides["CORS_ALLOWED_ORIGINS"] = "*" if "*" in options.allowed_origins else list(options.allowed_origins)
     try:
-        app = create_app(
-            {"ASYNC_MODE": "gevent", "DATABASE": db, "TABLES_FILE": config_file, "MESSAGE_QUEUE": message_queue}
-        )
+        app = create_app(overrides)
     except (ConfigError, StoreError) as e:
+        listener.close()
         raise click.ClickException(str(e)) from None
+    except (OSError, sqlite3.Error) as e:
+        listener.close()
+        raise click.ClickException(f"cannot open the event log {options.db}: {e}") from None
+    with_operations(app)
+    if options.proxy_hops:
+        # Outside the Socket.IO middleware too: Engine.IO's origin check then compares the browser's
+        # https://host origin with the scheme and host the proxy forwarded.
+        n = options.proxy_hops
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_prefix=n)  # type: ignore[method-assign]
+    sockets.SessionLimits(socketio.server).install()
+
     hub = app.extensions["scoreboard"]
-    pace = 1.0 if demo_pace is None else demo_pace
+    pace = 1.0 if options.demo_pace is None else options.demo_pace
     for table_id in sorted(app.config["SIMULATED_TABLES"]):
         shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])
         socketio.start_background_task(shoe.run, socketio.sleep)
-    feeds.start(hub, app, transports or feeds.Options())
-    tables = ", ".join(hub.tables)
-    print(
-        f"scoreboard: serving tables {tables} on http://{host}:{port}/ (event log {hub.store.url})",
-        file=sys.stderr,
-        flush=True,
-    )
-    if not config_file:
-        print(
-            'scoreboard: demo tables, dealt by the simulated shoe; their feed token is "demo"',
-            file=sys.stderr,
-            flush=True,
+    feeds.start(hub, app, options.transports)
+    where = listener.getsockname()
+    say(f"serving tables {', '.join(hub.tables)} on http://{_url_host(where[0])}:{where[1]}/")
+    say(f"event log {hub.store.url}")
+    if not options.config_file:
+        say(
+            'demo tables, dealt by the simulated shoe; their feed token is "demo", the operator "pit" has the '
+            'token "demo-pit" (/operator)'
         )
-    pywsgi.WSGIServer((host, port), app, log=None, handler_class=NoDelayHandler).serve_forever()
+    listener.listen(BACKLOG)
+    Server(
+        listener,
+        app,
+        log=logging.getLogger("scoreboard.access") if options.access_log else None,
+        # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
+        error_log=logs.throttled("scoreboard.http", by_message=False),
+    ).serve_forever()
 
 
-class NoDelayHandler(pywsgi.WSGIHandler):
-    """Sends every response and WebSocket frame at once.
+def with_operations(app) -> None:
+    """The health endpoints and the security headers, unless the app factory has added them already."""
+    if "health" not in app.blueprints:
+        app.register_blueprint(health.bp)
+    wrapped, depth = app.wsgi_app, 0
+    while wrapped is not None and not isinstance(wrapped, security.SecurityHeaders) and depth < 10:
+        # WSGI middlewares name what they wrap `app` (werkzeug, ours) or `wsgi_app` (Socket.IO's)
+        wrapped, depth = getattr(wrapped, "app", None) or getattr(wrapped, "wsgi_app", None), depth + 1
+    if not isinstance(wrapped, security.SecurityHeaders):
+        security.init_app(app)
+
+
+def say(line: str) -> None:
+    print(f"scoreboard: {line}", file=sys.stderr, flush=True)
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound, or a one-line error saying why there is none (a busy port, an unknown host).
+
+    It listens only once the app is ready (`sock.listen`): until then a client is refused at once rather than
+    left waiting while the log is replayed.
+    """
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as e:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {_reason(e)}") from None
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        raise click.ClickException(f"cannot listen on {host}:{port}: {_reason(e)}") from None
+    return sock
+
+
+def _reason(e: BaseException) -> str:
+    """
+    >>> import errno, os
+    >>> _reason(OSError(errno.EADDRINUSE, os.strerror(errno.EADDRINUSE)))
+    'address already in use (another server is running on this port?)'
+    """
+    if isinstance(e, OSError) and e.errno == 98:  # EADDRINUSE on Linux
+        return "address already in use (another server is running on this port?)"
+    text = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+    return text[:1].lower() + text[1:]
+
+
+def raise_open_files_limit() -> tuple[int, int]:
+    """Raise the soft limit on open files to the hard one: each display holds a socket. Returns the new limits."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            logging.getLogger(__name__).warning("could not raise the open files limit from %d to %d", soft, hard)
+    return soft, hard
+
+
+class HalfOpen:
+    """The connections of each client address that have not sent their whole request head yet, oldest first."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._by_address: dict[str, OrderedDict] = {}
+        self.evicted = 0
+
+    def add(self, handler: Handler) -> None:
+        address = handler.peer
+        waiting = self._by_address.setdefault(address, OrderedDict())
+        waiting[handler] = None
+        while len(waiting) > self.limit:
+            oldest, _ = waiting.popitem(last=False)
+            oldest.shut()
+            self.evicted += 1
+
+    def discard(self, handler: Handler) -> None:
+        waiting = self._by_address.get(handler.peer)
+        if waiting is not None:
+            waiting.pop(handler, None)
+            if not waiting:
+                del self._by_address[handler.peer]
+
+    def count(self, address: str) -> int:
+        return len(self._by_address.get(address, ()))
+
+
+class HeadersTooSlow(ValueError):
+    """The request head did not arrive in time (a ValueError: pywsgi answers 400 and logs one line)."""
+
+
+class Handler(pywsgi.WSGIHandler):
+    """pywsgi's handler with the limits above, TCP_NODELAY, and one short line for a broken Socket.IO stream.
 
     With Nagle's algorithm a small write waits for the ACK of the previous one, and a client delaying its ACK
-    holds a keep-alive response or a delta back by 40 ms.
+    holds a keep-alive response or a delta back by 40 ms: every response and WebSocket frame is sent at once.
     """
+
+    server: Server
+    _deadline: gevent.Timeout | None = None
+
+    @property
+    def peer(self) -> str:
+        address = self.client_address
+        return str(address[0] if isinstance(address, tuple) else address)
 
     def handle(self):
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        super().handle()
+        sockets.register_connection(self.socket)
+        try:
+            super().handle()
+        except (OSError, HeadersTooSlow):
+            pass  # the client went away or was too slow: nothing left to tell it
+        finally:
+            self._head_done()
+
+    def read_requestline(self):
+        self.server.half_open.add(self)
+        self.socket.settimeout(self.server.idle_timeout)
+        try:
+            if not self.rfile.peek(1):
+                return ""  # closed by the client, or shut as the oldest half-open connection of its address
+        except (OSError, ValueError):
+            return ""
+        finally:
+            self.socket.settimeout(None)
+        self._deadline = gevent.Timeout.start_new(
+            self.server.header_timeout, HeadersTooSlow(f"request head not complete in {self.server.header_timeout:g} s")
+        )
+        try:
+            return super().read_requestline()
+        except HeadersTooSlow:
+            return ""
+
+    def read_request(self, raw_requestline):
+        try:
+            result = super().read_request(raw_requestline)
+        finally:
+            self._head_done()
+        if (self.headers.get("Upgrade") or "").lower() == "websocket":
+            # When the WebSocket ends, so does the connection: what the client sent last (its close frame) is not
+            # the start of another HTTP request.
+            self.close_connection = True
+            # A fixed send buffer (no autotuning, which grows to megabytes on a fast link) bounds what the kernel
+            # holds for a display that stops reading; sockets.py bounds the rest.
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WEBSOCKET_SEND_BUFFER)
+        return result
+
+    def _head_done(self) -> None:
+        if self._deadline is not None:
+            self._deadline.close()
+            self._deadline = None
+        self.server.half_open.discard(self)
+
+    def shut(self) -> None:
+        """End this connection now (it is the oldest half-open one of its address)."""
+        sock = self.__dict__.get("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, t, v, tb):
+        path = self.environ.get("PATH_INFO", "") if isinstance(self.environ, dict) else ""
+        if path.startswith("/socket.io"):
+            # A malformed Engine.IO packet on a WebSocket ends up here: it is the client's fault, not a bug.
+            self.server.socket_errors.warning(
+                "malformed Socket.IO traffic from %s: %s", self.peer, logs.exception_summary(t, v)
+            )
+            if self.environ.get("HTTP_UPGRADE", "").lower() == "websocket":
+                self.close_connection = True
+                self.shut()  # the stream is a WebSocket now: end it rather than write an HTTP reply into it
+            else:
+                self._send_error_response_if_possible(400)
+            return
+        super().handle_error(t, v, tb)
+
+    def format_request(self):
+        # The access log names the client, not the proxy in front of it (ProxyFix has set REMOTE_ADDR).
+        line = super().format_request()
+        remote = self.environ.get("REMOTE_ADDR") if isinstance(self.environ, dict) else None
+        if remote and remote != self.peer and line.startswith(self.peer):
+            line = remote + line[len(self.peer) :]
+        return line
+
+
+class Server(pywsgi.WSGIServer):
+    handler_class = Handler
+
+    def __init__(
+        self,
+        listener,
+        application,
+        *,
+        header_timeout: float = HEADER_TIMEOUT,
+        idle_timeout: float = IDLE_TIMEOUT,
+        half_open_limit: int = HALF_OPEN_LIMIT,
+        **kwargs,
+    ):
+        super().__init__(listener, application, **kwargs)
+        self.header_timeout, self.idle_timeout = header_timeout, idle_timeout
+        self.half_open = HalfOpen(half_open_limit)
+        self.socket_errors = logs.throttled("scoreboard.socketio")

@@ -20,7 +20,6 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 log = logging.getLogger(__name__)
@@ -162,7 +161,6 @@ class SQLiteStore:
     def __init__(self, path: str):
         self.path = str(path)
         self.url = self.path
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock_file = _hold(self.path + ".lock")
         # One connection for writing, used by one writer at a time (the hub's group writer).
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)

@@ -1,0 +1,1 @@
+"""The pages' Jinja templates, installed as the package `scoreboard.templates` (see setup.py)."""
