@@ -410,7 +410,7 @@ def test_feeder_killed_before_the_answer_sends_the_card_again_on_restart(server,
             time.sleep(0.05)
     finally:
         proc.kill()
-        proc.wait()
+        proc.communicate()  # reaps it and closes its pipes
         proxy.close()
     assert json.loads(state.read_text())["pending"] == {"type": "card", "card": "7C", "seq": 2}
     run = feeder(server.url, state, "")

@@ -18,6 +18,7 @@ import socket
 import sqlite3
 import time
 import uuid
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -162,14 +163,24 @@ class SQLiteStore:
         self.path = str(path)
         self.url = self.path
         self._lock_file = _hold(self.path + ".lock")
-        # One connection for writing, used by one writer at a time (the hub's group writer).
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # FULL: the WAL is fsynced at every commit, so an acknowledged event survives a power cut.
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._migrate()
-        self.log_id = self._log_id()
+        try:
+            # One connection for writing, used by one writer at a time (the hub's group writer).
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        except BaseException:
+            self._lock_file.close()
+            raise
+        # A store dropped without close() (an app that failed to start, a test) still lets go of its log.
+        self._release = weakref.finalize(self, _release, self._db, self._lock_file)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # FULL: the WAL is fsynced at every commit, so an acknowledged event survives a power cut.
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate()
+            self.log_id = self._log_id()
+        except BaseException:
+            self.close()
+            raise
 
     # -- setting up -----------------------------------------------------------------------------------------------
 
@@ -211,12 +222,7 @@ class SQLiteStore:
         return str(self._db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0])
 
     def close(self) -> None:
-        if self._lock_file.closed:
-            return
-        self._db.close()
-        with contextlib.suppress(OSError):
-            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
-        self._lock_file.close()
+        self._release()
 
     # -- writing --------------------------------------------------------------------------------------------------
 
@@ -319,6 +325,14 @@ class SQLiteStore:
             {"at": at, "operator": op, "kind": kind, "code": code, "message": msg, "event": json.loads(ev)}
             for at, op, kind, code, msg, ev in rows
         ]
+
+
+def _release(db: sqlite3.Connection, lock_file) -> None:
+    """Close the log and let go of its lock file (once: close() and the finalizer share this)."""
+    db.close()
+    with contextlib.suppress(OSError, ValueError):
+        fcntl.flock(lock_file, fcntl.LOCK_UN)
+    lock_file.close()
 
 
 def _hold(lock_path: str):
