@@ -151,17 +151,23 @@ def serve(
     )
     if transports.serial_device and not transports.serial_table:
         raise click.UsageError("--feed-serial needs --feed-serial-table: the table the serial line feeds")
-    if db is None:
-        directory = Path(data_dir) if data_dir else default_data_dir()
+    from ..service.store import is_postgres
+
+    directory = Path(data_dir) if data_dir else default_data_dir()
+    if db is None or is_postgres(db):
+        # The default log lives there; so do, with a PostgreSQL log, the files that belong to it (the simulated
+        # shoes' secrets, the operator sessions' key).
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise click.ClickException(f"cannot create the data directory {directory}: {e.strerror}") from None
+    if db is None:
         db = str(directory / DB_NAME)
     run(
         Options(
             config_file=config_file,
             db=db,
+            data_dir=str(directory),
             host=host,
             port=port,
             demo_pace=demo_pace,

@@ -18,6 +18,7 @@ from .store import is_postgres, store_for
 class Defaults:
     ASYNC_MODE = "threading"  # `scoreboard serve` runs gevent; tests with the Flask test client use threads
     DATABASE = None  # default: instance/scoreboard.sqlite3; or a postgresql:// URL
+    DATA_DIR = None  # where a PostgreSQL log's own files go (serve's --data-dir); default: the instance folder
     MESSAGE_QUEUE = None  # redis://… : several server processes share the displays' updates
     TABLES_FILE = None  # default: the demo tables
     MAX_CONTENT_LENGTH = 1024 * 1024
@@ -40,8 +41,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the contract's field order: people read it too
     db = app.config["DATABASE"] or os.path.join(app.instance_path, "scoreboard.sqlite3")
     # What belongs to one log (the simulated shoes' secrets, the operator sessions' key) sits beside it: next to a
-    # SQLite file, or in the instance folder for a PostgreSQL log.
-    beside = os.path.join(app.instance_path, "scoreboard") if is_postgres(db) else db
+    # SQLite file, or for a PostgreSQL log in the data directory (`serve --data-dir`; else the instance folder).
+    home = app.config.get("DATA_DIR") or app.instance_path
+    beside = os.path.join(home, "scoreboard") if is_postgres(db) else db
     if beside.startswith(app.instance_path):
         # Only then: a service given its log elsewhere (systemd's read-only /usr) never writes beside its code.
         os.makedirs(app.instance_path, exist_ok=True)

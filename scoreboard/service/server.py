@@ -46,6 +46,7 @@ class Options:
 
     config_file: str | None
     db: str
+    data_dir: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
     demo_pace: float | None = None
@@ -69,6 +70,7 @@ def run(options: Options) -> None:
         "DATABASE": options.db,
         "TABLES_FILE": options.config_file,
         "MESSAGE_QUEUE": options.message_queue,
+        "DATA_DIR": options.data_dir,
     }
     if options.allowed_origins:
         overrides["CORS_ALLOWED_ORIGINS"] = "*" if "*" in options.allowed_origins else list(options.allowed_origins)
