@@ -7,7 +7,7 @@
   const S = Page.strings;
   const tableId = body.dataset.table;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  let state = null, model = null, connected = false, asking = null, askTimer = null, noticeTimer = null;
+  let state = null, model = null, connected = false, asking = null, askTimer = null;
   let lastUpdate = Page.now();
 
   function orient() {
@@ -116,15 +116,7 @@
   /* A void or a correction stays up for the server's notice time, counted from when it happened. */
   function renderNotice() {
     const n = state.notice;
-    const box = document.getElementById("notice");
-    clearTimeout(noticeTimer);
-    const left = n ? Page.setting("noticeSeconds") - (Page.now() - n.at) : 0;
-    if (left <= 0) { box.hidden = true; return; }
-    const key = n.kind === "correct" ? "corrected" : n.round ? "void" : "void_unnumbered";
-    box.textContent = Page.fmt(S[key], { round: n.round, reason: n.reason || "" });
-    box.className = `notice ${n.kind}${n.irregularity ? " irregularity" : ""}`;
-    box.hidden = false;
-    noticeTimer = setTimeout(renderNotice, left * 1000 + 50);
+    Page.notice(document.getElementById("notice"), n, n ? `notice ${n.kind}` : "notice");
   }
 
   function renderStats() {

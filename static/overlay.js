@@ -9,7 +9,7 @@
   const roads = body.dataset.roads.split(",").filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  let state = null, model = null, connected = false, asking = null, noticeTimer = null;
+  let state = null, model = null, connected = false, asking = null;
 
   /* The box: the source's size unless ?width= / ?height= set it; a strip when much wider than high. */
   function layout() {
@@ -104,17 +104,7 @@
   }
 
   /* As on the board: a void or correction shows for the server's notice time. */
-  function renderNotice() {
-    const n = state.notice;
-    const box = document.getElementById("notice");
-    clearTimeout(noticeTimer);
-    const left = n ? Page.setting("noticeSeconds") - (Page.now() - n.at) : 0;
-    if (left <= 0) { box.hidden = true; return; }
-    box.textContent = Page.fmt(S[n.kind === "correct" ? "corrected" : n.round ? "void" : "void_unnumbered"], { round: n.round, reason: n.reason || "" });
-    box.className = `notice${n.irregularity ? " irregularity" : ""}`;
-    box.hidden = false;
-    noticeTimer = setTimeout(renderNotice, left * 1000 + 50);
-  }
+  function renderNotice() { Page.notice(document.getElementById("notice"), state.notice); }
 
   if (askSeconds) {
     const cycle = ["P", "B", null];

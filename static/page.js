@@ -65,5 +65,20 @@ const Page = (() => {
     setInterval(tick, 1000);
   }
 
-  return { strings, setting, now, fmt, colours, text, number, pixelShift, clock };
+  /* The void or correction notice in `box`, for the server's notice time counted from when it happened; it hides
+     itself when the time is up. `classes` are the box's own classes besides the notice's. */
+  const noticeTimers = new WeakMap();
+  function notice(box, n, classes = "notice") {
+    clearTimeout(noticeTimers.get(box));
+    const left = n ? setting("noticeSeconds") - (now() - n.at) : 0;
+    if (left <= 0) { box.hidden = true; return; }
+    const S = strings;
+    const key = n.kind === "correct" ? "corrected" : n.round ? "void" : "void_unnumbered";
+    box.textContent = fmt(S[key], { round: n.round, reason: n.reason || "" });
+    box.className = `${classes}${n.irregularity ? " irregularity" : ""}`;
+    box.hidden = false;
+    noticeTimers.set(box, setTimeout(() => notice(box, n, classes), left * 1000 + 50));
+  }
+
+  return { strings, setting, now, fmt, colours, text, number, pixelShift, clock, notice };
 })();

@@ -8,11 +8,8 @@ import time
 import pytest
 
 from scoreboard.palette import PALETTES, rgb
-from tests.browser import (  # ARGS, ARTIFACTS and CHROMIUM: test_operator_browser imports them from here
-    ARGS,  # noqa: F401
-    ARTIFACTS,  # noqa: F401
+from tests.browser import (
     BOARD_SIZES,
-    CHROMIUM,  # noqa: F401
     chromium,  # noqa: F401 (the `browser` fixture)
     deal_rounds,
     labels,

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.browser import ARGS, CHROMIUM
 from tests.conftest import TOKEN, free_port, with_seq
 from tests.servers import ROOT, Served, run_cli
-from tests.test_board_browser import ARGS, CHROMIUM
 
 UNIT = ROOT / "deploy" / "scoreboard.service"
 SITE = ROOT / "deploy" / "nginx" / "scoreboard.conf"

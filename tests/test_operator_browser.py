@@ -3,27 +3,16 @@ confirmation while a board watches, correct, the audit, a POST without the CSRF 
 
 import json
 import signal
-from pathlib import Path
 
 import pytest
 
+from tests.browser import ARTIFACTS
+from tests.browser import chromium as chromium  # the `browser` fixture
 from tests.conftest import OPERATOR, TOKEN, Server
 from tests.operator_support import OPS_TOML, ROUNDS, deal
-from tests.test_board_browser import ARGS, ARTIFACTS, CHROMIUM, open_board
+from tests.test_board_browser import open_board
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
