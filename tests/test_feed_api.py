@@ -423,3 +423,33 @@ def test_a_round_with_known_cards_is_corrected_by_its_cards_not_a_bare_result(cl
     left = client.get("/api/tables/T1").get_json()["shoe"]["cards_left"]
     ok(shoe({"type": "correct", "round": 1, "player": ["KH", "2D", "KS"], "banker": ["2S", "5C"]}, token=OPERATOR))
     assert client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == left - 1, "9D back, 2D and KS out"
+
+
+def test_a_post_answers_the_same_through_the_lean_path_and_through_flask(client, shoe, monkeypatch):
+    """A plain post takes the feed's lean path; one without a length (chunked) goes through Flask's route. Both
+    read, refuse and apply the same way."""
+    from scoreboard.service.feed import FeedFastPath
+
+    lean_path, taken = FeedFastPath._table, []
+
+    def noting(self, environ):  # which way each post went
+        table = lean_path(self, environ)
+        taken.append(table is not None)
+        return table
+
+    monkeypatch.setattr(FeedFastPath, "_table", noting)
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    # No length, as a chunked request arrives: the server marks the input as ending by itself.
+    chunked = {"CONTENT_LENGTH": "", "wsgi.input_terminated": True}
+    for event in ({"type": "card", "card": "1X", "seq": 10**9}, {"type": "result", "winner": "B", "seq": 10**9 + 1}):
+        data = json.dumps(event).encode()
+        lean = client.post("/api/tables/T1/feed", data=data, headers=headers)
+        flask = client.post("/api/tables/T1/feed", data=data, headers=headers, environ_overrides=chunked)
+        assert lean.status_code in (200, 400)
+        if lean.status_code == 200:  # the second post of the same seq is a duplicate: the same round, once
+            assert flask.status_code == 200 and flask.get_json()["results"][0]["duplicate"]
+            assert flask.get_json()["table"] == lean.get_json()["table"]
+        else:
+            assert (flask.status_code, flask.get_json()) == (lean.status_code, lean.get_json())
+    assert taken == [True, False, True, False], "the plain posts took the lean path, the chunked ones Flask's"
+    assert client.get("/api/tables/T1").get_json()["rounds"] == 1

@@ -23,7 +23,6 @@ from .rules import brief, insurance_table, pay_table
 bp = Blueprint("pages", __name__)
 
 
-
 @bp.record_once
 def _setup(state) -> None:
     babel.init_app(state.app)

@@ -96,7 +96,8 @@ class GroupWriter:
                 except Exception:  # the post is durable whatever a display missed: it re-joins on the gap
                     log.exception("table %s: telling the displays of a commit failed", post.table_id)
         finally:
-            self._call(self._store.release, held)
+            if held:  # only a shared store holds anything past its commit (a thread hop saved for SQLite's none)
+                self._call(self._store.release, held)
         for _, done in batch:
             done.set_result(None)
 
