@@ -16,35 +16,57 @@ scoreboard.errors.OutOfOrder: seq 10 was already used for a different event: not
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .errors import OutOfOrder
 
-WINDOW = 1_000  # seqs remembered per feed: a retry repeats the last post, never one a thousand events back
+WINDOW = 1_000  # seqs remembered per feed at least: a retry repeats the last post, never one a thousand events back
+CHUNK = 50  # kept in chunks, so that adding a seq copies a chunk, not the whole window
 
 
 @dataclass(frozen=True)
 class FeedSeqs:
-    """The last WINDOW seqs of one feed, ascending, with the digest of the event each one carried."""
+    """At least the last WINDOW seqs of one feed, ascending, each with the digest of the event it carried: full
+    chunks of CHUNK (the oldest dropped as new ones fill), then the newest, fewer than CHUNK.
 
-    seqs: tuple[int, ...] = ()
-    digests: tuple[str, ...] = ()
+    >>> seqs = FeedSeqs()
+    >>> for n in range(1, 2 * WINDOW):
+    ...     seqs = seqs.add(n, f"d{n}")
+    >>> seqs.last, seqs.digest(2 * WINDOW - 1 - WINDOW), seqs.digest(1)
+    (1999, 'd999', None)
+    """
+
+    chunks: tuple[tuple[tuple[int, str], ...], ...] = ()
+    newest: tuple[tuple[int, str], ...] = ()
 
     @property
     def last(self) -> int | None:
-        return self.seqs[-1] if self.seqs else None
+        if self.newest:
+            return self.newest[-1][0]
+        return self.chunks[-1][-1][0] if self.chunks else None
 
     def digest(self, seq: int) -> str | None:
-        i = bisect_left(self.seqs, seq)
-        return self.digests[i] if i < len(self.seqs) and self.seqs[i] == seq else None
+        for n, d in self.newest:
+            if n == seq:
+                return d
+        i = bisect_right(self.chunks, seq, key=lambda chunk: chunk[0][0]) - 1
+        if i < 0:
+            return None
+        chunk = self.chunks[i]
+        j = bisect_left(chunk, seq, key=lambda entry: entry[0])
+        return chunk[j][1] if j < len(chunk) and chunk[j][0] == seq else None
 
     def add(self, seq: int, digest: str) -> FeedSeqs:
-        if self.seqs and seq <= self.seqs[-1]:
+        last = self.last
+        if last is not None and seq <= last:
             return self  # replaying what is already remembered
-        return FeedSeqs((*self.seqs, seq)[-WINDOW:], (*self.digests, digest)[-WINDOW:])
+        newest = (*self.newest, (seq, digest))
+        if len(newest) < CHUNK:
+            return FeedSeqs(self.chunks, newest)
+        return FeedSeqs((*self.chunks, newest)[-(WINDOW // CHUNK) :], ())
 
 
 @dataclass(frozen=True)
@@ -74,16 +96,12 @@ class SeqMemory:
 
     @classmethod
     def load(cls, records: Iterable[tuple[str, int, str]]) -> SeqMemory:
-        """The memory of (feed, seq, digest) records, oldest first, as the log returns them."""
-        grouped: dict[str, tuple[list[int], list[str]]] = {}
+        """The memory of (feed, seq, digest) records, oldest first, as the log returns them: the same memory
+        that remembering them one by one made."""
+        grouped: dict[str, FeedSeqs] = {}
         for feed, seq, digest in records:
-            seqs, digests = grouped.setdefault(feed, ([], []))
-            if not seqs or seq > seqs[-1]:
-                seqs.append(seq)
-                digests.append(digest)
-        return cls(
-            MappingProxyType({f: FeedSeqs(tuple(s[-WINDOW:]), tuple(d[-WINDOW:])) for f, (s, d) in grouped.items()})
-        )
+            grouped[feed] = grouped.get(feed, FeedSeqs()).add(seq, digest)
+        return cls(MappingProxyType(grouped))
 
 
 def _of(feed: str) -> str:

@@ -182,6 +182,7 @@ class TableState:
     deal: Deal = field(default_factory=Deal)
     face_up: tuple[int, int] = (0, 0)  # squeeze: how many Player and Banker cards are turned
     rounds: tuple[Round, ...] = ()  # this shoe's rounds, voided ones included, in the order dealt
+    played: int = 0  # how many of them have a result (kept as rounds come and go: it numbers every new round)
     seqs: SeqMemory = field(default_factory=SeqMemory)
     notice: Notice | None = None
     last_event_at: float | None = None
@@ -205,11 +206,6 @@ class TableState:
     def squeezing(self) -> bool:
         """The round's cards are all out, face down, waiting for `reveal`."""
         return self.deal.started and self.deal.complete
-
-    @cached_property
-    def played(self) -> int:
-        """Rounds with a result in this shoe (voided rounds are not counted); counted once per state."""
-        return played(self.rounds)
 
     @property
     def round_number(self) -> int:
@@ -355,7 +351,7 @@ def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
         cards=Shoe.new(rules.decks),
         commitment=event.get("commitment"),
     )
-    new = replace(state, shoes=number, shoe=shoe, deal=Deal(), face_up=(0, 0), rounds=(), notice=None)
+    new = replace(state, shoes=number, shoe=shoe, deal=Deal(), face_up=(0, 0), rounds=(), played=0, notice=None)
     return new, Delta("shoe", event, {"shoe": {"id": shoe.id, "number": number}}, rebuild=True)
 
 
@@ -488,7 +484,13 @@ def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, 
 def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[TableState, Delta]:
     number = state.round_number
     new = replace(
-        state, deal=Deal(), face_up=(0, 0), rounds=state.rounds + (r,), shoe=_count_down(state.shoe), notice=None
+        state,
+        deal=Deal(),
+        face_up=(0, 0),
+        rounds=state.rounds + (r,),
+        played=state.played + 1,
+        shoe=_count_down(state.shoe),
+        notice=None,
     )
     return new, Delta("round", event, {**extra, "round": round_json(r, number)}, added=r)
 
@@ -508,7 +510,7 @@ def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     event["before"] = round_json(old, event["round"])
     rounds = state.rounds[:i] + (void,) + state.rounds[i + 1 :]
     notice = Notice("void", event["round"], event["reason"], False, event.get("received_at"))
-    new = replace(state, rounds=rounds, notice=notice)
+    new = replace(state, rounds=rounds, played=state.played - 1, notice=notice)  # it had a number: it was played
     return new, Delta("void", event, {"round": round_json(void, None), "voided": event["round"]}, rebuild=True)
 
 

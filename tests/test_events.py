@@ -4,7 +4,7 @@ import pytest
 
 from scoreboard.errors import Malformed, OutOfOrder
 from scoreboard.events import parse_event
-from scoreboard.seqs import WINDOW, SeqMemory
+from scoreboard.seqs import CHUNK, WINDOW, SeqMemory
 
 
 @pytest.mark.parametrize(
@@ -48,16 +48,24 @@ def test_fields_the_service_adds_are_read_only_from_the_log():
     assert parse_event(sent, trusted=True) == {**sent, "received_at": 1.0}
 
 
-def test_the_seq_memory_keeps_a_window_per_feed():
+@pytest.mark.parametrize("count", [1, CHUNK - 1, CHUNK, WINDOW, WINDOW + 10, 3 * WINDOW + 7])
+def test_the_seq_memory_keeps_at_least_a_window_per_feed(count):
     memory = SeqMemory()
-    for seq in range(1, WINDOW + 11):
+    for seq in range(1, count + 1):
         memory = memory.remember("shoe", seq, f"d{seq}")
     memory = memory.remember("keypad", 5, "k5")
-    assert memory.is_retry("shoe", WINDOW + 10, f"d{WINDOW + 10}") and memory.is_retry("shoe", 11, "d11")
-    with pytest.raises(OutOfOrder, match="out of order"):
-        memory.is_retry("shoe", 10, "d10")  # beyond the window: forgotten, and it is behind the last seq
+    oldest_kept = max(1, count - WINDOW + 1)
+    for seq in (count, oldest_kept, (count + oldest_kept) // 2):
+        assert memory.is_retry("shoe", seq, f"d{seq}"), f"seq {seq} of {count} is remembered"
+    with pytest.raises(OutOfOrder, match="different event"):
+        memory.is_retry("shoe", oldest_kept, "another")
+    forgotten = count - WINDOW - CHUNK
+    if forgotten >= 1:
+        with pytest.raises(OutOfOrder, match="out of order"):
+            memory.is_retry("shoe", forgotten, f"d{forgotten}")  # beyond the window, and behind the last seq
+    assert not memory.is_retry("shoe", count + 1, "new")
     assert memory.is_retry("keypad", 5, "k5") and not memory.is_retry("keypad", 6, "k6"), "feeds are apart"
-    loaded = SeqMemory.load([("shoe", s, f"d{s}") for s in range(1, WINDOW + 11)])  # as a restart reads the log
+    loaded = SeqMemory.load([("shoe", s, f"d{s}") for s in range(1, count + 1)])  # as a restart reads the log
     assert loaded.feeds["shoe"] == memory.feeds["shoe"], "loading the log remembers what applying it did"
 
 
