@@ -27,7 +27,7 @@ from gevent import pywsgi
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .. import transports as feeds
-from . import health, logs, security, sockets
+from . import collector, health, logs, security, sockets
 from .config import ConfigError
 from .extensions import socketio
 from .simulator import SimulatedShoe
@@ -104,6 +104,7 @@ def run(options: Options) -> None:
             'demo tables, dealt by the simulated shoe; their feed token is "demo", the operator "pit" has the '
             'token "demo-pit" (/operator)'
         )
+    collector.tune(socketio.start_background_task, socketio.sleep)
     listener.listen(BACKLOG)
     Server(
         listener,
