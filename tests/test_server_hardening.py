@@ -112,6 +112,22 @@ def test_idle_half_sent_requests_do_not_starve_the_server(tmp_path):
         server.stop()
 
 
+def test_kept_alive_connections_waiting_for_their_next_request_are_not_half_open(server):
+    """Signage screens between two images and a proxy's idle upstream connections wait on kept-alive connections:
+    more of them from one address than the half-open bound are all still served."""
+    sessions = [requests.Session() for _ in range(100)]  # above the bound of 64 half-open per address
+    try:
+        for s in sessions:
+            assert s.get(server.url + "/healthz", timeout=5).status_code == 200
+        time.sleep(0.5)  # every connection now idle, waiting for its next request
+        for s in sessions:
+            r = s.get(server.url + "/healthz", timeout=5)  # a connection shut meanwhile would fail here
+            assert r.status_code == 200
+    finally:
+        for s in sessions:
+            s.close()
+
+
 def test_the_open_files_limit_is_raised_to_the_hard_limit(tmp_path):
     server = Served(tmp_path, open_files=(256, 4096)).start()
     try:

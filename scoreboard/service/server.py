@@ -238,7 +238,6 @@ class Handler(pywsgi.WSGIHandler):
             self._head_done()
 
     def read_requestline(self):
-        self.server.half_open.add(self)
         self.socket.settimeout(self.server.idle_timeout)
         try:
             if not self.rfile.peek(1):
@@ -247,6 +246,10 @@ class Handler(pywsgi.WSGIHandler):
             return ""
         finally:
             self.socket.settimeout(None)
+        # Half-open from its request's first byte: a kept-alive connection waiting for its next request (a
+        # signage screen between two images, nginx's idle upstream connections) is idle, not half-open, and
+        # only the idle timeout ends it.
+        self.server.half_open.add(self)
         self._deadline = gevent.Timeout.start_new(
             self.server.header_timeout, HeadersTooSlow(f"request head not complete in {self.server.header_timeout:g} s")
         )
