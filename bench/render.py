@@ -30,19 +30,15 @@ from pathlib import Path
 import requests
 import socketio
 
+from bench.feeder import Conn, dumps
 from bench.machine import describe
-from scoreboard.cards import ALL_CARDS
+from bench.scale import Window, card_schedule, config_text, connect, measure, token
 from scoreboard.options import Options
 from scoreboard.render import Renderer, image_spec
 from scoreboard.roads import Roads, parse_round_list
 from tests.conftest import Server
 
-CONFIG = """
-[tables.B1]
-name = "Bench"
-variant = "super-six-plus"
-feed_token = "bench"
-"""
+CONFIG = config_text(1)  # table B1, as bench/scale.py's tables
 GOAL_RENDER_MS, GOAL_PNG_KB, GOAL_RATIO = 20, 150, 1.25
 IMAGE_PATHS = (
     "/tables/B1/board.png",
@@ -133,7 +129,7 @@ def post(session: requests.Session, server: Server, body) -> dict:
     """Feed events, each with a rising `seq` as a shoe sends them (a table may require one)."""
     body = [{**e, "seq": next(_seq)} for e in body] if isinstance(body, list) else {**body, "seq": next(_seq)}
     r = session.post(
-        f"{server.url}/api/tables/B1/feed", json=body, headers={"Authorization": "Bearer bench"}, timeout=10
+        f"{server.url}/api/tables/B1/feed", json=body, headers={"Authorization": f"Bearer {token('B1')}"}, timeout=10
     )
     r.raise_for_status()
     return r.json()
@@ -221,74 +217,44 @@ def image_clients(url: str, clients: int, stop, out) -> None:
     out.put({**counts, "p50": statistics.median(times) if times else 0.0})
 
 
-def card_latency(server: Server, session: requests.Session, cards: int, displays: int, interval: float) -> list:
-    """Seconds from each card's POST to its delta at every display."""
-    arrivals: dict[int, list[float]] = {}
-    lock = threading.Lock()
-    clients = []
-    for _ in range(displays):
-        c = socketio.Client(reconnection=False)
-
-        def on_update(delta):
-            now = time.perf_counter()
-            with lock:
-                arrivals.setdefault(delta["version"], []).append(now)
-
-        c.on("update", on_update)
-        c.connect(server.url, wait_timeout=5)
-        c.call("join", {"table": "B1"}, timeout=5)
-        clients.append(c)
-    time.sleep(1.0)  # let every client finish its upgrade to WebSocket
-    rng = random.Random(5)
-    sent: dict[int, float] = {}
-    # A fresh shoe for each run (the last run ended between rounds): 8 decks, more cards than a run deals.
-    post(session, server, {"type": "shoe"})
-    shoe = [c for c in ALL_CARDS for _ in range(8)]
-    rng.shuffle(shoe)
-    for _ in range(cards):
-        t0 = time.perf_counter()
-        r = post(session, server, {"type": "card", "card": shoe.pop()})
-        sent[r["results"][0]["version"]] = t0
-        time.sleep(interval)
-    while r["table"]["phase"] == "dealing":  # finish the round, so that the next run can start a shoe
-        r = post(session, server, {"type": "card", "card": shoe.pop()})
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with lock:
-            if all(len(arrivals.get(v, [])) == displays for v in sent):
-                break
-        time.sleep(0.05)
-    for c in clients:
-        c.disconnect()
-    latencies = [t - sent[v] for v, times in arrivals.items() if v in sent for t in times]
-    missing = len(sent) * displays - len(latencies)
-    if missing:
-        print(f"  deltas missing: {missing}")
-    return latencies
+def card_latency(server: Server, cards: int, displays: int, interval: float) -> Window:
+    """Card to display on raw WebSocket displays (bench/scale.py's: frames stamped on arrival, no garbage
+    collection in the window), for `cards` cards of a fresh shoe."""
+    seq = int(time.time() * 1e6)  # seqs rise from one run to the next
+    conn = Conn(server.url)
+    status, body = conn.call("/api/tables/B1/feed", dumps({"type": "shoe", "seq": seq}), token("B1"))
+    conn.close()
+    if status != 200:
+        raise RuntimeError(f"a new shoe was refused: {body[:300]!r}")
+    pools = connect([server.url], ["B1"], displays)
+    try:
+        return measure(pools, server.url, card_schedule(["B1"], cards, interval, time.monotonic() + 0.5, seq + 1))
+    finally:
+        for _, pool in pools:
+            pool.close()
 
 
-def bench_displays(server: Server, session: requests.Session, args) -> None:
-    alone = card_latency(server, session, args.cards, args.displays, args.interval)
+def bench_displays(server: Server, args) -> None:
+    alone = card_latency(server, args.cards, args.displays, args.interval)
     ctx = multiprocessing.get_context("spawn")
     stop, out = ctx.Event(), ctx.Queue()
     proc = ctx.Process(target=image_clients, args=(server.url, args.image_clients, stop, out))
     proc.start()
     time.sleep(1.0)  # the image clients are under way
     try:
-        loaded = card_latency(server, session, args.cards, args.displays, args.interval)
+        loaded = card_latency(server, args.cards, args.displays, args.interval)
     finally:
         stop.set()
     load = out.get(timeout=60)
     proc.join(30)
-    p99_alone, p99_loaded = percentile(alone, 0.99), percentile(loaded, 0.99)
     print(f"{args.cards} cards x {args.displays} displays, a card every {args.interval * 1e3:.0f} ms:")
-    print(f"  alone: card to display p50 {statistics.median(alone) * 1e3:.1f} ms, p99 {p99_alone * 1e3:.1f} ms")
+    print(f"  alone: card to display p50 {alone.p50:.1f} ms, p99 {alone.p99:.1f} ms; missing {alone.missing}")
     print(
         f"  with {args.image_clients} image clients ({load['requests']} requests, {load['drawn']} drawn, "
         f"{load['errors']} errors, p50 {load['p50'] * 1e3:.0f} ms): "
-        f"p50 {statistics.median(loaded) * 1e3:.1f} ms, p99 {p99_loaded * 1e3:.1f} ms"
+        f"p50 {loaded.p50:.1f} ms, p99 {loaded.p99:.1f} ms; missing {loaded.missing}"
     )
-    print(f"  p99 ratio with/without images: {p99_loaded / p99_alone:.2f} (goal <= {GOAL_RATIO})")
+    print(f"  p99 ratio with/without images: {loaded.p99 / alone.p99:.2f} (goal <= {GOAL_RATIO})")
 
 
 def main() -> None:
@@ -309,9 +275,8 @@ def main() -> None:
         config.write_text(CONFIG)
         server = Server(Path(tmp) / "bench.sqlite3", config).start()
         try:
-            session = requests.Session()
-            bench_cached(server, session)
-            bench_displays(server, session, args)
+            bench_cached(server, requests.Session())
+            bench_displays(server, args)
         finally:
             server.kill()
 
