@@ -97,8 +97,9 @@ def deal(server: Served, readers: Readers, cards: int, interval: float, rng: ran
     session = requests.Session()
     url, headers = f"{server.url}/api/tables/B1/feed", {"Authorization": "Bearer bench"}
     sent: dict[int, float] = {}
+    phase = "ready"
     for _ in range(cards):
-        if len(shoe) < 20:
+        if len(shoe) < 20 and phase != "dealing":  # a new shoe between rounds, never in the middle of one
             event: dict[str, str | int] = {"type": "shoe", "seq": next(SEQ)}
             session.post(url, json=event, headers=headers, timeout=5).raise_for_status()
             shoe[:] = [c for c in ALL_CARDS for _ in range(8)]
@@ -108,6 +109,7 @@ def deal(server: Served, readers: Readers, cards: int, interval: float, rng: ran
         r = session.post(url, json=event, headers=headers, timeout=5)
         r.raise_for_status()
         sent[r.json()["results"][0]["version"]] = t0
+        phase = r.json()["table"]["phase"]
         time.sleep(interval)
     session.close()
     deadline = time.monotonic() + 10
