@@ -13,7 +13,13 @@ const Live = (() => {
     // WebSocket first: a board on the casino network has no proxy in the way, and it saves the polling round trip.
     // Reconnecting within two seconds at most: a board that lost the service must be live again soon after it
     // is back (the default backoff waits up to five).
-    const socket = io({ transports: ["websocket", "polling"], reconnectionDelay: 500, reconnectionDelayMax: 2000 });
+    // The path comes from the page: behind a proxy that serves the service under a path, it carries that path.
+    const socket = io({
+      path: document.body.dataset.socketPath,
+      transports: ["websocket", "polling"],
+      reconnectionDelay: 500,
+      reconnectionDelayMax: 2000,
+    });
     socket.on("connect", () => onConnected(true));
     socket.on("disconnect", () => onConnected(false));
     socket.on("connect_error", () => onConnected(false));

@@ -23,6 +23,7 @@ from tests.servers import ROOT, Served, run_cli
 
 UNIT = ROOT / "deploy" / "scoreboard.service"
 SITE = ROOT / "deploy" / "nginx" / "scoreboard.conf"
+PATH_SITE = ROOT / "deploy" / "nginx" / "scoreboard-path.conf"  # the same service under /scoreboard/
 NGINX = "/usr/sbin/nginx"
 INSTALLED = "/opt/scoreboard/venv/bin/scoreboard"
 
@@ -79,15 +80,15 @@ def test_the_unit_command_line_is_the_cli(tmp_path):
 
 
 class Nginx:
-    """Debian's nginx in the foreground with deploy/nginx/scoreboard.conf, everything it writes in a tmp dir."""
+    """Debian's nginx in the foreground with a site of deploy/nginx/, everything it writes in a tmp dir."""
 
-    def __init__(self, tmp: Path, upstream_port: int):
+    def __init__(self, tmp: Path, upstream_port: int, site_file: Path = SITE):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.dir = tmp / "nginx"
         self.dir.mkdir()
         static = str(files("scoreboard.static")).rstrip("/") + "/"
-        site = SITE.read_text()
+        site = site_file.read_text()
         site = site.replace("127.0.0.1:8000", f"127.0.0.1:{upstream_port}")
         site = site.replace("listen 80;", f"listen 127.0.0.1:{self.port};").replace("listen [::]:80;", "")
         site = site.replace("/opt/scoreboard/venv/lib/python3.11/site-packages/scoreboard/static/", static)
@@ -134,33 +135,41 @@ class Nginx:
             self.proc.wait(10)
 
 
-@pytest.fixture
-def behind_nginx(tmp_path):
+@pytest.fixture(params=[SITE, PATH_SITE], ids=["own-name", "under-a-path"])
+def behind_nginx(tmp_path, request):
+    """The service behind nginx, as a site of its own (at /) or under /scoreboard/ of a shared site; with the base
+    URL its pages have there."""
     if not Path(NGINX).exists():
         pytest.fail(f"{NGINX} is missing: scripts/install --test installs Debian's nginx package")
     server = Served(tmp_path, "--proxy-hops", "1", "--access-log").start()
-    nginx = Nginx(tmp_path, server.port).start()
-    yield server, nginx
+    nginx = Nginx(tmp_path, server.port, request.param)
+    base = nginx.url + ("/scoreboard" if request.param == PATH_SITE else "")
+    yield server, nginx.start(), base
     nginx.stop()
     server.stop()
 
 
 def test_nginx_serves_pages_static_files_and_the_feed(behind_nginx):
-    server, nginx = behind_nginx
-    page = requests.get(nginx.url + "/tables/T1", timeout=5)
+    server, nginx, base = behind_nginx
+    page = requests.get(base + "/tables/T1", timeout=5)
     assert page.status_code == 200 and "default-src 'self'" in page.headers["Content-Security-Policy"]
-    script = requests.get(nginx.url + "/static/vendor/socket.io.min.js", timeout=5)
+    prefix = base.removeprefix(nginx.url)
+    # Every link and script of the page, and its live connection, carry the path the browser sees.
+    assert f'src="{prefix}/static/vendor/socket.io.min.js"' in page.text
+    assert f'data-socket-path="{prefix}/socket.io"' in page.text
+    assert f'href="{prefix}/palette.css"' in page.text and f'href="{prefix}/static/board.css"' in page.text
+    script = requests.get(base + "/static/vendor/socket.io.min.js", timeout=5)
     assert script.status_code == 200 and script.headers["X-Content-Type-Options"] == "nosniff"
     assert "javascript" in script.headers["Content-Type"]
     assert "/static/vendor/socket.io.min.js" not in server.log(), "static files come from nginx, not the service"
     fed = requests.post(
-        nginx.url + "/api/tables/T1/feed",
+        base + "/api/tables/T1/feed",
         json=with_seq({"type": "shoe", "shoe": "S1"}),
         headers={"Authorization": f"Bearer {TOKEN}"},
         timeout=5,
     )
     assert fed.status_code == 200, fed.text
-    refused = requests.post(nginx.url + "/api/tables/T1/feed", json={}, headers={"X-Forwarded-For": "198.51.100.7"})
+    refused = requests.post(base + "/api/tables/T1/feed", json={}, headers={"X-Forwarded-For": "198.51.100.7"})
     assert refused.status_code == 401
     # The service trusts one hop: the address nginx saw (loopback), not the one the client claimed.
     line = server.wait_for_log(r"feed refused: table T1, 401.*").group(0)
@@ -169,7 +178,7 @@ def test_nginx_serves_pages_static_files_and_the_feed(behind_nginx):
 
 @pytest.mark.browser
 def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx):
-    server, nginx = behind_nginx
+    server, nginx, base = behind_nginx
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
     from playwright.sync_api import sync_playwright
@@ -182,13 +191,13 @@ def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx):
             problems: list[str] = []
             page.on("pageerror", lambda e: problems.append(str(e)))
             page.on("console", lambda m: problems.append(m.text) if "Content Security Policy" in m.text else None)
-            page.goto(nginx.url + "/tables/T1")
+            page.goto(base + "/tables/T1")
             version = server.get("/api/tables/T1").json()["version"]
             page.wait_for_function(f"() => Number(document.body.dataset.version) === {version}", timeout=10_000)
             page.wait_for_function("() => !document.getElementById('live').classList.contains('off')", timeout=10_000)
             page.evaluate("window.__sameDocument = true")
             fed = requests.post(
-                nginx.url + "/api/tables/T1/feed",
+                base + "/api/tables/T1/feed",
                 json=with_seq({"type": "card", "card": "9H"}),
                 headers={"Authorization": f"Bearer {TOKEN}"},
                 timeout=5,
@@ -201,4 +210,6 @@ def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx):
         finally:
             browser.close()
     # The WebSocket went through nginx (an upgrade it logged with 101), not around it.
-    assert re.search(r'"GET /socket\.io/\?EIO=4&transport=websocket[^"]*" 101', (nginx.dir / "access.log").read_text())
+    prefix = re.escape(base.removeprefix(nginx.url))
+    upgrade = rf'"GET {prefix}/socket\.io/\?EIO=4&transport=websocket[^"]*" 101'
+    assert re.search(upgrade, (nginx.dir / "access.log").read_text())

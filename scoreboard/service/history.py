@@ -84,11 +84,14 @@ banker_cards,void,reason
     return out.getvalue()
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def cell(value) -> str:
     """A value as a CSV cell a spreadsheet shows as text (the audit's CSV uses it too).
 
-    >>> [cell(v) for v in (None, True, ["9H", "KD"], 3, "=1+1", "-2", "card exposed")]
-    ['', 'true', '9H KD', '3', "'=1+1", "'-2", 'card exposed']
+    >>> [cell(v) for v in (None, True, ["9H", "KD"], 3, "=1+1", "-2", "\\t=1", "card exposed")]
+    ['', 'true', '9H KD', '3', "'=1+1", "'-2", "'\\t=1", 'card exposed']
     """
     if value is None:
         return ""
@@ -97,8 +100,9 @@ def cell(value) -> str:
     if isinstance(value, list):
         return " ".join(value)
     text = str(value)
-    # A spreadsheet runs a cell that starts with one of these as a formula; a void's reason is typed by a person.
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    # A spreadsheet runs a cell that starts with one of these as a formula (a tab or a carriage return first hides
+    # the sign from a naive check); a void's reason is typed by a person.
+    return "'" + text if text[:1] in FORMULA_STARTS else text
 
 
 def _safe(name: str) -> str:
