@@ -186,6 +186,27 @@ def test_the_audit_and_the_export_answer_operators_only(srv):
 # -- the operator page's endpoints ------------------------------------------------------------------------------------
 
 
+def test_five_wrong_tokens_make_the_screen_wait_before_the_next_login(srv):
+    http = requests.Session()
+
+    def attempt(token: str) -> requests.Response:
+        form = http.get(f"{srv.url}/operator", timeout=5)
+        data = {"token": token, "csrf_token": csrf_of_form(form.text)}
+        return http.post(f"{srv.url}/operator/login", data=data, timeout=5, allow_redirects=False)
+
+    for guess in range(5):
+        wrong = attempt(f"guess-{guess}")
+        assert wrong.status_code == 401 and "is not an operator" in wrong.text
+    held = attempt(OPERATOR)
+    assert held.status_code == 429, "even the right token waits: a guesser must not learn which one was right"
+    assert 0 < int(held.headers["Retry-After"]) <= 300
+    assert "5 wrong tokens" in held.text and f"wait {held.headers['Retry-After']} s" in held.text
+    assert 'name="token"' in http.get(f"{srv.url}/operator", timeout=5).text, "not logged in"
+    assert "too many refused tokens" in srv.log_text()
+    # The address's bearer tokens on the API are another matter: an operator's tools keep working.
+    assert get(srv, "/api/tables/T1/audit", OPERATOR).status_code == 200
+
+
 def test_page_session_csrf_and_seqs(srv):
     deal(srv.url, ROUNDS[:2])
     srv.post("T1", {"type": "card", "card": "9H"}, TOKEN)

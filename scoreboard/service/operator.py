@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import math
 import os
 import stat
 import threading
@@ -36,6 +37,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
 from ..errors import Malformed
 from ..events import SEQ_MAX
+from .attempts import Attempts
 from .audit import answer
 from .config import Operator
 from .errors import error
@@ -48,6 +50,7 @@ bp = Blueprint("operator", __name__, url_prefix="/operator")
 csrf = CSRFProtect()
 
 SESSION_HOURS = 12  # a shift: after that the operator logs in again
+LOGIN_ATTEMPTS, LOGIN_WINDOW = 5, 300.0  # refused logins from one address, then it waits out the five minutes
 ACTIONS = ("void", "correct", "shoe", "close-shoe")
 SECURITY_HEADERS = {
     # Beside the service's policy (security.py: no framing of /operator): older browsers' no-framing header, and
@@ -77,6 +80,7 @@ def init_app(app: Flask, secret_file: str) -> None:
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # bounded by the session's lifetime: a page open all shift still works
     csrf.init_app(app)
     app.extensions["operator_seqs"] = SeqIssuer()
+    app.extensions["operator_logins"] = Attempts(LOGIN_ATTEMPTS, LOGIN_WINDOW)
 
     @app.before_request
     def check_csrf() -> None:
@@ -231,16 +235,30 @@ def page():
 
 @bp.post("/login")
 def login():
+    attempts: Attempts = current_app.extensions["operator_logins"]
+    client = request.remote_addr or ""
+    wait = attempts.wait(client)
+    if wait > 0:  # not even compared: a guesser learns nothing more until the window has passed
+        seconds = math.ceil(wait)
+        log.warning("operator login from %s not tried: too many refused tokens (%d s to wait)", client, seconds)
+        problem = (
+            f"{LOGIN_ATTEMPTS} wrong tokens from this screen in {LOGIN_WINDOW / 60:g} minutes: "
+            f"wait {seconds} s, then try again"
+        )
+        page = render_template("operator.html", login=True, problem=problem)
+        return page, 429, {"Retry-After": str(seconds)}
     token = request.form.get("token", "").strip()
     for op in current_app.extensions["scoreboard"].operators:
         if token_matches(token, op.token):
+            attempts.succeeded(client)
             session.clear()  # nothing of an earlier session carries over into this one
             session.permanent = True
             session["operator"] = op.name
             session["key"] = _sign("session", op.token)
-            log.info("operator %s logged in from %s", op.name, request.remote_addr)
+            log.info("operator %s logged in from %s", op.name, client)
             return redirect(url_for(".page"), 303)
-    log.warning("operator login refused from %s", request.remote_addr)
+    attempts.refused(client)
+    log.warning("operator login refused from %s", client)
     problem = "that token is not an operator's: check it and try again"
     return render_template("operator.html", login=True, problem=problem), 401
 
