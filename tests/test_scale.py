@@ -195,3 +195,33 @@ def test_metrics_count_what_every_process_took(cluster, tmp_path):
     assert value("scoreboard_table_version", "scoreboard_table_version", table="T1") == 4
     silent = value("scoreboard_seconds_since_last_event", "scoreboard_seconds_since_last_event", table="T1")
     assert 0 <= silent < 60
+
+
+def test_a_pit_counts_the_displays_of_every_process(cluster):
+    a, b = cluster(), cluster()
+    pit = socketio.Client(reconnection=False)
+    heard: list[dict] = []
+    pit.on("displays", heard.append)
+    pit.connect(a.url, transports=["websocket"], wait_timeout=5)
+    try:
+        assert pit.call("join_pit", {"tables": ["T1", "T2"]}, timeout=5)["displays"] == {"T1": 0, "T2": 0}
+
+        def count(table: str, expected: int, timeout: float = 5.0) -> int | None:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                last = [d["displays"] for d in heard if d["table"] == table]
+                if last and last[-1] == expected:
+                    return expected
+                time.sleep(0.02)
+            return last[-1] if last else None
+
+        boards = [cluster.display(b), cluster.display(b)]
+        assert count("T1", 2) == 2, "two boards on the other process: the pit here says two, not 'no display'"
+        cluster.display(a)
+        assert count("T1", 3) == 3
+        boards[0].close()
+        assert count("T1", 2) == 2
+        again = pit.call("join_pit", {"tables": ["T1", "T2"]}, timeout=5)
+        assert again["displays"] == {"T1": 2, "T2": 0}, "a pit joining now is given the totals"
+    finally:
+        pit.disconnect()

@@ -8,9 +8,10 @@ from importlib.resources import files
 from flask import Flask
 
 from .config import DEMO, Config, load_config
+from .displays import DisplayCounts, SharedCounts
 from .extensions import socketio, socketio_options
 from .hub import TableHub
-from .live import Live, room
+from .live import PIT_ROOM, Live, room
 from .runner import runner_for
 from .store import is_postgres, store_for
 
@@ -60,7 +61,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS"),
         **socketio_options(app.config["MESSAGE_QUEUE"], store.log_id),
     )
-    socketio.on_namespace(Live("/", socketio))
+    socketio.on_namespace(Live("/"))
     hub = TableHub(
         config.tables,
         store,
@@ -71,6 +72,15 @@ def create_app(overrides: dict | None = None) -> Flask:
     )
     hub.replay()
     app.extensions["scoreboard"] = hub
+    queue = app.config["MESSAGE_QUEUE"]
+    app.extensions["displays"] = DisplayCounts(
+        local=hub.display_counts,
+        tables=lambda: hub.tables,
+        tell=_tell_pits,
+        spawn=socketio.start_background_task,
+        sleep=socketio.sleep,
+        shared=SharedCounts(queue, store.log_id) if queue else None,
+    )
 
     from . import api, audit, errors, feed, health, history, images, metrics, operator, pages, security
 
@@ -86,3 +96,8 @@ def create_app(overrides: dict | None = None) -> Flask:
 
 def _publisher(table_id: str, update: dict) -> None:
     socketio.emit("update", update, to=room(table_id))
+
+
+def _tell_pits(table_id: str, count: int, everywhere: bool) -> None:
+    """A table's display count to the pit monitors of every process, or of this one only."""
+    socketio.emit("displays", {"table": table_id, "displays": count}, to=PIT_ROOM, ignore_queue=not everywhere)

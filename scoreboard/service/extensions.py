@@ -29,7 +29,7 @@ class OrderedRedisManager(RedisManager):
     def emit(self, event, data, namespace=None, room=None, skip_sid=None, callback=None, to=None, **kwargs):
         if event not in ORDERED_EVENTS or callback is not None or kwargs.get("ignore_queue"):
             return super().emit(
-                event, data, namespace=namespace, room=room, skip_sid=skip_sid, callback=callback, to=to
+                event, data, namespace=namespace, room=room, skip_sid=skip_sid, callback=callback, to=to, **kwargs
             )
         message = {
             "method": "emit",

@@ -379,6 +379,10 @@ class TableHub:
     def display_count(self, table_id: str) -> int:
         return len(self._displays.get(table_id, ()))
 
+    def display_counts(self) -> dict[str, int]:
+        """This process's displays per table (the pit's counts sum every process's: service/displays.py)."""
+        return {t: len(sids) for t, sids in self._displays.items()}
+
 
 class _Post:
     """One feed post on its way into the log: staged on the table's state, staged again under the log's lock if

@@ -1,7 +1,8 @@
 """Live updates over Socket.IO: a room per table; `join` answers with a snapshot, then `update` deltas follow.
 
 A board or an overlay `join`s its table; the pit monitor `join_pit`s every table it shows over the one connection,
-and also hears how many displays each table has. Bad input gets an error answer, never a traceback.
+and also hears how many displays each table has (over every process: displays.py). Bad input gets an error
+answer, never a traceback.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ def _error(code: str, message: str) -> dict:
 class Live(Namespace):
     """The default namespace's events (registered by the app factory)."""
 
-    def __init__(self, namespace: str, socketio):
-        super().__init__(namespace)
-        self._socketio = socketio
-
     @property
     def hub(self):
         return current_app.extensions["scoreboard"]
+
+    @property
+    def counts(self):
+        return current_app.extensions["displays"]
 
     def on_join(self, data=None):
         table_id = data.get("table") if isinstance(data, dict) else None
@@ -42,7 +43,7 @@ class Live(Namespace):
         # Join first, then snapshot: nothing yields in between, so no update can fall between the two.
         join_room(room(table_id))
         if self.hub.display_joined(table_id, request.sid):
-            self._tell_pit(table_id)
+            self.counts.changed(table_id)
         return table.snapshot()
 
     def on_join_pit(self, data=None):
@@ -63,12 +64,9 @@ class Live(Namespace):
         return {
             "log": hub.log_id,
             "tables": [hub.tables[t].snapshot() for t in ids],
-            "displays": {t: hub.display_count(t) for t in ids},
+            "displays": self.counts.of(ids),
         }
 
     def on_disconnect(self, reason=None):
         for table_id in self.hub.display_left(request.sid):
-            self._tell_pit(table_id)
-
-    def _tell_pit(self, table_id: str) -> None:
-        self._socketio.emit("displays", {"table": table_id, "displays": self.hub.display_count(table_id)}, to=PIT_ROOM)
+            self.counts.changed(table_id)

@@ -235,7 +235,7 @@ def page():
 
 @bp.post("/login")
 def login():
-    attempts: Attempts = current_app.extensions["operator_logins"]
+    attempts = current_app.extensions["operator_logins"]
     client = request.remote_addr or ""
     wait = attempts.wait(client)
     if wait > 0:  # not even compared: a guesser learns nothing more until the window has passed
