@@ -6,6 +6,11 @@ Every shoe commits to its order before the first card: the `shoe` event carries
 undealt, so anyone holding the shoe's export can check that the cards came out in the committed order
 (`scoreboard verify`). The secret (seed and order) is kept on disk beside the event log until the shoe ends, so a
 restart deals on in the same order.
+
+Several processes on one log run the same table file, so each would deal the simulated tables: one deals a table,
+the one that holds the log's claim on it (`store.claim`: with PostgreSQL, an advisory lock that lasts as long as the
+holder's connection). The others ask again every CLAIM_EVERY seconds and take over when the dealer stops: they deal
+on from the table's state (verifiably if they share the dealer's data directory, where the secret is).
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ from pathlib import Path
 from ..cards import ALL_CARDS, point
 from ..commitment import commitment
 from .hub import FeedRefused, StorageFailed
+from .store import Claim
 
 log = logging.getLogger(__name__)
 FEED = "simulator"
+CLAIM_EVERY = 5.0  # seconds between asks for a table another process deals
 
 
 class SimulatedShoe:
@@ -44,6 +51,8 @@ class SimulatedShoe:
         self.next = 0  # index in `order` of the next card out
         self.shoe_id: str | None = None
         self.cut_at = 14  # cards left when the cut card comes out
+        self._claim: Claim | None = None  # the log's claim on dealing this table, once this process holds it
+        self._told_waiting = False
 
     @property
     def table(self):
@@ -122,13 +131,8 @@ class SimulatedShoe:
         path = self._secret_path()
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "w") as f:
-            json.dump({"shoe": self.shoe_id, "seed": self.seed, "order": self.order}, f)
-            f.flush()
-            os.fsync(f.fileno())  # before the commitment is published: a power cut must not lose the order
-        os.replace(tmp, path)
+        # On a pool thread: the fsync must not hold up the event loop (and the cards of every other table).
+        self.hub.runner.blocking(_write_durably, path, {"shoe": self.shoe_id, "seed": self.seed, "order": self.order})
 
     def _read_secret(self) -> dict | None:
         path = self._secret_path()
@@ -157,8 +161,40 @@ class SimulatedShoe:
     def run(self, sleep, running=lambda: True) -> None:
         while running():
             try:
-                pause = self.step()
+                pause = self.step() if self.dealing() else CLAIM_EVERY
             except Exception:  # never let one bad step stop the demo table for good
                 log.exception("simulated shoe %s failed a step", self.table_id)
                 pause = 5 * self.pace
             sleep(pause)
+
+    def dealing(self) -> bool:
+        """Whether this process deals the table: it holds the log's claim on it (checked before every step, so that
+        a claim lost with its connection stops the dealing here), or takes it now that no other process does."""
+        if self._claim is not None:
+            if self._claim.held():
+                return True
+            log.warning("simulated shoe %s: lost the claim on dealing it; another process may take over", self.table_id)
+            self._claim = None
+        self._claim = self.hub.store.claim(f"simulator:{self.table_id}")
+        if self._claim is None:
+            if not self._told_waiting:
+                log.info("simulated shoe %s: another process deals it; this one takes over if it stops", self.table_id)
+                self._told_waiting = True
+            return False
+        if self._told_waiting:
+            log.info("simulated shoe %s: dealt by this process now", self.table_id)
+            self._told_waiting = False
+        self.shoe_id = None  # take the shoe up from the table as it is (another process may have dealt it)
+        return True
+
+
+def _write_durably(path: Path, secret: dict) -> None:
+    """Write the secret and make it durable before the shoe's commitment is published: a power cut must not lose
+    the order the shoe committed to."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w") as f:
+        json.dump(secret, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

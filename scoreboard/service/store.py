@@ -108,6 +108,16 @@ class Pending(Protocol):
         ...
 
 
+class Claim(Protocol):
+    """Something one process of a log does alone (the simulated shoe of a table), for as long as it is held."""
+
+    def held(self) -> bool:
+        """Whether this process still holds it (a claim is lost with the store's connection that holds it)."""
+        ...
+
+    def release(self) -> None: ...
+
+
 class Store(Protocol):
     """What the hub needs of an event log; SQLiteStore and PostgresStore are the two there are."""
 
@@ -132,6 +142,10 @@ class Store(Protocol):
     def shoes(self, table_id: str) -> list[dict]: ...
     def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]: ...
     def refusals(self, table_id: str) -> list[dict]: ...
+    def claim(self, name: str) -> Claim | None:
+        """`name` for this process alone among the processes of the log, or None while another one holds it."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -273,6 +287,10 @@ class SQLiteStore:
     def ping(self) -> None:
         self._read("SELECT 1", ())
 
+    def claim(self, name: str) -> Claim:
+        """Always this process's: no other process opens this log (its lock file)."""
+        return _OnlyProcess()
+
     def current_shoe(self, table_id: str) -> tuple[int, int] | None:
         """The table's latest shoe number and the version of the last event before that shoe's first one."""
         rows = self._read(
@@ -353,3 +371,13 @@ def _hold(lock_path: str):
     f.write(f"process {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
     f.flush()
     return f
+
+
+class _OnlyProcess:
+    """The claim of the only process there is."""
+
+    def held(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        """Nothing to let go of."""

@@ -75,7 +75,20 @@ def table_key(table_id: str) -> int:
     >>> table_key("T1") == table_key("T1"), table_key("T1") == table_key("T2")
     (True, False)
     """
-    return int.from_bytes(hashlib.sha256(b"scoreboard table " + table_id.encode()).digest()[:8], "big", signed=True)
+    return _key(b"scoreboard table " + table_id.encode())
+
+
+def claim_key(name: str) -> int:
+    """The advisory lock key of a claim (`store.claim`), apart from every table's.
+
+    >>> claim_key("simulator:T1") == claim_key("simulator:T1"), claim_key("T1") == table_key("T1")
+    (True, False)
+    """
+    return _key(b"scoreboard claim " + name.encode())
+
+
+def _key(text: bytes) -> int:
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big", signed=True)
 
 
 class PostgresStore:
@@ -235,6 +248,26 @@ class PostgresStore:
             cur = db.execute(sql, args)
             return cur.fetchall() if fetch else []
 
+    def claim(self, name: str) -> SessionClaim | None:
+        """`name` for this process alone: a session advisory lock on a connection of its own, held while that
+        connection lives (a process that dies, or loses the database, lets go of it with its connection); None
+        while another process holds it, or if the database does not answer."""
+        try:
+            db = self._connect()
+        except psycopg.Error as e:
+            log.warning("cannot claim %s: the event log does not answer: %s", name, e)
+            return None
+        try:
+            row = db.execute("SELECT pg_try_advisory_lock(%s)", (claim_key(name),)).fetchone()
+        except psycopg.Error as e:
+            log.warning("cannot claim %s: %s", name, e)
+            row = None
+        if row is None or not row[0]:
+            with contextlib.suppress(psycopg.Error):
+                db.close()
+            return None
+        return SessionClaim(db)
+
     def ping(self) -> None:
         self._read("SELECT 1", ())
 
@@ -330,6 +363,29 @@ class PostgresStore:
                 log.warning("following the event log: %s; again in %.1f s", e, pause)
                 time.sleep(pause)
                 pause = min(pause * 2, 5.0)
+
+
+class SessionClaim:
+    """A claim held by a session advisory lock: it lasts as long as its connection."""
+
+    def __init__(self, db: psycopg.Connection):
+        self._db: psycopg.Connection | None = db
+
+    def held(self) -> bool:
+        if self._db is None:
+            return False
+        try:
+            self._db.execute("SELECT 1")
+            return True
+        except psycopg.Error:  # the connection is gone, and the lock with it: another process may hold it now
+            self.release()
+            return False
+
+    def release(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            with contextlib.suppress(psycopg.Error):
+                db.close()
 
 
 def _without_password(url: str) -> str:
