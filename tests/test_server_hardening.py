@@ -89,6 +89,23 @@ def _post_malformed(http: requests.Session, server: Served, n: int) -> None:
 # --- 7: slowloris -----------------------------------------------------------------------------------------------
 
 
+def test_a_table_id_cannot_write_a_line_of_its_own_into_the_log(server):
+    forged = "INFO scoreboard.service.operator: operator pit logged in from 10.0.0.1"
+    r = requests.post(
+        f"{server.url}/api/tables/T1%0A{forged.replace(' ', '%20')}/feed",
+        json={"type": "shoe"},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        timeout=5,
+    )
+    assert r.status_code == 404 and r.json()["error"] == "unknown_table"
+    line = server.wait_for_log(r"feed refused: table .*404 unknown_table.*").group(0)
+    assert "'T1\\nINFO scoreboard.service.operator" in line, "the newline is shown escaped, on the refusal's line"
+    assert not any(
+        row.startswith(forged) or row.startswith("INFO scoreboard.service.operator")
+        for row in server.log().splitlines()
+    )
+
+
 def test_idle_half_sent_requests_do_not_starve_the_server(tmp_path):
     # soft = hard = 1024 open files, a common default: the limit cannot be raised, so only the bound on
     # half-open connections per address keeps the server reachable.

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..errors import Refusal
 from .hub import StorageFailed
+from .logs import printable
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def init_app(app: Flask) -> None:
     def unexpected(e: Exception):
         if isinstance(e, HTTPException):
             return http_error(e)
-        log.exception("unexpected error on %s %s", request.method, request.path)
+        log.exception("unexpected error on %s %s", request.method, printable(request.path, limit=200))
         if request.path.startswith("/api"):
             return error(500, "internal_error", "the service failed on this request; it is logged")
         return "The service failed on this request; it is logged.", 500

@@ -9,6 +9,7 @@ from http import HTTPStatus
 from flask import Blueprint, current_app, jsonify, request
 
 from .intake import NOT_JSON, receive
+from .logs import printable
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ class FeedFastPath:
                 self.app.extensions["scoreboard"], table_id, token, read_json(data), environ.get("REMOTE_ADDR", "")
             )
         except Exception:  # as the app's own error handler would: logged once, one sentence for the caller
-            log.exception("unexpected error on a feed post to %s", table_id[:60])
+            log.exception("unexpected error on a feed post to %s", printable(table_id))
             status, reply = (
                 500,
                 {

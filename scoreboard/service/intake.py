@@ -10,6 +10,7 @@ import hmac
 import logging
 
 from .hub import FeedRefused, StorageFailed, TableHub
+from .logs import printable
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +63,10 @@ def receive(hub: TableHub, table_id: str, token: str | None, body: object, sourc
     caller = identify(hub, table_id, token)
     if isinstance(caller, tuple):
         status, reply = caller
-        log.warning("feed refused: table %s, %s %s, from %s", table_id[:60], status, reply["error"], source)
+        log.warning("feed refused: table %s, %s %s, from %s", printable(table_id), status, reply["error"], source)
         return status, reply
     if body is NOT_JSON:
-        log.info("feed refused: table %s, 400 malformed, from %s", table_id, source)
+        log.info("feed refused: table %s, 400 malformed, from %s", printable(table_id), source)
         return 400, error_body("malformed", "the body must be JSON: one event object or a list of events", applied=0)
     events = body if isinstance(body, list) else [body]
     if not events:

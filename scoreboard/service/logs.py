@@ -35,6 +35,19 @@ def one_line(text: str, limit: int = MAX_LINE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def printable(text: str, limit: int = 60) -> str:
+    """`text` from a client (a table id from the URL) as a log line shows it: as it is when every character prints,
+    else quoted with its escapes, so that a newline in it can never start a forged line of the log.
+
+    >>> printable("T1"), printable("T1\\n2026-11-22 INFO forged")
+    ('T1', "'T1\\\\n2026-11-22 INFO forged'")
+    >>> printable("x" * 100, limit=5)
+    'xxxxx'
+    """
+    text = text[:limit]
+    return text if text.isprintable() else repr(text)
+
+
 def exception_summary(exc_type: type[BaseException] | None, exc: BaseException | None) -> str:
     """`Type: message` of an exception, on one line.
 
