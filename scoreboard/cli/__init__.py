@@ -12,6 +12,7 @@ if sys.argv[1:2] == ["serve"]:
 
 import click
 
+from .copylog import copy_log_command
 from .odds import odds
 from .operator import COMMANDS as OPERATOR_COMMANDS
 from .render import render
@@ -29,5 +30,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, render, serve, replay, verify, *OPERATOR_COMMANDS):
+for command in (odds, roads, render, serve, replay, verify, copy_log_command, *OPERATOR_COMMANDS):
     main.add_command(command)

@@ -19,7 +19,7 @@ import sqlite3
 import time
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -76,6 +76,15 @@ class StoreBusy(StoreError):
 
 class StoreUnavailable(StoreError):
     """The event log's database does not answer, or refuses the connection."""
+
+
+class StoreNotEmpty(StoreError):
+    """A whole log was to be copied into one that already holds events."""
+
+
+EVENT_COLUMNS = "table_id, version, shoe, stored_at, event, kind, feed, seq, digest"
+REFUSAL_COLUMNS = "table_id, stored_at, operator, kind, code, message, event"
+COPY_BATCH = 5_000  # rows read and written at a time when a whole log is copied
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,15 @@ class Store(Protocol):
     def refusals(self, table_id: str) -> list[dict]: ...
     def claim(self, name: str) -> Claim | None:
         """`name` for this process alone among the processes of the log, or None while another one holds it."""
+        ...
+
+    def export(self, table: str) -> Iterator[list[tuple]]:
+        """Every row of `table` ("events" or "refusals"), in the order written, a batch at a time (copy-log)."""
+        ...
+
+    def adopt(self, log_id: str, events: Iterable[list[tuple]], refusals: Iterable[list[tuple]]) -> tuple[int, int]:
+        """Take a whole log into this empty one, its identity too, in one transaction; the events and refusals
+        written."""
         ...
 
     def close(self) -> None: ...
@@ -291,6 +309,28 @@ class SQLiteStore:
         """Always this process's: no other process opens this log (its lock file)."""
         return _OnlyProcess()
 
+    # -- copying a whole log ------------------------------------------------------------------------------------
+
+    def export(self, table: str) -> Iterator[list[tuple]]:
+        return export_batches(self._read, table, "?")
+
+    def adopt(self, log_id: str, events: Iterable[list[tuple]], refusals: Iterable[list[tuple]]) -> tuple[int, int]:
+        written, refused = 0, 0
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            held = self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+            if held:
+                raise StoreNotEmpty(f"{self.url} already holds {held} events: copy into a new, empty log")
+            for batch in events:
+                self._db.executemany(INSERT, batch)
+                written += len(batch)
+            for batch in refusals:
+                self._db.executemany(f"INSERT INTO refusals ({REFUSAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", batch)
+                refused += len(batch)
+            self._db.execute("UPDATE meta SET value = ? WHERE key = 'log_id'", (log_id,))
+        self.log_id = log_id
+        return written, refused
+
     def current_shoe(self, table_id: str) -> tuple[int, int] | None:
         """The table's latest shoe number and the version of the last event before that shoe's first one."""
         rows = self._read(
@@ -371,6 +411,19 @@ def _hold(lock_path: str):
     f.write(f"process {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
     f.flush()
     return f
+
+
+def export_batches(read: Callable[[str, tuple], list], table: str, mark: str) -> Iterator[list[tuple]]:
+    """Every row of a log's `table` ("events" or "refusals") in the order written, COPY_BATCH at a time, read with
+    `read(sql, args)` (`mark`: the driver's parameter mark)."""
+    columns = {"events": EVENT_COLUMNS, "refusals": REFUSAL_COLUMNS}[table]
+    last = 0
+    while True:
+        rows = read(f"SELECT id, {columns} FROM {table} WHERE id > {mark} ORDER BY id LIMIT {COPY_BATCH}", (last,))
+        if not rows:
+            return
+        last = rows[-1][0]
+        yield [row[1:] for row in rows]
 
 
 class _OnlyProcess:

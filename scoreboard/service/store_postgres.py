@@ -21,12 +21,12 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import psycopg
 import psycopg.waiting
 
-from .store import Pending, Record, StoreUnavailable
+from .store import REFUSAL_COLUMNS, Pending, Record, StoreNotEmpty, StoreUnavailable, export_batches
 
 log = logging.getLogger(__name__)
 
@@ -247,6 +247,34 @@ class PostgresStore:
         with self._reader() as db:
             cur = db.execute(sql, args)
             return cur.fetchall() if fetch else []
+
+    # -- copying a whole log ------------------------------------------------------------------------------------
+
+    def export(self, table: str) -> Iterator[list[tuple]]:
+        return export_batches(self._read, table, "%s")
+
+    def adopt(self, log_id: str, events: Iterable[list[tuple]], refusals: Iterable[list[tuple]]) -> tuple[int, int]:
+        written, refused = 0, 0
+        db = self._writer
+        with db.transaction():
+            # Every other process waits: the schema lock is what a starting process takes first.
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            row = db.execute("SELECT COUNT(*) FROM events").fetchone()
+            held = row[0] if row else 0
+            if held:
+                raise StoreNotEmpty(f"{self.url} already holds {held} events: copy into a new, empty log")
+            with db.cursor() as cur:
+                for batch in events:
+                    cur.executemany(INSERT, batch)
+                    written += len(batch)
+                for batch in refusals:
+                    cur.executemany(
+                        f"INSERT INTO refusals ({REFUSAL_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)", batch
+                    )
+                    refused += len(batch)
+            db.execute("UPDATE meta SET value = %s WHERE key = 'log_id'", (log_id,))
+        self.log_id = log_id
+        return written, refused
 
     def claim(self, name: str) -> SessionClaim | None:
         """`name` for this process alone: a session advisory lock on a connection of its own, held while that

@@ -1,0 +1,52 @@
+"""`scoreboard copy-log`: a whole event log into a new one, such as a SQLite file into PostgreSQL (to scale out)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from ..service.store import StoreError, is_postgres, store_for
+
+
+def copy_log(source: str, target: str) -> tuple[int, int, str, str]:
+    """Copy every event and refused operator action of the log `source` into `target`, an empty log, with the
+    source's identity; in one transaction, so a failed copy leaves none of it in the target. Returns the events and
+    refusals copied, the log's id and the target as shown (without a password)."""
+    if not is_postgres(source) and not os.path.exists(source):
+        raise StoreError(f"there is no event log {source}")
+    if source == target or (
+        not is_postgres(source) and not is_postgres(target) and os.path.abspath(source) == os.path.abspath(target)
+    ):
+        raise StoreError("the source and the target are the same log")
+    src = store_for(source)
+    try:
+        dst = store_for(target)
+        try:
+            events, refusals = dst.adopt(src.log_id, src.export("events"), src.export("refusals"))
+            return events, refusals, src.log_id, dst.url
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
+@click.command("copy-log")
+@click.argument("source")
+@click.argument("target")
+def copy_log_command(source: str, target: str) -> None:
+    """Copy the event log SOURCE into TARGET, a new, empty log (each a SQLite file or a postgresql:// URL).
+
+    Every event, every refused operator action and the log's identity go across, so the tables, their history and
+    audit trail, and the seqs shoes will retry with are all as they were, and open boards carry on without a new
+    snapshot. Stop the service first (a SQLite log in use is refused), then start it on TARGET. The files beside a
+    SQLite log (the operators' session key, `.secret`; the simulated shoes' secrets, `.simulator/`) go into the
+    data directory of a PostgreSQL log by hand.
+    """
+    try:
+        events, refusals, log_id, shown = copy_log(source, target)
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
+    except Exception as e:  # the drivers' own errors (a file that cannot be opened, a refused connection)
+        raise click.ClickException(f"the log could not be copied (nothing of it is in the target): {e}") from None
+    click.echo(f"copied {events:,} events and {refusals:,} refused operator actions of log {log_id} into {shown}")
