@@ -111,7 +111,10 @@ class DisplayCounts:
 
     def _refreshing(self) -> None:
         while True:  # as long as the service runs
-            self._sync(everywhere=False, every_table=True)
+            try:
+                self._sync(everywhere=False, every_table=True)
+            except Exception:  # whatever went wrong, the counts must keep being refreshed (or they expire)
+                log.exception("display counts: a refresh failed")
             self._sleep(REFRESH)
 
     def _sync(self, everywhere: bool, every_table: bool = False) -> None:
