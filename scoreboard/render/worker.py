@@ -24,7 +24,7 @@ from .draw import Renderer, Spec
 from .fonts import FontLibrary
 
 HEADER = struct.Struct(">Q")
-NICENESS = 10  # the server's event loop comes first when the two want the same core
+NICENESS = 19  # the lowest: the server's event loop (the cards) comes first when the two want one core
 
 
 class RenderFailed(RuntimeError):
