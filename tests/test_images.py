@@ -189,7 +189,10 @@ def test_a_request_that_finds_an_older_version_being_drawn_gets_the_newest(app):
         t.join(10)
     assert answers["first"][0] == ("log", 1) and answers["first"][2] == "drawn"
     assert [answers[f"later{i}"][0] for i in range(3)] == [("log", 2)] * 3
-    assert sorted(answers[f"later{i}"][2] for i in range(3)) == ["drawn", "joined", "joined"]
+    ways = sorted(answers[f"later{i}"][2] for i in range(3))
+    # One of them draws version 2; the others join that drawing, or (a thread that comes round after it ended)
+    # find it in the cache: never a second drawing.
+    assert ways.count("drawn") == 1 and set(ways) <= {"drawn", "joined", "cached"}
     assert service.draws == 2, "version 1 once, then version 2 once for the three that wanted it"
     assert answers["later0"][1] == answers["later1"][1] != answers["first"][1]
 
