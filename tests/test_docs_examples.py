@@ -234,7 +234,12 @@ def test_links_between_pages_resolve(page):
 
 
 def test_the_repository_stands_alone():
-    # Everything a user needs is in the repository: no document points at files outside it.
-    for path in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]:
+    # Everything a user needs is in the repository: every relative path that climbs (../) names a file of the
+    # checkout, and no document names a path of the machine it was written on.
+    root = DOCS.parent.resolve()
+    for path in [*DOCS.glob("*.md"), root / "README.md"]:
         text = path.read_text()
-        assert "../shared" not in text and "/work/" not in text, path
+        for climb in re.findall(r"(?:\.\./)+[\w.-]+", text):
+            target = (path.parent / climb).resolve()
+            assert target.is_relative_to(root) and target.exists(), f"{path.name} points outside: {climb}"
+        assert "/work/" not in text and "/home/" not in text, path
