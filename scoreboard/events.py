@@ -22,7 +22,6 @@ from .cards import TABLE_DECKS, check_decks, parse_card, parse_cards
 from .errors import Malformed, Refusal
 from .sides import hand_code, result_code
 
-TYPES = ("shoe", "burn", "card", "round", "result", "void", "correct", "cut", "reveal", "shoe_end")
 SEQ_MAX = 2**53 - 1  # the largest integer every JSON reader keeps exactly
 TEXT_MAX = 200  # a reason, an id or a feed name longer than this is a mistake, not a message
 CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
@@ -249,3 +248,4 @@ _READERS: dict[str, Callable[[dict, bool], dict]] = {
     "reveal": _reveal,
     "shoe_end": _shoe_end,
 }
+TYPES = tuple(_READERS)  # the event types, in the order the docs list them

@@ -22,7 +22,7 @@ from functools import cached_property
 
 from .cards import TABLE_DECKS, Shoe
 from .errors import Malformed, OutOfOrder, Refusal
-from .events import parse_event
+from .events import TYPES, parse_event
 from .i18n import LANGUAGES
 from .play import Deal, Round, check_round
 from .roads import Thresholds
@@ -593,6 +593,8 @@ _HANDLERS: dict[str, Handler] = {
     "reveal": _reveal,
     "shoe_end": _shoe_end,
 }
+# Each event type is read in events.py and applied here: neither may have a type the other lacks.
+assert tuple(_HANDLERS) == TYPES, "events.TYPES and table._HANDLERS must name the same event types"
 
 
 def keypad_round(event: dict) -> Round:
