@@ -22,7 +22,6 @@ import os
 import random
 import resource
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from bench.machine import describe
 from bench.wsclient import Pool, Received
 from scoreboard.cards import ALL_CARDS
 from scoreboard.play import Deal
+from tests.servers import terminate
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_POOL = 125  # displays per client process
@@ -118,13 +118,7 @@ class Process:
         return kb * 1024
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        terminate(self.proc)
 
 
 def scoreboard(workdir: Path, db: str, tables: int, queue: str | None = None) -> Process:

@@ -112,13 +112,19 @@ class Served:
         return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))  # type: ignore[union-attr]
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        if self.proc:
+            terminate(self.proc)
+
+
+def terminate(proc: subprocess.Popen) -> None:
+    """Stop a server process as systemd does: SIGTERM, then SIGKILL if it is still there after 10 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: float = 30, command=None):
