@@ -376,9 +376,6 @@ class TableHub:
                 self.metrics.displays(t, len(self._displays[t]))
         return changed
 
-    def display_count(self, table_id: str) -> int:
-        return len(self._displays.get(table_id, ()))
-
     def display_counts(self) -> dict[str, int]:
         """This process's displays per table (the pit's counts sum every process's: service/displays.py)."""
         return {t: len(sids) for t, sids in self._displays.items()}
