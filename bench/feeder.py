@@ -25,6 +25,17 @@ def request(host: str, path: str, body: bytes, token: str | None) -> bytes:
     return head.encode() + body
 
 
+def read_head(head: bytes) -> tuple[int, int, str]:
+    """A response head (without its blank line): the status, the body's length and the head as text."""
+    text = head.decode("latin-1")
+    length = 0
+    for line in text.split("\r\n")[1:]:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return int(text.split(" ", 2)[1]), length, text
+
+
 class Conn:
     """One keep-alive connection and its unread bytes."""
 
@@ -51,15 +62,9 @@ class Conn:
             end = self.buf.find(b"\r\n\r\n")
             if end < 0:
                 break
-            head = self.buf[:end].decode("latin-1")
-            length = 0
-            for line in head.split("\r\n")[1:]:
-                name, _, value = line.partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value)
+            status, length, _ = read_head(self.buf[:end])
             if len(self.buf) < end + 4 + length:
                 break
-            status = int(head.split(" ", 2)[1])
             out.append((status, self.buf[end + 4 : end + 4 + length]))
             self.buf = self.buf[end + 4 + length :]
             self.waiting -= 1

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 import requests
 import socketio
 
-from bench.feeder import Conn, dumps
+from bench.feeder import Conn, dumps, read_head
 from bench.machine import describe
 from bench.scale import Window, card_schedule, config_text, connect, measure, token
 from scoreboard.options import Options
@@ -201,12 +201,8 @@ class ImageScreen:
             end = self.head.find(b"\r\n\r\n")
             if end < 0:
                 return False
-            head = self.head[:end].decode("latin-1")
-            self.ok = head.startswith("HTTP/1.1 200")
-            self.drawn = 'desc="drawn"' in head
-            length = next(
-                int(line.split(":", 1)[1]) for line in head.split("\r\n") if line.lower().startswith("content-length:")
-            )
+            status, length, head = read_head(self.head[:end])
+            self.ok, self.drawn = status == 200, 'desc="drawn"' in head
             self.left = length - (len(self.head) - end - 4)
         else:
             self.left -= n
