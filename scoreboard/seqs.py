@@ -76,18 +76,17 @@ class SeqMemory:
     def is_retry(self, feed: str, seq: int, digest: str) -> bool:
         """True for a duplicate of an applied event; False for a new seq; OutOfOrder for a conflict or a step back."""
         seqs = self.feeds.get(feed)
-        if seqs is None:
-            return False
+        last = None if seqs is None else seqs.last
+        if seqs is None or last is None or seq > last:
+            return False  # a new seq, the feed's usual case: nothing to look up
         seen = seqs.digest(seq)
-        if seen is not None:
-            if seen == digest:
-                return True
-            raise OutOfOrder(f"seq {seq} was already used for a different event: not applied", "seq_conflict")
-        if seqs.last is not None and seq <= seqs.last:
+        if seen is None:
             raise OutOfOrder(
-                f"seq {seq} is out of order: the last applied seq{_of(feed)} is {seqs.last}", "seq_out_of_order"
+                f"seq {seq} is out of order: the last applied seq{_of(feed)} is {last}", "seq_out_of_order"
             )
-        return False
+        if seen != digest:
+            raise OutOfOrder(f"seq {seq} was already used for a different event: not applied", "seq_conflict")
+        return True
 
     def remember(self, feed: str, seq: int, digest: str) -> SeqMemory:
         feeds = dict(self.feeds)

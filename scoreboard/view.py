@@ -17,7 +17,7 @@ from .insurance import offers
 from .play import Round
 from .roads import RoadRound, Roads
 from .sides import BANKER, NAME, PLAYER
-from .table import Delta, TableState, numbered, round_json
+from .table import Delta, ShoeRules, TableConfig, TableState, numbered, round_json
 
 
 class TableView:
@@ -27,6 +27,8 @@ class TableView:
         self.roads = self._build()
         self._roads_json: tuple[int, dict] | None = None
         self._state_json: dict[tuple[int, bool], dict] = {}
+        self._added: tuple[Round, dict | None] | None = None  # the last round added and its JSON (public)
+        self._fixed: tuple[TableConfig, ShoeRules, dict] | None = None
 
     @property
     def config(self):
@@ -52,6 +54,7 @@ class TableView:
             self.roads = self._build()
             extra["roads"] = self.roads_json()
         elif delta.added is not None:
+            self._added = (delta.added, delta.display.get("round"))
             extra["cells"] = self.roads.append(self.road_round(delta.added))
             extra["predict"] = {"P": self.roads.predict("P"), "B": self.roads.predict("B")}
             extra["stats"] = self.roads.stats_json()
@@ -91,8 +94,33 @@ class TableView:
             cached = self._state_json[key] = self._make_state_json(public)
         return cached
 
-    def _make_state_json(self, public: bool) -> dict:
+    def _fixed_json(self) -> dict:
+        """The part of the state JSON that only the table's settings and the shoe's rules decide: made once per
+        shoe, and the same object in every version's state (the updates' diff passes it by at once)."""
         s, c = self.state, self.config
+        rules = s.rules
+        if self._fixed is None or self._fixed[0] is not c or self._fixed[1] != rules:
+            game = rules.game
+            self._fixed = (
+                c,
+                rules,
+                {
+                    "table": c.id,
+                    "name": c.name or c.id,
+                    "variant": game.name,
+                    "variant_title": game.title,
+                    "capabilities": {**game.capabilities(), "squeeze": rules.squeeze},
+                    "super_six_pays": game.settings.get("super_six_pays"),
+                    "limits": {"min": c.min_bet, "max": c.max_bet},
+                    "decks": c.decks,
+                    "lang": c.lang,
+                    "stale_after": c.stale_after,
+                },
+            )
+        return self._fixed[2]
+
+    def _make_state_json(self, public: bool) -> dict:
+        s = self.state
         game = s.rules.game
         last_number = s.played
         last = next((r for r in reversed(s.rounds) if not r.void), None)
@@ -100,16 +128,7 @@ class TableView:
         hidden = face_up is not None and (face_up[PLAYER] < len(s.deal.player) or face_up[BANKER] < len(s.deal.banker))
         shoe = s.shoe
         return {
-            "table": c.id,
-            "name": c.name or c.id,
-            "variant": game.name,
-            "variant_title": game.title,
-            "capabilities": {**game.capabilities(), "squeeze": s.rules.squeeze},
-            "super_six_pays": game.settings.get("super_six_pays"),
-            "limits": {"min": c.min_bet, "max": c.max_bet},
-            "decks": c.decks,
-            "lang": c.lang,
-            "stale_after": c.stale_after,
+            **self._fixed_json(),
             "version": s.version,
             "phase": s.phase,
             "shoe": None
@@ -131,11 +150,21 @@ class TableView:
             "rounds": last_number,
             "deal": s.deal.as_json(face_up),
             "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in ("ready", "dealing") else None,
-            "last_result": None if last is None else round_json(last, last_number, public),
+            "last_result": self._last_result(last, last_number, public),
             "insurance": [o.as_json() for o in offers(s.deal)] if game.insurance and not hidden else [],
             "notice": None if s.notice is None else s.notice.as_json(),
             "last_event_at": s.last_event_at,
         }
+
+    def _last_result(self, last: Round | None, number: int, public: bool) -> dict | None:
+        if last is None:
+            return None
+        added = self._added
+        if public and added is not None and added[0] is last and added[1] is not None and added[1]["round"] == number:
+            # The update's own `round` (a void of an earlier round renumbers it): made once, and the diff finds
+            # it unchanged at once.
+            return added[1]
+        return round_json(last, number, public)
 
     def snapshot(self, public: bool = True) -> dict:
         return {

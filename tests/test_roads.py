@@ -255,3 +255,69 @@ def test_patterns_need_their_thresholds():
     assert roads_of("BPB")["patterns"] == []
     j = Roads.build(parse_results("BBB"), Thresholds(long=3)).as_json()
     assert [p["pattern"] for p in j["patterns"]] == ["long_banker"]
+
+
+def _columns(results: str) -> list[tuple[str, int]]:
+    """The Big Road's logical columns of a results string, worked out here on their own: ties left out, a change of
+    winner starts a column."""
+    columns: list[tuple[str, int]] = []
+    for w in results.replace("T", ""):
+        if columns and columns[-1][0] == w:
+            columns[-1] = (w, columns[-1][1] + 1)
+        else:
+            columns.append((w, 1))
+    return columns
+
+
+def _trail(lengths: list[int], keep) -> int:
+    n = 0
+    while n < len(lengths) and keep(lengths[-1 - n]):
+        n += 1
+    return n
+
+
+def _expected_patterns(columns: list[tuple[str, int]], t: Thresholds) -> set[tuple[str, int]]:
+    """The patterns of docs/roads.md by their definitions, over the whole road."""
+    if not columns:
+        return set()
+    lengths = [n for _, n in columns]
+    out = set()
+    if lengths[-1] >= t.long:
+        out.add((f"long_{'banker' if columns[-1][0] == 'B' else 'player'}", lengths[-1]))
+    if _trail(lengths, lambda n: n == 1) >= t.ping_pong:
+        out.add(("ping_pong", _trail(lengths, lambda n: n == 1)))
+    if _trail(lengths, lambda n: n == 2) >= 2 * t.double_jump:
+        out.add(("double_jump", _trail(lengths, lambda n: n == 2)))
+    pairs, i = 0, len(lengths)
+    while i >= 2 and lengths[i - 2 : i] == [1, 2]:
+        pairs, i = pairs + 1, i - 2
+    if pairs >= t.one_hall_two_rooms:
+        out.add(("one_hall_two_rooms", pairs))
+    for side, name in (("B", "banker_streaks"), ("P", "player_streaks")):
+        mine = [n for w, n in columns if w == side][-t.streaks :]
+        if len(mine) == t.streaks and all(n >= 2 for n in mine):
+            out.add((name, t.streaks))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_stats_and_patterns_kept_round_by_round_match_the_whole_road(seed):
+    """The longest columns, the streak and the patterns are kept as rounds arrive, reading only the road's end:
+    after every round they are what the whole road says."""
+    import random
+
+    rng = random.Random(seed)
+    t = Thresholds(long=rng.randint(2, 5), ping_pong=rng.randint(2, 5), streaks=rng.randint(1, 4))
+    roads = Roads(t)
+    results = ""
+    for _ in range(90):
+        # Runs of one winner now and then, so that every pattern turns up.
+        w = rng.choice("BBPPT") if rng.random() < 0.6 else (results.replace("T", "")[-1:] or "B")
+        roads.append(RoadRound(w))
+        results += w
+        columns = _columns(results)
+        stats = roads.stats_json()
+        for side in "BP":
+            assert stats["longest"][side] == max((n for s, n in columns if s == side), default=0), results
+        assert stats["streak"] == ({"winner": columns[-1][0], "length": columns[-1][1]} if columns else None)
+        assert {(p["pattern"], p["length"]) for p in roads.patterns()} == _expected_patterns(columns, t), results

@@ -44,6 +44,7 @@ class Roads:
         self.leading_ties = 0
         self.derived = {name: StreakGrid(rows) for name, _ in DERIVED}
         self.stats = {"B": 0, "P": 0, "T": 0, **{f: 0 for f in FLAGS}}
+        self.longest = {"B": 0, "P": 0}  # each side's longest Big Road column so far
 
     @classmethod
     def build(cls, rounds, thresholds: Thresholds = Thresholds(), rows: int = ROWS) -> Roads:
@@ -81,6 +82,7 @@ class Roads:
             if colour:
                 added[name] = dict(self.derived[name].append(colour, {"colour": colour}))
         entry = self.big_road.append(r.winner, {"round": number, "winner": r.winner, "ties": 0, **r.flags()})
+        self.longest[r.winner] = max(self.longest[r.winner], self.big_road.lengths[-1])
         added["big_road"] = dict(entry)
         return added
 
@@ -123,19 +125,15 @@ class Roads:
         return out
 
     def patterns(self) -> list[dict]:
-        columns = list(zip(self.big_road.symbols, self.big_road.lengths, strict=True))
-        return find_patterns(columns, self.thresholds)
+        return find_patterns(self.big_road.symbols, self.big_road.lengths, self.thresholds)
 
     def stats_json(self) -> dict:
-        lengths = {"B": 0, "P": 0}
-        for winner, length in zip(self.big_road.symbols, self.big_road.lengths, strict=True):
-            lengths[winner] = max(lengths[winner], length)
         streak = (
             {"winner": self.big_road.symbols[-1], "length": self.big_road.lengths[-1]}
             if self.big_road.columns
             else None
         )
-        return {**self.stats, "rounds": self.rounds, "longest": lengths, "streak": streak}
+        return {**self.stats, "rounds": self.rounds, "longest": dict(self.longest), "streak": streak}
 
     def as_json(self) -> dict:
         big = self.big_road.as_json()

@@ -47,15 +47,23 @@ def _trailing_pairs(lengths: list[int], first: int, second: int) -> int:
     return n
 
 
-def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) -> list[dict]:
-    """The patterns the road ends with. `columns` are the Big Road's (winner, length), oldest first."""
-    if not columns:
+def find_patterns(symbols: list[str], lengths: list[int], t: Thresholds = Thresholds()) -> list[dict]:
+    """The patterns the road ends with, from the Big Road's logical columns oldest first: each column's winner
+    (`symbols`) and length (`lengths`). Columns alternate between B and P (a new column is a change of winner).
+
+    Only the end of the road is read, so a round costs the same at any point of the shoe.
+
+    >>> [p["pattern"] for p in find_patterns(["B", "P", "B", "P"], [1, 1, 1, 1])]
+    ['ping_pong']
+    >>> [p["label"] for p in find_patterns(["P", "B", "P", "B"], [2, 1, 2, 4])]
+    ['Long Banker']
+    """
+    if not symbols:
         return []
     found = []
-    winner, length = columns[-1]
+    winner, length = symbols[-1], lengths[-1]
     if length >= t.long:
         found.append({"pattern": f"long_{NAME[winner]}", "label": f"Long {TITLE[winner]}", "length": length})
-    lengths = [n for _, n in columns]
     singles = _trailing(lengths, lambda n: n == 1)
     if singles >= t.ping_pong:
         found.append({"pattern": "ping_pong", "label": "Ping-pong", "length": singles})
@@ -64,7 +72,7 @@ def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) 
         found.append({"pattern": "double_jump", "label": "Double jump", "length": doubles})
     rooms = _trailing_pairs(lengths, 1, 2)
     if rooms >= t.one_hall_two_rooms:
-        hall = columns[-2][0]
+        hall = symbols[-2]
         found.append(
             {
                 "pattern": "one_hall_two_rooms",
@@ -73,7 +81,9 @@ def find_patterns(columns: list[tuple[str, int]], t: Thresholds = Thresholds()) 
             }
         )
     for side in ("B", "P"):
-        mine = [n for w, n in columns if w == side][-t.streaks :]
+        # The side's columns are every other one, back from its last.
+        last = len(symbols) - 1 if symbols[-1] == side else len(symbols) - 2
+        mine = [lengths[i] for i in range(last, max(last - 2 * t.streaks, -1), -2)]
         if len(mine) == t.streaks and all(n >= 2 for n in mine):
             found.append(
                 {

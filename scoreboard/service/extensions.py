@@ -10,12 +10,28 @@ queue's order is the order they were published in, and the one-writer lock makes
 
 from __future__ import annotations
 
+import json
 import logging
 
+import orjson
 from flask_socketio import SocketIO
 from socketio import RedisManager
 
-socketio = SocketIO()
+
+class WireJSON:
+    """The JSON of Socket.IO packets (python-socketio's `json` option). Written by orjson: an update is encoded once
+    per table and sent to all its displays, and the standard library's encoder took a tenth of a feed event's time
+    on the server (orjson: a tenth of that). Read by the standard library: what a client sends is small and rare,
+    and python-socketio expects its errors."""
+
+    @staticmethod
+    def dumps(obj: object, **_compact: object) -> str:  # orjson's output is compact: python-socketio's separators
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    loads = staticmethod(json.loads)
+
+
+socketio = SocketIO(json=WireJSON)
 
 log = logging.getLogger(__name__)
 

@@ -23,12 +23,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import Refusal
 from ..seqs import WINDOW, SeqMemory
-from ..table import Delta, TableConfig, TableState, apply
+from ..table import Delta, TableConfig, TableState, apply, evolve
 from ..view import TableView
 from .store import Record
 from .updates import Shown, shown_after, slim
@@ -324,7 +323,7 @@ class TableHub:
                 state, _ = apply(state, event, trusted=True)
             except Refusal as e:
                 log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
-            state = replace(state, version=version)
+            state = evolve(state, version=version)
         return TableView(state, self.log_id)
 
     def shoe_history(self, table_id: str, number: int) -> dict | None:
@@ -426,7 +425,7 @@ def _fold_stored(
         except Refusal as e:  # a stored event that no longer applies: say so, keep the versions aligned
             log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
             delta = Delta(str(_kind(event) or "event"), event if isinstance(event, dict) else {})
-        state = replace(state, version=version)
+        state = evolve(state, version=version)
         yield state, delta
 
 

@@ -57,7 +57,7 @@ def diff(old: dict, new: dict) -> tuple[dict, list[str]]:
     whole: list[str] = []
     for key, value in new.items():
         before = old.get(key, _MISSING)
-        if before == value:
+        if before is value or before == value:  # the same object: a part of the state made once per shoe
             continue
         if isinstance(before, dict) and isinstance(value, dict):
             if before.keys() - value.keys():
