@@ -116,6 +116,8 @@ def read_options(args: Mapping[str, str], accepted: Iterable[str], base: Options
     """The options in `args` that a surface `accepted`, checked; the rest of `base` (defaults) stays."""
     values: dict[str, Any] = {}
     for name in accepted:
+        if name not in args:  # before get: a werkzeug MultiDict's get raises and catches an error for a missing key
+            continue
         raw = args.get(name)
         if raw is None:
             continue

@@ -128,6 +128,53 @@ def test_a_second_request_for_the_same_version_is_not_drawn_again(app, client, f
     assert second.data == first.data and second.headers["ETag"] == first.headers["ETag"]
 
 
+def _through_flask(app, path: str, headers: dict | None = None):
+    """The answer of the Flask route itself, ImageFastPath left out (the middlewares around it stay)."""
+    fast = app.wsgi_app
+    while not isinstance(fast, images_module.ImageFastPath):
+        fast = getattr(fast, "wsgi_app", None) or fast.app
+    fast._answer = lambda environ: None  # answers nothing itself: every request goes on to Flask
+    try:
+        return app.test_client().get(path, headers=headers or {})
+    finally:
+        del fast._answer
+
+
+def test_cached_images_and_304s_are_answered_without_flask_as_flask_would(app, client, feed):
+    feed(results("B", "P", "T"))
+    reached_flask: list[str] = []
+    app.before_request(lambda: reached_flask.append("x") and None)
+    path = "/tables/T1/roads/big_eye.png?theme=light&width=500"
+    drawn = client.get(path, headers={"Accept-Language": "zh-TW"})
+    assert drawn.status_code == 200 and len(reached_flask) == 1, "a new image is drawn through Flask"
+    cached = client.get(path, headers={"Accept-Language": "zh-TW"})
+    assert len(reached_flask) == 1, "a cached image does not reach Flask"
+    route = _through_flask(app, path, {"Accept-Language": "zh-TW"})
+    assert len(reached_flask) == 2
+    timing = "Server-Timing"
+    assert cached.status_code == route.status_code == 200 and cached.data == route.data == drawn.data
+    assert {k: v for k, v in cached.headers.items() if k != timing} == {
+        k: v for k, v in route.headers.items() if k != timing
+    }
+    assert cached.headers["Vary"] == "Accept-Language" and 'desc="cached"' in cached.headers[timing]
+    assert cached.headers["Content-Security-Policy"], "the security headers wrap the fast path too"
+
+    tag = {"Accept-Language": "zh-TW", "If-None-Match": cached.headers["ETag"]}
+    fast_304, route_304 = client.get(path, headers=tag), _through_flask(app, path, tag)
+    assert fast_304.status_code == route_304.status_code == 304 and fast_304.data == route_304.data == b""
+    assert dict(fast_304.headers) == dict(route_304.headers) and len(reached_flask) == 3
+
+    # What the fast path leaves to Flask is answered by Flask: a bad option, an unknown road or table, a HEAD.
+    for asked, status in (
+        ("/tables/T1/board.png?width=5", 400),
+        ("/tables/T1/roads/nope.png", 404),
+        ("/tables/T9/board.png", 404),
+    ):
+        before = len(reached_flask)
+        assert client.get(asked).status_code == status and len(reached_flask) == before + 1, asked
+    assert client.head(path).status_code == 200
+
+
 def test_an_update_changes_the_etag_and_draws_the_new_version(app, client, feed):
     feed(results("B"))
     first = client.get("/tables/T1/board.png")

@@ -85,7 +85,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from . import api, audit, errors, feed, health, history, images, metrics, operator, pages, security
 
     errors.init_app(app)
-    app.wsgi_app = feed.FeedFastPath(app.wsgi_app, app)  # type: ignore[method-assign]
+    app.wsgi_app = feed.FeedFastPath(images.ImageFastPath(app.wsgi_app, app), app)  # type: ignore[method-assign]
     security.init_app(app)
     metrics.init_app(app)
     operator.init_app(app, secret_file=beside + ".secret")

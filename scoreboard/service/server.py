@@ -30,6 +30,7 @@ from .. import transports as feeds
 from . import collector, health, logs, security, sockets
 from .config import ConfigError
 from .extensions import socketio
+from .request_head import RequestHead
 from .simulator import SimulatedShoe
 from .store import StoreError
 
@@ -258,6 +259,9 @@ class Handler(pywsgi.WSGIHandler):
             return super().read_requestline()
         except HeadersTooSlow:
             return ""
+
+    def MessageClass(self, fp, *_args):  # pywsgi's name for what reads the request's headers
+        return RequestHead.read(fp)
 
     def read_request(self, raw_requestline):
         try:
