@@ -169,3 +169,15 @@ def test_sigkill_loses_nothing_acknowledged(db_url, tables_file, tmp_path):
         assert r.status_code == 200 and r.json()["results"][0]["version"] == acknowledged + 1
     finally:
         second.kill(signal.SIGTERM)
+
+
+def test_a_postgresql_log_closed_while_a_write_finishes_opens_no_connection_again():
+    """A release that finds the log closed (the service stopping while a post's locks are let go) must not
+    reconnect: the new connection would outlive the store, open."""
+    with postgres_database() as url:
+        store = store_for(url)
+        held = store.commit([FakePost("T1", 0, [record(1, {"type": "shoe"})])])
+        assert held, "the table is locked in the database until its post is published"
+        store.close()
+        store.release(held)
+        assert store._writer.closed

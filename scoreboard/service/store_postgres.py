@@ -203,6 +203,8 @@ class PostgresStore:
     def _reconnect_writer(self) -> None:
         with contextlib.suppress(psycopg.Error):
             self._writer.close()
+        if self._closed:
+            return  # closed while a write was finishing: nothing may open a connection again
         try:
             self._writer = self._connect()
         except psycopg.Error as e:
