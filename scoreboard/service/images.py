@@ -22,6 +22,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
+from http import HTTPStatus
 
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.wrappers import Request as WerkzeugRequest
@@ -266,10 +267,18 @@ class _Asked:
     def etag(self, stamp: Stamp) -> str:
         return etag(self.table_id, self.kind, self.spec, stamp)
 
-    def not_modified(self, if_none_match) -> dict | None:
-        """The headers of a 304 when the client holds this version, else None."""
+    def from_cache(self, service: ImageService, if_none_match) -> tuple[int, dict, bytes] | None:
+        """The answer that needs no drawing, as (status, headers, body): a 304 when the client holds this version,
+        the cached image when there is one; else None."""
         tag = self.etag(self.stamp)
-        return {**self.headers, "ETag": tag} if if_none_match.contains_weak(tag.strip('"')) else None
+        if if_none_match.contains_weak(tag.strip('"')):
+            return 304, {**self.headers, "ETag": tag}, b""
+        started = time.perf_counter()
+        hit = service.cached(self.key, self.stamp)
+        if hit is None:
+            return None
+        stamp, png = hit
+        return 200, {"Content-Type": "image/png", **self.answer_headers(stamp, "cached", started)}, png
 
     def answer_headers(self, stamp: Stamp, how: str, started: float) -> dict:
         # Which way the image came (cached, drawn, or joined a drawing in progress) and how long it took.
@@ -289,24 +298,21 @@ def _image(table_id: str, kind: str):
     service: ImageService = current_app.extensions["scoreboard_images"]
     if service.fonts_missing:
         return error(503, "fonts_missing", service.fonts_missing)
-    unchanged = asked.not_modified(request.if_none_match)
-    if unchanged is not None:
-        return Response(status=304, headers=unchanged)
+    answer = asked.from_cache(service, request.if_none_match)
+    if answer is not None:
+        status, headers, body = answer
+        return Response(body, status=status, headers=headers)
 
     started = time.perf_counter()
-    hit = service.cached(asked.key, asked.stamp)
-    if hit is not None:
-        (stamp, png), how = hit, "cached"
-    else:
-        log_id, spec = asked.stamp[0], asked.spec
+    log_id, spec = asked.stamp[0], asked.spec
 
-        def snapshot() -> tuple[Stamp, Job]:
-            # One snapshot, taken on the event loop (nothing yields while it is read), is what gets drawn: the
-            # table as it is when the drawing starts, which may be newer than when this request came.
-            snap = table.snapshot()
-            return (log_id, snap["version"]), (kind, snap["roads"], snap["state"], spec)
+    def snapshot() -> tuple[Stamp, Job]:
+        # One snapshot, taken on the event loop (nothing yields while it is read), is what gets drawn: the table as
+        # it is when the drawing starts, which may be newer than when this request came.
+        snap = table.snapshot()
+        return (log_id, snap["version"]), (kind, snap["roads"], snap["state"], spec)
 
-        stamp, png, how = service.image(asked.key, asked.stamp, snapshot)
+    stamp, png, how = service.image(asked.key, asked.stamp, snapshot)
     return Response(png, mimetype="image/png", headers=asked.answer_headers(stamp, how, started))
 
 
@@ -350,16 +356,13 @@ class ImageFastPath:
             asked = _Asked(hub, table, table_id, kind, asked_for.args, asked_for.headers.get("Accept-Language"))
         except BadOption:
             return None
-        unchanged = asked.not_modified(asked_for.if_none_match)
-        if unchanged is not None:
-            return "304 Not Modified", list(unchanged.items()), b""
-        started = time.perf_counter()
-        hit = service.cached(asked.key, asked.stamp)
-        if hit is None:
+        answer = asked.from_cache(service, asked_for.if_none_match)
+        if answer is None:
             return None
-        stamp, png = hit
-        headers = [("Content-Type", "image/png"), ("Content-Length", str(len(png)))]
-        return "200 OK", headers + list(asked.answer_headers(stamp, "cached", started).items()), png
+        status, headers, body = answer
+        if body:
+            headers["Content-Length"] = str(len(body))
+        return f"{status} {HTTPStatus(status).phrase}", list(headers.items()), body
 
 
 def _image_path(path: str) -> tuple[str, str] | None:
