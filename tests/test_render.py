@@ -278,6 +278,38 @@ def test_characters_missing_from_the_one_file_subset_come_from_the_numbered_subs
         assert library.glyph(ch, "zh-Hant", 700).tobytes() != notdef
 
 
+@pytest.mark.parametrize("lang", ["en", "zh-Hans", "zh-Hant"])
+@pytest.mark.parametrize("weight", fonts.WEIGHTS)
+def test_a_label_made_of_kept_characters_is_the_line_freetype_draws_whole(lang, weight):
+    from PIL import ImageDraw
+
+    library = FontLibrary(package_static_folder())
+    lines = [
+        "Round 66: Banker wins",
+        "AVATAR Wa Te fij ƒ",
+        "莊家 閒家 和 66",
+        "曱甴路 ♠♥♦♣ 10",
+        "超级六 · Super 6",
+        " ",
+        "",
+    ]
+    for text in lines:
+        # The whole line drawn by FreeType at once, each run with its face, as Pillow draws text.
+        runs = [(library.face(path), part) for path, part in library.runs(text, lang, weight)]
+        ascent, descent = library.face(library._primary(fonts.FAMILY[lang], weight)).getmetrics()
+        whole = Image.new("L", (max(1, round(sum(face.getlength(part) for face, part in runs))), ascent + descent))
+        x = 0.0
+        for face, part in runs:
+            ImageDraw.Draw(whole).text((x, ascent), part, font=face, fill=255, anchor="ls")
+            x += face.getlength(part)
+        mask, got_ascent = library._reference_mask(text, lang, weight)
+        assert (mask.size, got_ascent) == (whole.size, ascent), text
+        assert mask.tobytes() == whole.tobytes(), f"{text!r} differs from FreeType's drawing of the whole line"
+    made = library.inks.made
+    library._reference_mask("Round 99: Banker wins", lang, weight)  # of its characters, only the 9 is new
+    assert library.inks.made == made + 1
+
+
 def test_missing_fonts_say_what_to_run(tmp_path):
     library = FontLibrary(tmp_path)
     with pytest.raises(FontsMissing, match="scripts/install"):
