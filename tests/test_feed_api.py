@@ -453,3 +453,28 @@ def test_a_post_answers_the_same_through_the_lean_path_and_through_flask(client,
             assert (flask.status_code, flask.get_json()) == (lean.status_code, lean.get_json())
     assert taken == [True, False, True, False], "the plain posts took the lean path, the chunked ones Flask's"
     assert client.get("/api/tables/T1").get_json()["rounds"] == 1
+
+
+def test_json_replies_are_compact_in_the_contracts_order_and_flask_writes_what_orjson_cannot(app, client, shoe):
+    import datetime
+
+    raw = client.post(
+        "/api/tables/T1/feed",
+        json={"type": "result", "winner": "B", "seq": 10**6},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    ).get_data(as_text=True)
+    assert raw.startswith('{"applied":1,"results":[{"version":'), raw[:80]
+    # Compact and in the order the fields were made: what the standard library writes of the same value.
+    assert raw == json.dumps(json.loads(raw), separators=(",", ":"), ensure_ascii=False) + "\n"
+    keys = list(client.get("/api/tables/T1").get_json())
+    assert keys[0] == "table" and keys != sorted(keys)
+    with app.app_context():
+        dumps = app.json.dumps
+        assert dumps({"b": 1, "a": "莊"}) == '{"b":1,"a":"莊"}'
+        assert dumps({"b": 1, "a": 2}, sort_keys=True) == '{"a":2,"b":1}'
+        assert dumps({"n": 2**70}) == json.dumps({"n": 2**70})  # past 64 bits: Flask's encoder writes it
+        when = datetime.datetime(2026, 11, 22, 21, 0, tzinfo=datetime.timezone.utc)
+        assert json.loads(dumps({"at": when})) == {"at": "Sun, 22 Nov 2026 21:00:00 GMT"}  # Flask's HTTP date
+        assert dumps({"a": [1]}, indent=2) == '{\n  "a": [\n    1\n  ]\n}'
+        with pytest.raises(TypeError):
+            dumps({"x": object()})

@@ -9,7 +9,7 @@ from flask import Flask
 
 from .config import DEMO, Config, load_config
 from .displays import DisplayCounts, SharedCounts
-from .extensions import socketio, socketio_options
+from .extensions import AppJSON, socketio, socketio_options
 from .hub import TableHub
 from .live import PIT_ROOM, Live, room
 from .runner import runner_for
@@ -39,7 +39,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config.from_prefixed_env("SCOREBOARD")
     if overrides:
         app.config.update(overrides)
-    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the contract's field order: people read it too
+    app.json = AppJSON(app)
     db = app.config["DATABASE"] or os.path.join(app.instance_path, "scoreboard.sqlite3")
     # What belongs to one log (the simulated shoes' secrets, the operator sessions' key) sits beside it: next to a
     # SQLite file, or for a PostgreSQL log in the data directory (`serve --data-dir`; else the instance folder).

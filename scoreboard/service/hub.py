@@ -21,7 +21,6 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING
 
@@ -31,7 +30,7 @@ from ..table import Delta, TableConfig, TableState, apply, evolve
 from ..view import TableView
 from .store import Record
 from .updates import Shown, shown_after, slim
-from .writer import GroupWriter
+from .writer import GroupWriter, Outcome
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -83,7 +82,7 @@ class TableHub:
         self.write_timeout = write_timeout
         # A store whose calls block goes through the thread pool; psycopg under gevent waits on the loop itself.
         self._io = runner.blocking if store.blocking else runner.cooperative
-        self.writer = GroupWriter(store, self._io, runner.spawn)
+        self.writer = GroupWriter(store, self._io, runner.spawn, future=runner.future)
         self.on_applied = on_applied  # told of every applied event (metrics)
         self.metrics: Metrics | None = None  # set by the metrics blueprint
         self.ready = False
@@ -289,7 +288,7 @@ class TableHub:
             shown = Shown(view.version, view.state_json(), view.roads.stats_json(), view.roads.patterns())
         return shown
 
-    def _settle_late(self, table_id: str, done: Future, lock) -> None:
+    def _settle_late(self, table_id: str, done: Outcome, lock) -> None:
         try:
             done.result()
         except Exception as e:

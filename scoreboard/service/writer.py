@@ -23,6 +23,18 @@ from .store import Pending, Store
 log = logging.getLogger(__name__)
 
 
+class Outcome(Protocol):
+    """What `write` returns: a `concurrent.futures.Future`, or the runner's cheaper equivalent under gevent."""
+
+    def set_result(self, value: Any) -> None: ...
+
+    def set_exception(self, error: BaseException) -> None: ...
+
+    def done(self) -> bool: ...
+
+    def result(self, timeout: float | None = None) -> Any: ...
+
+
 class Post(Pending, Protocol):
     def committed(self) -> None:
         """The post's records are durable: apply them to the table and tell its displays."""
@@ -38,18 +50,20 @@ class GroupWriter:
         call: Callable[..., Any],
         spawn: Callable[..., None],
         observe: Callable[[float, int], None] | None = None,
+        future: Callable[[], Outcome] = Future,
     ):
         self._store = store
         self._call = call  # runs a store call where it may block: the thread pool for SQLite, in place for psycopg
         self._spawn = spawn
+        self._future = future  # the runner's: a plain Future, or one that gevent waits on more cheaply
         self.observe = observe  # told each commit's seconds and how many posts shared it (metrics)
-        self._pending: list[tuple[Post, Future]] = []
+        self._pending: list[tuple[Post, Outcome]] = []
         self._lock = threading.Lock()
         self._busy = False
 
-    def write(self, post: Post) -> Future:
+    def write(self, post: Post) -> Outcome:
         """Queue `post`; the future completes once it is committed and applied (or fails with the store's error)."""
-        done: Future = Future()
+        done = self._future()
         with self._lock:
             self._pending.append((post, done))
             if self._busy:
@@ -76,7 +90,7 @@ class GroupWriter:
                         self._busy = False
                     raise
 
-    def _commit(self, batch: list[tuple[Post, Future]]) -> None:
+    def _commit(self, batch: list[tuple[Post, Outcome]]) -> None:
         posts = [post for post, _ in batch]
         try:
             held = self._timed(posts)
