@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
+import orjson
+
 from .cards import TABLE_DECKS, Shoe
 from .errors import Malformed, OutOfOrder, Refusal
 from .events import TYPES, parse_event
@@ -296,9 +298,35 @@ def round_json(r: Round, number: int | None, public: bool = True) -> dict:
 
 
 def digest(event: dict) -> str:
-    """The content a seq stands for: the event as its sender wrote it, without the times and what the service adds."""
+    """The content a seq stands for: the event as its sender wrote it, without the times and what the service adds.
+
+    >>> card = {"type": "card", "card": "9H", "seq": 3}
+    >>> digest({**card, "received_at": 1.5}) == digest(dict(reversed(card.items()))) != digest({**card, "seq": 4})
+    True
+    """
     content = {k: v for k, v in event.items() if k not in SERVICE_ADDED}
-    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(content)).hexdigest()
+
+
+def canonical_json(content: dict) -> bytes:
+    """`content` as compact JSON with sorted keys and every character past ASCII escaped: the bytes the log's
+    digests have always been taken of (a seq stored before an upgrade must still match its retry).
+
+    orjson writes those very bytes when its output is ASCII without DEL (which the standard library escapes and
+    orjson does not), in a tenth of the time; anything else goes to the standard library.
+
+    >>> canonical_json({"b": [1, True, None], "a": "x"})
+    b'{"a":"x","b":[1,true,null]}'
+    >>> canonical_json({"reason": "莊"})
+    b'{"reason":"\\\\u838a"}'
+    """
+    try:
+        data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
+        if data.isascii() and b"\x7f" not in data:
+            return data
+    except TypeError:  # what orjson does not write (an integer past 64 bits) the standard library does
+        pass
+    return json.dumps(content, sort_keys=True, separators=(",", ":")).encode()
 
 
 def apply(
