@@ -388,3 +388,21 @@ def test_every_label_the_images_draw_is_in_both_chinese_catalogs():
     for lang in ("zh-Hans", "zh-Hant"):
         missing = sorted(label for label in labels if translate(lang, label) == label)
         assert not missing, (lang, missing)
+
+
+def test_a_new_version_deflates_only_the_bands_that_changed_and_decodes_to_its_own_pixels():
+    renderer = default_renderer()
+    spec = image_spec(Options(), "board")
+    results = "BPBBPTPPBBBPBPTBBPPPB"
+    images = [renderer.board(roads_of(results[:n]), None, spec)[0] for n in (19, 20, 21)]
+    bands = -(-spec.height // png.BAND_ROWS)
+    made = []
+    for image in images:
+        before = png._bands.made
+        data = png.encode(image, spec.theme)
+        made.append(png._bands.made - before)
+        palette = png._palette_image(spec.theme)
+        expected = image.quantize(palette=palette, dither=Image.Dither.NONE).convert("RGB")
+        assert decode(data).tobytes() == expected.tobytes(), "the stream of kept bands is the image"
+    assert made[1] < bands / 2 and made[2] < bands / 2, f"bands deflated again: {made} of {bands}"
+    assert png.encode(images[2], spec.theme) == data and png._bands.made == before + made[2], "all kept"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from functools import partial
 
 from PIL import Image
 
@@ -60,6 +61,15 @@ KEEP_APART = 12
 # zlib level: on a 1920x1080 board, level 2 takes about the time of level 1 (5 ms) for a tenth less size;
 # level 6 doubles the time for a third less.
 COMPRESS_LEVEL = 2
+
+# Rows deflated together. A new version of a board changes a third of its bands of 16 rows (the new cells, the
+# counts, the last result); each band is deflated on its own, so the others' deflated bytes are kept and reused:
+# 4 ms a 1920x1080 board instead of 6, for 2 % more bytes.
+BAND_ROWS = 16
+# The deflated bands kept, by their rows' bytes (a band of a board is 30 KB): about ten boards' worth.
+_bands: Bounded[tuple[int, bytes], tuple[bytes, int]] = Bounded(32 << 20, weigh=lambda kept: len(kept[0]) + kept[1])
+ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KB window, no preset dictionary (its check bits: a multiple of 31)
+LAST_BLOCK = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15).flush()  # an empty final block
 
 _palettes: Bounded[str, Image.Image] = Bounded(4)
 
@@ -135,10 +145,34 @@ def png_bytes(rows: bytes, width: int, height: int, palette: bytes, compress_lev
             b"\x89PNG\r\n\x1a\n",
             _chunk(b"IHDR", header),
             _chunk(b"PLTE", palette),
-            _chunk(b"IDAT", zlib.compress(rows, compress_level)),
+            _chunk(b"IDAT", deflate(rows, (width + 1) * BAND_ROWS, compress_level)),
             _chunk(b"IEND", b""),
         )
     )
+
+
+def deflate(data: bytes, band: int, level: int) -> bytes:
+    """`data` as a zlib stream, deflated in bands of `band` bytes, each band's deflated bytes kept for the next
+    image that has the same band. Each band starts afresh (no reference to the band before) and ends on a byte
+    boundary (a full flush), so that kept bands can be put together in any order: one valid stream.
+
+    >>> data = bytes(1000) + bytes(range(256)) * 4
+    >>> zlib.decompress(deflate(data, 300, 2)) == data
+    True
+    """
+    parts = [ZLIB_HEADER]
+    for start in range(0, len(data), band):
+        rows = data[start : start + band]
+        parts.append(_bands.get((level, rows), partial(_deflate_band, rows, level))[0])
+    parts.append(LAST_BLOCK)
+    parts.append(struct.pack(">I", zlib.adler32(data)))
+    return b"".join(parts)
+
+
+def _deflate_band(rows: bytes, level: int) -> tuple[bytes, int]:
+    """The band deflated, and the size of its rows (what keeping it weighs besides)."""
+    compressor = zlib.compressobj(level, zlib.DEFLATED, -15)  # raw deflate: the header and check are the stream's
+    return compressor.compress(rows) + compressor.flush(zlib.Z_FULL_FLUSH), len(rows)
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
