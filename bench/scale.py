@@ -7,8 +7,9 @@ Card to display, measured on raw WebSocket displays (bench/wsclient.py: frames s
 the window, no garbage collection in it), for the scoreboard (`scoreboard serve`, SQLite; two processes on PostgreSQL
 and Redis) and, in the same run on the same number of displays, for the floor: a bare Flask-SocketIO app
 (bench/bare.py) given the very updates the scoreboard sent, at the same pace. A CPU burner keeps the other core busy
-for both alike. Then the feed's sustained rate (every event committed before its acknowledgement), the server's
-memory per display, the update's size, and the replay time after a restart with and without a long history.
+for both alike. Then the feed's sustained rate (every event committed before its acknowledgement), with no display
+and with a display on every table, the server's memory per display, the update's size, and the replay time after a
+restart with and without a long history.
 Everything runs on loopback and stops by itself.
 """
 
@@ -578,19 +579,32 @@ def main() -> None:
             seconds = 2.0 if quick else 10.0
             ours = scoreboard(workdir, str(workdir / "rate.sqlite3"), TABLES)
             try:
-                for tables, batch, target in (
-                    (1, 1, ""),
-                    (TABLES, 1, ">= 2,000"),
-                    (1, 50, ""),
-                    (TABLES, 50, ">= 10,000"),
+                # No display first (the feed, the rules and the log: a table nobody watches makes no updates),
+                # then the same with a display on every table (each event's update made, diffed and sent).
+                for tables, batch, watched, target in (
+                    (1, 1, False, ""),
+                    (TABLES, 1, False, ">= 2,000"),
+                    (1, 50, False, ""),
+                    (TABLES, 50, False, ">= 10,000"),
+                    (TABLES, 1, True, ""),
+                    (TABLES, 50, True, ""),
                 ):
-                    cpu = ours.cpu()
-                    per_s, failed = rate(ours.url, [f"B{i}" for i in range(1, tables + 1)], batch, seconds)
-                    # The server's CPU per event: what the rate would be on a core of its own.
-                    cpu_us = (ours.cpu() - cpu) / (per_s * seconds) * 1e6 if per_s else float("nan")
+                    names = [f"B{i}" for i in range(1, tables + 1)]
+                    watchers = Pool(ours.url, names, 1).start() if watched else None
+                    try:
+                        if watchers is not None:
+                            watchers.ready()
+                        cpu = ours.cpu()
+                        per_s, failed = rate(ours.url, names, batch, seconds)
+                        # The server's CPU per event: what the rate would be on a core of its own.
+                        cpu_us = (ours.cpu() - cpu) / (per_s * seconds) * 1e6 if per_s else float("nan")
+                    finally:
+                        if watchers is not None:
+                            watchers.close()
                     what = f"accepted feed events/s, {tables} table{'s' if tables > 1 else ''}, " + (
                         "single events" if batch == 1 else f"lists of {batch}"
                     )
+                    what += ", a display on each" if watched else ""
                     got = f"{per_s:,.0f} ({cpu_us:.0f} us CPU each)" + (f", {failed} refused" if failed else "")
                     rows.append(Row(what, got, "", "", target))
             finally:

@@ -169,13 +169,15 @@ class Received:
     payloads: list[bytes]
 
 
-def _serve(conn, url: str, table: str, count: int) -> None:
-    """The pool's process: connect `count` displays, then read them until the parent says quit. "window" turns the
-    garbage collector off; "stop" turns it on and sends what every display received since the last stop."""
+def _serve(conn, url: str, tables: list[str], count: int) -> None:
+    """The pool's process: connect `count` displays of each table, then read them until the parent says quit.
+    "window" turns the garbage collector off; "stop" turns it on and sends what every display received since the
+    last stop."""
     displays = []
     try:
-        for _ in range(count):
-            displays.append(Display(url, table))
+        for table in tables:
+            for _ in range(count):
+                displays.append(Display(url, table))
     except Exception as e:
         conn.send(("error", f"{type(e).__name__}: {e}"))
         return
@@ -215,13 +217,15 @@ def _received(d: Display, first: bool) -> Received:
 
 
 class Pool:
-    """`count` displays of `table` on the server at `url`, in a process of their own."""
+    """`count` displays of `table` (or of each of a list of tables) on the server at `url`, in a process of their
+    own."""
 
-    def __init__(self, url: str, table: str, count: int):
+    def __init__(self, url: str, table: str | list[str], count: int):
         ctx = mp.get_context("fork")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve, args=(child, url, table, count), daemon=True)
-        self.count = count
+        tables = [table] if isinstance(table, str) else table
+        self._proc = ctx.Process(target=_serve, args=(child, url, tables, count), daemon=True)
+        self.count = count * len(tables)
 
     def start(self) -> Pool:
         self._proc.start()

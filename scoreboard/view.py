@@ -46,16 +46,25 @@ class TableView:
     def _build(self) -> Roads:
         return Roads.build((self.road_round(r) for r in self.state.rounds if not r.void), self.config.patterns)
 
-    def advance(self, state: TableState, delta: Delta) -> dict:
-        """Take the state an event made; the update every display of the table receives."""
+    def take(self, state: TableState, delta: Delta) -> dict | None:
+        """Take the state an event made, the roads following it, without making an update (no display is there
+        to receive one, or another process told them). The cells of a round added, if one was."""
         self.state = state
-        extra: dict = {}
         if delta.rebuild:
             self.roads = self._build()
-            extra["roads"] = self.roads_json()
         elif delta.added is not None:
             self._added = (delta.added, delta.display.get("round"))
-            extra["cells"] = self.roads.append(self.road_round(delta.added))
+            return self.roads.append(self.road_round(delta.added))
+        return None
+
+    def advance(self, state: TableState, delta: Delta) -> dict:
+        """Take the state an event made; the update every display of the table receives."""
+        cells = self.take(state, delta)
+        extra: dict = {}
+        if delta.rebuild:
+            extra["roads"] = self.roads_json()
+        elif cells is not None:
+            extra["cells"] = cells
             extra["predict"] = {"P": self.roads.predict("P"), "B": self.roads.predict("B")}
             extra["stats"] = self.roads.stats_json()
             extra["patterns"] = self.roads.patterns()

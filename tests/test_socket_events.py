@@ -152,3 +152,41 @@ def test_a_table_that_does_not_squeeze_refuses_reveal(feed):
     r = feed({"type": "reveal", "hand": "all"})
     assert r.status_code == 409 and r.get_json()["error"] == "no_squeeze"
     assert feed({"type": "card", "card": "9H"}, token=TOKEN).get_json()["table"]["deal"]["player"] == ["9H"]
+
+
+def test_a_table_nobody_listens_to_makes_no_updates_and_a_display_that_comes_later_follows_exactly(app, sio, feed):
+    from scoreboard.service.updates import Shown, expand
+    from scoreboard.view import TableView
+
+    hub = app.extensions["scoreboard"]
+    made = []
+    publish = hub.publish
+    hub.publish = lambda table_id, update: (made.append(update["version"]), publish(table_id, update))
+    pit = sio()
+    pit.emit("join_pit", {"tables": ["T2"]}, callback=True)  # listens to T2 only
+    cards = iter(["9H", "KD", "3S", "4C", "TD", "2H", "5S", "6D", "7C", "8H", "AS", "QD"] * 3)
+    rounds = [{"type": "result", "winner": w, "banker_pair": w == "B"} for w in "BPPTBBBP"]
+    feed({"type": "shoe", "shoe": "S1"}, *rounds, *[{"type": "card", "card": next(cards)} for _ in range(3)])
+    assert made == [], "no update is made for a table nobody listens to"
+    view = hub.tables["T1"]
+    fresh = TableView(view.state, hub.log_id)
+    assert view.snapshot() == fresh.snapshot(), "the roads and state kept without updates are the table's"
+
+    screen = sio()
+    snap = screen.emit("join", {"table": "T1"}, callback=True)
+    shown = Shown(snap["version"], snap["state"], snap["roads"]["stats"], snap["roads"]["patterns"])
+    feed(*[{"type": "card", "card": next(cards)} for _ in range(9)], {"type": "void", "round": 2, "reason": "x"})
+    got = updates(screen)
+    assert [u["version"] for u in got] == list(range(snap["version"] + 1, view.version + 1)) == made
+    for update in got:
+        _, shown = expand(update, shown)
+    assert shown.state == view.snapshot()["state"], "the display that joined late holds what the server holds"
+    assert (shown.stats, shown.patterns) == (view.roads.stats_json(), view.roads.patterns())
+
+    screen.disconnect()
+    made.clear()
+    feed({"type": "result", "winner": "B"})
+    assert made == [] and view.snapshot() == TableView(view.state, hub.log_id).snapshot()
+    feed.table, feed.token = "T2", "secret-T2"
+    feed({"type": "shoe", "shoe": "S2"}, {"type": "result", "winner": "P"})
+    assert len(made) == 2 and len(updates(pit)) == 2, "a pit monitor showing a table listens to it"

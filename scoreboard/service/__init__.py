@@ -69,6 +69,8 @@ def create_app(overrides: dict | None = None) -> Flask:
         runner=runner_for(app.config["ASYNC_MODE"]),
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
+        # With a message queue the displays of other processes listen too: every update is made and sent.
+        listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
     )
     hub.replay()
     app.extensions["scoreboard"] = hub
@@ -96,6 +98,11 @@ def create_app(overrides: dict | None = None) -> Flask:
 
 def _publisher(table_id: str, update: dict) -> None:
     socketio.emit("update", update, to=room(table_id))
+
+
+def _has_listeners(table_id: str) -> bool:
+    """Whether the table's room has anyone in it here (a board, an overlay, a pit monitor)."""
+    return bool(socketio.server.manager.rooms.get("/", {}).get(room(table_id)))
 
 
 def _tell_pits(table_id: str, count: int, everywhere: bool) -> None:

@@ -71,6 +71,7 @@ class TableHub:
         write_timeout: float = 5.0,
         on_applied: Callable[[str, Delta, float], None] | None = None,
         operators: Iterable = (),
+        listening: Callable[[str], bool] | None = None,
     ):
         self.store = store
         self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
@@ -78,6 +79,10 @@ class TableHub:
         self.tables: dict[str, TableView] = {c.id: TableView(TableState(c), self.log_id) for c in configs}
         self._locks = {table_id: threading.Lock() for table_id in self.tables}
         self.publish = publish
+        # Whether a display of the table could receive an update: with none (and no other process to tell), the
+        # table takes each event without making the update (the JSON, its diff, ASK, stats and patterns: half of
+        # an event's time on the server). Unless told, every table is listened to.
+        self.listening = listening or (lambda table_id: True)
         self.runner = runner
         self.write_timeout = write_timeout
         # A store whose calls block goes through the thread pool; psycopg under gevent waits on the loop itself.
@@ -159,7 +164,7 @@ class TableHub:
             view = self.tables[table_id]
             rows = self._io(self.store.events_after, table_id, view.version)
             for state, delta in _fold_stored(view.state, rows, table_id):
-                view.advance(state, delta)
+                view.take(state, delta)
         except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
             log.error("table %s: catching up from the event log failed: %s", table_id, e)
         finally:
@@ -260,19 +265,25 @@ class TableHub:
         table_id = post.table_id
         view = self.tables[table_id]
         for state, delta in post.caught:
-            view.advance(state, delta)
+            view.take(state, delta)
         results = []
+        # Asked once a post: nothing here yields, so no display joins under gevent until the post is taken (its
+        # snapshot then has all of it); with threads, one that joins in between re-joins on the version gap.
+        listening = self.listening(table_id)
         for state, delta in post.staged:
             if delta.duplicate:
                 results.append({"version": view.version, "kind": delta.event["type"], "duplicate": True})
                 continue
-            before = self._shown_of(table_id, view)
-            update = view.advance(state, delta)
-            self._shown[table_id] = shown_after(update, before)
-            try:
-                self.publish(table_id, slim(update, before))
-            except Exception as e:  # stored and applied all the same; the displays re-join on the version gap
-                log.error("table %s: publishing version %s failed: %s", table_id, state.version, e)
+            if listening:
+                before = self._shown_of(table_id, view)
+                update = view.advance(state, delta)
+                self._shown[table_id] = shown_after(update, before)
+                try:
+                    self.publish(table_id, slim(update, before))
+                except Exception as e:  # stored and applied all the same; the displays re-join on the version gap
+                    log.error("table %s: publishing version %s failed: %s", table_id, state.version, e)
+            else:
+                view.take(state, delta)
             if self.on_applied is not None:
                 self.on_applied(table_id, delta, state.last_event_at or time.time())
             if self.metrics is not None:
