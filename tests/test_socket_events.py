@@ -190,3 +190,33 @@ def test_a_table_nobody_listens_to_makes_no_updates_and_a_display_that_comes_lat
     feed.table, feed.token = "T2", "secret-T2"
     feed({"type": "shoe", "shoe": "S2"}, {"type": "result", "winner": "P"})
     assert len(made) == 2 and len(updates(pit)) == 2, "a pit monitor showing a table listens to it"
+
+
+def test_packets_find_binary_data_as_the_library_does_without_walking_json_in_python(app):
+    import random
+
+    from socketio.packet import Packet
+
+    from scoreboard.service.extensions import WirePacket
+
+    assert socketio.server.packet_class is WirePacket
+    rng = random.Random(3)
+
+    def value(depth):
+        kind = rng.randrange(8 if depth < 4 else 5)
+        return [
+            lambda: rng.choice(["x", 1, 2.5, None, True]),
+            lambda: 2**70,  # orjson refuses it: the library's walk answers
+            lambda: b"\x00" if rng.random() < 0.1 else "t",
+            lambda: bytearray(b"b") if rng.random() < 0.1 else 0,
+            lambda: object() if rng.random() < 0.05 else "o",
+            lambda: [value(depth + 1) for _ in range(rng.randrange(4))],
+            lambda: {f"k{i}": value(depth + 1) for i in range(rng.randrange(4))},
+            lambda: {i: value(depth + 1) for i in range(rng.randrange(3))},
+        ][kind]()
+
+    for _ in range(2000):
+        data = ["update", value(0)]
+        assert WirePacket.data_is_binary(data) == Packet.data_is_binary(data), data
+    binary = WirePacket(data=["image", {"png": b"\x89PNG"}])
+    assert binary.packet_type == 5, "an event carrying bytes still goes as a binary event"
