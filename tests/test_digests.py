@@ -61,7 +61,7 @@ def test_stored_event_text_reads_back_as_the_event():
             "type": "card",
             "card": rng.choice(["9H", "TD", "AS"]),
             "seq": rng.randrange(1, 2**53),
-            "feed": "".join(rng.choice("ab莊\t\x7f\"\\") for _ in range(5)),
+            "feed": "".join(rng.choice('ab莊\t\x7f"\\') for _ in range(5)),
             "received_at": rng.uniform(0, 2e9),
             "rules": {"decks": 8, "tiny": rng.random() * 1e-9},
         }

@@ -473,7 +473,7 @@ def test_json_replies_are_compact_in_the_contracts_order_and_flask_writes_what_o
         assert dumps({"b": 1, "a": "莊"}) == '{"b":1,"a":"莊"}'
         assert dumps({"b": 1, "a": 2}, sort_keys=True) == '{"a":2,"b":1}'
         assert dumps({"n": 2**70}) == json.dumps({"n": 2**70})  # past 64 bits: Flask's encoder writes it
-        when = datetime.datetime(2026, 11, 22, 21, 0, tzinfo=datetime.timezone.utc)
+        when = datetime.datetime(2026, 11, 22, 21, 0, tzinfo=datetime.UTC)
         assert json.loads(dumps({"at": when})) == {"at": "Sun, 22 Nov 2026 21:00:00 GMT"}  # Flask's HTTP date
         assert dumps({"a": [1]}, indent=2) == '{\n  "a": [\n    1\n  ]\n}'
         with pytest.raises(TypeError):

@@ -145,17 +145,28 @@ def test_cached_images_and_304s_are_answered_without_flask_as_flask_would(app, c
     reached_flask: list[str] = []
     app.before_request(lambda: reached_flask.append("x") and None)
     path = "/tables/T1/roads/big_eye.png?theme=light&width=500"
+    timing = "Server-Timing"
+
+    def same(a, b) -> bool:
+        def kept(answer) -> dict:
+            return {k: v for k, v in answer.headers.items() if k != timing}
+
+        return kept(a) == kept(b)
+
+    route_drawn = _through_flask(app, path, {"Accept-Language": "zh-TW"})
+    assert route_drawn.status_code == 200 and 'desc="drawn"' in route_drawn.headers[timing]
+    assert len(reached_flask) == 1
+    feed(events({"type": "result", "winner": "P"}))  # a new version: the fast path draws it
     drawn = client.get(path, headers={"Accept-Language": "zh-TW"})
-    assert drawn.status_code == 200 and len(reached_flask) == 1, "a new image is drawn through Flask"
+    assert drawn.status_code == 200 and 'desc="drawn"' in drawn.headers[timing]
+    assert len(reached_flask) == 1, "a new image is drawn without Flask"
+    assert drawn.headers["ETag"] != route_drawn.headers["ETag"]
     cached = client.get(path, headers={"Accept-Language": "zh-TW"})
     assert len(reached_flask) == 1, "a cached image does not reach Flask"
     route = _through_flask(app, path, {"Accept-Language": "zh-TW"})
     assert len(reached_flask) == 2
-    timing = "Server-Timing"
     assert cached.status_code == route.status_code == 200 and cached.data == route.data == drawn.data
-    assert {k: v for k, v in cached.headers.items() if k != timing} == {
-        k: v for k, v in route.headers.items() if k != timing
-    }
+    assert same(cached, route) and same(drawn, route), "drawn or cached, the fast path answers as the route"
     assert cached.headers["Vary"] == "Accept-Language" and 'desc="cached"' in cached.headers[timing]
     assert cached.headers["Content-Security-Policy"], "the security headers wrap the fast path too"
 
@@ -173,6 +184,22 @@ def test_cached_images_and_304s_are_answered_without_flask_as_flask_would(app, c
         before = len(reached_flask)
         assert client.get(asked).status_code == status and len(reached_flask) == before + 1, asked
     assert client.head(path).status_code == 200
+
+    # A drawing that fails on the fast path is tried again by the route, which answers as the app does.
+    service, failed = images(app), []
+    image = service.image
+
+    def fail_once(*args):
+        if not failed:
+            failed.append(1)
+            raise RuntimeError("the image worker went away")
+        return image(*args)
+
+    service.image = fail_once
+    feed(events({"type": "result", "winner": "B"}))
+    before = len(reached_flask)
+    again = client.get(path, headers={"Accept-Language": "zh-TW"})
+    assert again.status_code == 200 and failed and len(reached_flask) == before + 1
 
 
 def test_an_update_changes_the_etag_and_draws_the_new_version(app, client, feed):

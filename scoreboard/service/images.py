@@ -15,6 +15,7 @@ that is no longer the table's, so `must-revalidate` forbids it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import threading
@@ -243,8 +244,13 @@ def etag(table_id: str, kind: str, spec: Spec, stamp: Stamp) -> str:
     >>> etag("T1", "board", image_spec(Options(), "board"), ("log-a", 42))[:5]
     '"v42-'
     """
-    digest = hashlib.blake2b(repr((REVISION, table_id, kind, spec, stamp[0])).encode(), digest_size=8).hexdigest()
-    return f'"v{stamp[1]}-{digest}"'
+    return f'"v{stamp[1]}-{_digest(table_id, kind, spec, stamp[0])}"'
+
+
+@functools.lru_cache(maxsize=1024)
+def _digest(table_id: str, kind: str, spec: Spec, log_id: str) -> str:
+    # Made once per image and log: every request of a signage screen names its image's ETag.
+    return hashlib.blake2b(repr((REVISION, table_id, kind, spec, log_id)).encode(), digest_size=8).hexdigest()
 
 
 class _Asked:
@@ -280,6 +286,20 @@ class _Asked:
         stamp, png = hit
         return 200, {"Content-Type": "image/png", **self.answer_headers(stamp, "cached", started)}, png
 
+    def drawn(self, service: ImageService, table) -> tuple[int, dict, bytes]:
+        """The answer of a drawing: this request's own, or the one under way for the same image that it joins."""
+        started = time.perf_counter()
+        log_id, kind, spec = self.stamp[0], self.kind, self.spec
+
+        def snapshot() -> tuple[Stamp, Job]:
+            # One snapshot, taken on the event loop (nothing yields while it is read), is what gets drawn: the table
+            # as it is when the drawing starts, which may be newer than when this request came.
+            snap = table.snapshot()
+            return (log_id, snap["version"]), (kind, snap["roads"], snap["state"], spec)
+
+        stamp, png, how = service.image(self.key, self.stamp, snapshot)
+        return 200, {"Content-Type": "image/png", **self.answer_headers(stamp, how, started)}, png
+
     def answer_headers(self, stamp: Stamp, how: str, started: float) -> dict:
         # Which way the image came (cached, drawn, or joined a drawing in progress) and how long it took.
         ms = (time.perf_counter() - started) * 1e3
@@ -298,33 +318,20 @@ def _image(table_id: str, kind: str):
     service: ImageService = current_app.extensions["scoreboard_images"]
     if service.fonts_missing:
         return error(503, "fonts_missing", service.fonts_missing)
-    answer = asked.from_cache(service, request.if_none_match)
-    if answer is not None:
-        status, headers, body = answer
-        return Response(body, status=status, headers=headers)
-
-    started = time.perf_counter()
-    log_id, spec = asked.stamp[0], asked.spec
-
-    def snapshot() -> tuple[Stamp, Job]:
-        # One snapshot, taken on the event loop (nothing yields while it is read), is what gets drawn: the table as
-        # it is when the drawing starts, which may be newer than when this request came.
-        snap = table.snapshot()
-        return (log_id, snap["version"]), (kind, snap["roads"], snap["state"], spec)
-
-    stamp, png, how = service.image(asked.key, asked.stamp, snapshot)
-    return Response(png, mimetype="image/png", headers=asked.answer_headers(stamp, how, started))
+    status, headers, body = asked.from_cache(service, request.if_none_match) or asked.drawn(service, table)
+    return Response(body, status=status, headers=headers)
 
 
 class ImageFastPath:
-    """WSGI middleware that answers an image a screen already has (304) or that is cached, without Flask.
+    """WSGI middleware that answers image requests without Flask: a 304, a cached image, or a drawing.
 
-    Signage screens ask for their image on every update: a burst of requests per card, nearly all of them for a
-    cached image or a 304. Each cost 230 to 280 us of the event loop's CPU whatever its size (a 404 as much as an
-    85 KB answer), about 50 us of it Flask's request context, routing and response objects. A plain `GET` of a table's
-    `board.png` or `roads/<road>.png` is read here with the same `_Asked` the route uses; anything it does not
-    answer from the cache (an unknown table or road, a bad option, missing fonts, an image to draw) goes on to
-    Flask, which answers it as before. Security headers and the proxy fix wrap both alike.
+    Signage screens ask for their image on every update: a burst of requests per card, all for a version not drawn
+    yet (one draws it, the others join that drawing) or, later, cached. Through Flask each cost the event loop 300
+    to 700 us of CPU, most of it Flask's request context, session, routing and response objects: with fifty screens
+    on a table, 40 ms of the server's CPU per card. A plain `GET` of a table's `board.png` or `roads/<road>.png` is
+    read here with the same `_Asked` the route uses; what it does not answer (an unknown table or road, a bad
+    option, missing fonts, a drawing that failed) goes on to Flask, which answers it as before, with the app's
+    error bodies. Security headers and the proxy fix wrap both alike.
     """
 
     PREFIX = "/tables/"
@@ -356,10 +363,11 @@ class ImageFastPath:
             asked = _Asked(hub, table, table_id, kind, asked_for.args, asked_for.headers.get("Accept-Language"))
         except BadOption:
             return None
-        answer = asked.from_cache(service, asked_for.if_none_match)
-        if answer is None:
+        try:
+            status, headers, body = asked.from_cache(service, asked_for.if_none_match) or asked.drawn(service, table)
+        except Exception as e:  # the route tries again, and answers a failure with the app's error handling
+            log.warning("images: %s of table %s failed on the fast path (%s); the route tries again", kind, table_id, e)
             return None
-        status, headers, body = answer
         if body:
             headers["Content-Length"] = str(len(body))
         return f"{status} {HTTPStatus(status).phrase}", list(headers.items()), body
