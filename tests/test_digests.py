@@ -68,3 +68,5 @@ def test_stored_event_text_reads_back_as_the_event():
         text = Record("T1", 1, 1, event, "card", "", event["seq"], "d").row(0.0)[4]
         assert json.loads(text) == event
         assert json.loads(text) == json.loads(json.dumps(event, ensure_ascii=False))
+    huge = {"type": "note", "n": 2**70}  # past 64 bits: written by the standard library
+    assert Record("T1", 1, 1, huge, "note", "", None, None).row(0.0)[4] == '{"type":"note","n":1180591620717411303424}'

@@ -103,9 +103,12 @@ class Record:
     digest: str | None = None
 
     def row(self, stored_at: float) -> tuple:
-        # orjson: the same JSON as the standard library's compact form (a float may be written 1e-7, not 1e-07), a
-        # tenth of the time, and the events are the parser's (text, whole numbers within 2**53, the service's time).
-        text = orjson.dumps(self.event).decode()
+        # orjson: the same JSON as the standard library's compact form (a float may be written 1e-7, not 1e-07) in
+        # a tenth of the time; what it does not write (an integer past 64 bits) the standard library does.
+        try:
+            text = orjson.dumps(self.event).decode()
+        except TypeError:
+            text = json.dumps(self.event, separators=(",", ":"), ensure_ascii=False)
         return (self.table_id, self.version, self.shoe, stored_at, text, self.kind, self.feed, self.seq, self.digest)
 
 
