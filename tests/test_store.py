@@ -8,7 +8,7 @@ import signal
 import pytest
 
 from scoreboard.service import create_app
-from scoreboard.service.store import Record, store_for
+from scoreboard.service.store import ROWS_PER_STATEMENT, Record, store_for
 from tests.conftest import TOKEN, Feed, with_seq
 from tests.services import Node, postgres_database
 
@@ -89,6 +89,24 @@ def test_a_group_commit_stores_every_post_and_a_version_only_once(store):
     with pytest.raises(Exception):  # noqa: B017 - sqlite3.IntegrityError or psycopg's UniqueViolation
         store.commit([FakePost("T1", 1, [record(2, {"type": "burn", "count": 1}), record(1, {"type": "shoe"})])])
     assert [v for v, _ in store.events_after("T1", 0)] == [1], "a failed commit stores none of its events"
+
+
+@pytest.mark.parametrize("count", [1, 2, 50, ROWS_PER_STATEMENT, ROWS_PER_STATEMENT + 1, 1200])
+def test_a_write_of_any_size_is_all_or_nothing(store, count):
+    """SQLite writes up to ROWS_PER_STATEMENT events as one INSERT outside a transaction, more in a transaction:
+    either way every event is stored, in order, or none is."""
+    events = [{"type": "burn", "count": v} for v in range(1, count + 1)]
+    rows = [record(v, e, seq=v) for v, e in enumerate(events, start=1)]
+    if count > 1:
+        with pytest.raises(Exception):  # noqa: B017 - sqlite3.IntegrityError or psycopg's UniqueViolation
+            store.append([*rows[:-1], record(1, {"type": "shoe"})])  # the last one takes the first one's version
+        assert store.events_after("T1", 0) == [], "a write refused at its last event stores none of the others"
+    store.append(rows)
+    assert store.events_after("T1", 0) == list(enumerate(events, start=1))
+    assert store.seqs_before("T1", count, 1) == [("", count, f"d{count}")]
+    with pytest.raises(Exception):  # noqa: B017
+        store.append([record(count + 1, {"type": "cut"}), record(count, {"type": "shoe"})])
+    assert len(store.events_after("T1", 0)) == count, "a version stored already refuses the whole write"
 
 
 def test_a_shared_log_hands_a_post_what_others_stored_first():

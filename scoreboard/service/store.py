@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import logging
 import os
@@ -66,6 +67,18 @@ INSERT = (
     "INSERT INTO events (table_id, version, shoe, stored_at, event, kind, feed, seq, digest) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+COLUMNS = INSERT.count("?")
+ROWS_PER_STATEMENT = 500  # past this many events a write is an executemany in a transaction: no outsized statements
+
+
+@functools.lru_cache(maxsize=64)
+def insert_rows(count: int) -> str:
+    """One INSERT statement of `count` events (SQLite's multi-row VALUES).
+
+    >>> insert_rows(2).endswith("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    True
+    """
+    return INSERT + (", " + INSERT.partition("VALUES ")[2]) * (count - 1)
 
 
 class StoreError(RuntimeError):
@@ -215,6 +228,9 @@ class SQLiteStore:
             # FULL: the WAL is fsynced at every commit, so an acknowledged event survives a power cut.
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA busy_timeout=5000")
+            # The most events one INSERT carries: ours, or fewer if SQLite allows fewer parameters (999 before 3.32).
+            limit = self._db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+            self._rows_per_statement = min(ROWS_PER_STATEMENT, limit // COLUMNS)
             self._migrate()
             self.log_id = self._log_id()
         except BaseException:
@@ -277,9 +293,19 @@ class SQLiteStore:
     def append(self, records: Sequence[Record]) -> None:
         """Store `records` in one transaction; returns once they are on disk."""
         now = time.time()
+        rows = [r.row(now) for r in records]
+        if not rows:
+            return
+        if len(rows) <= self._rows_per_statement:
+            # One statement outside a transaction is a transaction of its own, all of it or nothing, committed and
+            # fsynced before execute returns: the whole write is one call into SQLite. The writer thread needs the
+            # GIL only before and after it, where BEGIN, an executemany (one step per row) and COMMIT took it back
+            # after every step, each time waiting for the event loop to let go of it.
+            self._db.execute(insert_rows(len(rows)), [value for row in rows for value in row])
+            return
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(INSERT, [r.row(now) for r in records])
+            self._db.executemany(INSERT, rows)
 
     def events_after(self, table_id: str, version: int) -> list[tuple[int, dict]]:
         """A table's events past `version`, oldest first."""
