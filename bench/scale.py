@@ -6,10 +6,10 @@
 Card to display, measured on raw WebSocket displays (bench/wsclient.py: frames stamped on arrival, decoded after
 the window, no garbage collection in it), for the scoreboard (`scoreboard serve`, SQLite; two processes on PostgreSQL
 and Redis) and, in the same run on the same number of displays, for the floor: a bare Flask-SocketIO app
-(bench/bare.py) given the very updates the scoreboard sent, at the same pace. A CPU burner keeps the other core busy
-for both alike. Then the feed's sustained rate (every event committed before its acknowledgement), with no display
-and with a display on every table, the server's memory per display, the update's size, and the replay time after a
-restart with and without a long history.
+(bench/bare.py) given the very updates the scoreboard sent, at the same pace, with the server CPU each side spent per
+card. A CPU burner keeps the other core busy for both alike. Then the feed's sustained rate (every event committed
+before its acknowledgement), with no display and with a display on every table, the server's memory per display, the
+update's size, and the replay time after a restart with and without a long history.
 Everything runs on loopback and stops by itself.
 """
 
@@ -167,6 +167,7 @@ class Window:
     missing: int = 0
     expected: int = 0
     acks: list[float] = field(default_factory=list)
+    cpu: float = 0.0  # the server's CPU seconds over the window (every process of the side, all its threads)
     sizes: dict[str, list[int]] = field(default_factory=dict)
     payloads: dict[str, list[bytes]] = field(default_factory=dict)  # per table, as the first display got them
 
@@ -176,10 +177,16 @@ class Window:
         self.missing += other.missing
         self.expected += other.expected
         self.acks += other.acks
+        self.cpu += other.cpu
         for kind, sizes in other.sizes.items():
             self.sizes.setdefault(kind, []).extend(sizes)
         for table, payloads in other.payloads.items():
             self.payloads.setdefault(table, payloads)
+
+    @property
+    def cpu_per_card(self) -> float:
+        """The server's CPU per acknowledged post (a card), in milliseconds."""
+        return self.cpu / len(self.acks) * 1e3 if self.acks else float("nan")
 
     @property
     def p50(self) -> float:
@@ -312,9 +319,13 @@ def replay_schedule(window: Window, tables: list[str], interval: float, start: f
     return schedule
 
 
+def side_cpu(side: list[Process]) -> float:
+    return sum(p.cpu() for p in side)
+
+
 def compare(
-    ours_urls: list[str],
-    bare_urls: list[str],
+    ours_side: list[Process],
+    bare_side: list[Process],
     tables: list[str],
     per_table: int,
     cards: int,
@@ -325,7 +336,9 @@ def compare(
     """The scoreboard, then the bare app with the updates the scoreboard sent, on the same number of displays;
     `rounds` times, one side's window after the other's, with both sides' displays connected throughout. The
     windows of each side are pooled, and each round's p99 ratio is kept: taking turns puts both sides through the
-    same moments of the machine (a shared VM's stall of tens of milliseconds, which one window alone can catch)."""
+    same moments of the machine (a shared VM's stall of tens of milliseconds, which one window alone can catch).
+    Each window also takes its side's server CPU (every process of it), the burner's not included."""
+    ours_urls, bare_urls = [p.url for p in ours_side], [p.url for p in bare_side]
     ours_pools = connect(ours_urls, tables, per_table)
     try:
         bare_pools = connect(bare_urls, tables, per_table)
@@ -341,11 +354,13 @@ def compare(
                     if status != 200:
                         raise RuntimeError(f"a new shoe on {table} was refused: {answer[:300]!r}")
                 with burner(burn):
-                    start = time.monotonic() + 0.5
+                    start, cpu = time.monotonic() + 0.5, side_cpu(ours_side)
                     o = measure(ours_pools, ours_urls[0], card_schedule(tables, cards, interval, start, seq + 1))
+                    o.cpu = side_cpu(ours_side) - cpu
                 with burner(burn):
-                    start = time.monotonic() + 0.5
+                    start, cpu = time.monotonic() + 0.5, side_cpu(bare_side)
                     f = measure_bare(bare_pools, bare_urls[0], replay_schedule(o, tables, interval, start))
+                    f.cpu = side_cpu(bare_side) - cpu
                 ratios.append(o.p99 / f.p99)
                 ours.add(o)
                 floor.add(f)
@@ -473,17 +488,27 @@ class Row:
     target: str = ""
 
 
-def latency_row(what: str, ours: Window, floor: Window, rounds: list[float], target: str) -> Row:
-    """The pooled windows' figures; with several rounds, the range of the rounds' own ratios beside the pooled one."""
+def latency_rows(what: str, ours: Window, floor: Window, rounds: list[float], target: str) -> list[Row]:
+    """The pooled windows' figures; with several rounds, the range of the rounds' own ratios beside the pooled one.
+    Under them, each side's server CPU per card: the work behind the latencies, less moved by the machine's
+    moments than a tail is."""
     missing = f"; missing {ours.missing}/{ours.expected} vs {floor.missing}/{floor.expected}"
     spread = f" (rounds {min(rounds):.2f}-{max(rounds):.2f})" if len(rounds) > 1 else ""
-    return Row(
-        what,
-        f"{ours.p50:.1f} / {ours.p99:.1f}",
-        f"{floor.p50:.1f} / {floor.p99:.1f}",
-        f"p99 {ours.p99 / floor.p99:.2f}" + spread + (missing if ours.missing or floor.missing else ""),
-        target,
-    )
+    return [
+        Row(
+            what,
+            f"{ours.p50:.1f} / {ours.p99:.1f}",
+            f"{floor.p50:.1f} / {floor.p99:.1f}",
+            f"p99 {ours.p99 / floor.p99:.2f}" + spread + (missing if ours.missing or floor.missing else ""),
+            target,
+        ),
+        Row(
+            "  server CPU per card (ms)",
+            f"{ours.cpu_per_card:.2f}",
+            f"{floor.cpu_per_card:.2f}",
+            f"{ours.cpu_per_card / floor.cpu_per_card:.2f}" if floor.cpu > 0 else "",
+        ),
+    ]
 
 
 def print_table(rows: list[Row], header: str) -> None:
@@ -529,9 +554,9 @@ def main() -> None:
         try:
             rss_ours, rss_bare = ours.rss(), floor.rss()
             for n in sizes:
-                o, f, r = compare([ours.url], [floor.url], ["B1"], n, cards, args.interval, burn, rounds)
+                o, f, r = compare([ours], [floor], ["B1"], n, cards, args.interval, burn, rounds)
                 what = f"1 table, {n} displays: card to display p50 / p99 (ms)"
-                rows.append(latency_row(what, o, f, r, "p99 <= 1.25x"))
+                rows.extend(latency_rows(what, o, f, r, "p99 <= 1.25x"))
                 if n == max(sizes):
                     sizes_seen = o.sizes.get("all", [])
             pools = connect([ours.url], ["B2"], max(sizes))
@@ -553,9 +578,9 @@ def main() -> None:
             if "tables" not in skip:
                 per = 5 if quick else 25
                 every = [f"B{i}" for i in range(1, TABLES + 1)]
-                o, f, r = compare([ours.url], [floor.url], every, per, cards, args.interval, burn, rounds)
-                rows.append(
-                    latency_row(
+                o, f, r = compare([ours], [floor], every, per, cards, args.interval, burn, rounds)
+                rows.extend(
+                    latency_rows(
                         f"{TABLES} tables x {per} displays, a card every "
                         f"{args.interval * 1e3:.0f} ms each: p50 / p99 (ms)",
                         o,
@@ -591,10 +616,9 @@ def main() -> None:
                 procs = [scoreboard(workdir, db, TABLES, args.redis) for _ in range(2)]
                 procs += [bare(workdir, args.redis, channel) for _ in range(2)]
                 n = max(sizes)
-                ours_urls, bare_urls = [p.url for p in procs[:2]], [p.url for p in procs[2:]]
-                o, f, r = compare(ours_urls, bare_urls, ["B1"], n, cards, args.interval, burn, rounds)
-                rows.append(
-                    latency_row(
+                o, f, r = compare(procs[:2], procs[2:], ["B1"], n, cards, args.interval, burn, rounds)
+                rows.extend(
+                    latency_rows(
                         f"2 processes + Redis (PostgreSQL log), {n} displays: p50 / p99 (ms)", o, f, r, "p99 <= 1.25x"
                     )
                 )

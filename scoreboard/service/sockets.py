@@ -7,7 +7,11 @@
   after the Engine.IO handshake, so a session still without one after `handshake_timeout` is closed instead of
   being kept (with its WSGI environment) until the ping timeout.
 
-Both act on the python-engineio server that Flask-SocketIO made, through its own hooks (`create_queue`, its
+The send queue is on the push path (every update goes through one per display), so it costs little more than
+gevent's own: bytes are counted at `put` only, and a wait between updates arms no timer; the sweep that expires
+handshakes also ends a wait that overstays its timeout.
+
+Both limits act on the python-engineio server that Flask-SocketIO made, through its own hooks (`create_queue`, its
 `connect` handler), never by editing the library.
 """
 
@@ -73,26 +77,42 @@ class BoundedQueue(gevent.queue.JoinableQueue):
 
     The packet that would pass the bound is dropped with every one after it, and `overflow(queue)` is called
     once. `None` (Engine.IO's "closing" marker) is always accepted.
+
+    Every update passes through one of these per display, so it stays close to gevent's own queue (compiled):
+    only `put` counts bytes, and a `get` that has something to return, or is told not to wait, is gevent's alone.
+    A `get` that waits with a timeout does not arm a timer of its own (gevent makes and cancels one per wait:
+    about a third of the queue's cost per update); it notes its deadline, and `SessionLimits`' sweep, once a
+    second, ends a wait that has overstayed it with `Empty`, as the timer would have (a second late at most).
+    Engine.IO's writer waits here between updates, with the ping interval and timeout as its limit: the sweep
+    rarely has anything to do.
     """
 
-    def __init__(self, limit: int, overflow, *args, **kwargs):
+    def __init__(self, limit: int, overflow, *args, clock=time.monotonic, **kwargs):
         super().__init__(*args, **kwargs)
-        self.limit, self.overflow = limit, overflow
-        self.queued_bytes = 0
+        self.limit, self.overflow, self.clock = limit, overflow, clock
+        # Bytes waiting, counted from above: what was put since the queue was last found empty (gets are not
+        # subtracted). A display that reads finds its queue empty at nearly every put; only when this passes the
+        # limit are the packets still there counted.
+        self.held_at_most = 0
         self.overflowed = False
         self.consumer = None  # the greenlet that last waited for packets: the one writing them to the client
         self.fetching = 0  # greenlets waiting in get() now
+        self.deadline: float | None = None  # when the wait under way gives up (the sweep ends it)
+        self.waiter = None  # the greenlet of that wait
 
     def put(self, item, block=True, timeout=None):
         if item is not None:
             if self.overflowed:
                 return
             size = packet_size(item)
-            if self.queued_bytes + size > self.limit:
-                self.overflowed = True
-                self.overflow(self)
-                return
-            self.queued_bytes += size
+            held = self.held_at_most + size if self.qsize() else size
+            if held > self.limit:
+                held = size + sum(map(packet_size, self.queue))
+                if held > self.limit:
+                    self.overflowed = True
+                    self.overflow(self)
+                    return
+            self.held_at_most = held
         super().put(item, block, timeout)
 
     def join(self, timeout=None):
@@ -105,14 +125,32 @@ class BoundedQueue(gevent.queue.JoinableQueue):
         return super().join(CLOSE_WAIT if timeout is None else timeout)
 
     def get(self, block=True, timeout=None):
-        self.consumer = gevent.getcurrent()
+        if not block or self.qsize():
+            return super().get(block)  # nothing to wait for
+        self.consumer = current = gevent.getcurrent()
         self.fetching += 1
+        if timeout is None or self.deadline is not None:
+            # No limit, or a second wait beside the one the sweep watches: gevent's own timer for this one.
+            try:
+                return super().get(True, timeout)
+            finally:
+                self.fetching -= 1
+        self.deadline, self.waiter = self.clock() + timeout, current
         try:
-            item = super().get(block, timeout)
+            return super().get()
         finally:
             self.fetching -= 1
-        self.queued_bytes = max(0, self.queued_bytes - packet_size(item))
-        return item
+            self.deadline = self.waiter = None
+
+    def end_overdue_wait(self) -> bool:
+        """End a get that has waited past its timeout with `Empty`, as gevent's timer would; True if one was.
+        Called on the event loop's own greenlet (a callback), where a timer's expiry runs; a wait that was handed a
+        packet before this ran has ended, and a new one has a deadline of its own."""
+        waiter = self.waiter
+        if self.deadline is None or self.deadline > self.clock() or waiter is None or waiter.dead:
+            return False
+        waiter.throw(gevent.queue.Empty())
+        return True
 
 
 class SessionLimits:
@@ -132,6 +170,7 @@ class SessionLimits:
         self.expired = 0
         self._start_background_task = self.eio.start_background_task
         self._tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its tasks
+        self._queues: weakref.WeakSet[BoundedQueue] = weakref.WeakSet()  # every session's, for the sweep
 
     def install(self) -> SessionLimits:
         self.eio.create_queue = self._create_queue
@@ -157,7 +196,9 @@ class SessionLimits:
         return task
 
     def _create_queue(self, *args, **kwargs):
-        return BoundedQueue(self.max_queued_bytes, self._overflowed, *args, **kwargs)
+        queue = BoundedQueue(self.max_queued_bytes, self._overflowed, *args, clock=self.clock, **kwargs)
+        self._queues.add(queue)
+        return queue
 
     def _overflowed(self, queue: BoundedQueue) -> None:
         # Called while an update is being sent to every display: close the session in its own greenlet, after
@@ -216,10 +257,20 @@ class SessionLimits:
             )
         return closed
 
+    def end_overdue_waits(self) -> int:
+        """Have the loop end each send-queue wait past its timeout (BoundedQueue.get); returns how many were
+        found overdue."""
+        now, loop = self.clock(), gevent.get_hub().loop
+        overdue = [q for q in list(self._queues) if q.deadline is not None and q.deadline <= now]
+        for queue in overdue:
+            loop.run_callback(queue.end_overdue_wait)
+        return len(overdue)
+
     def _sweep_forever(self) -> None:
         while True:
             gevent.sleep(SWEEP_EVERY)
             try:
                 self.expire_waiting()
+                self.end_overdue_waits()
             except Exception:  # keep sweeping; one bad session must not end the expiry of all the others
                 log.exception("expiring Engine.IO sessions failed")
