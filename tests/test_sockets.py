@@ -100,6 +100,13 @@ def limits(clock: Clock) -> SessionLimits:
     return SessionLimits(socketio.Server(async_mode="gevent"), max_queued_bytes=10_000, clock=clock)
 
 
+def swept() -> tuple[Clock, SessionLimits, BoundedQueue]:
+    """A clock the test moves, the sweep that reads it, and a queue the sweep watches."""
+    clock = Clock()
+    sweep = limits(clock)
+    return clock, sweep, sweep._create_queue()
+
+
 def waiting(queue: BoundedQueue, timeout: float | None) -> tuple[gevent.Greenlet, list]:
     """A consumer like Engine.IO's writer: waits for a packet, notes what it got or that the wait ended."""
     outcome: list = []
@@ -116,9 +123,7 @@ def waiting(queue: BoundedQueue, timeout: float | None) -> tuple[gevent.Greenlet
 
 
 def test_the_sweep_ends_a_wait_past_its_timeout_with_empty():
-    clock = Clock()
-    sweep = limits(clock)
-    queue = sweep._create_queue()
+    clock, sweep, queue = swept()
     consumer, outcome = waiting(queue, 45)
     clock.now += 44
     assert sweep.end_overdue_waits() == 0
@@ -136,9 +141,7 @@ def test_the_sweep_ends_a_wait_past_its_timeout_with_empty():
 
 
 def test_a_wait_handed_a_packet_before_the_sweep_acts_is_left_alone():
-    clock = Clock()
-    sweep = limits(clock)
-    queue = sweep._create_queue()
+    clock, sweep, queue = swept()
     consumer, outcome = waiting(queue, 45)
     clock.now += 46
     queue.put(message(5))  # handed over on the loop's next turn, before the sweep's callback
@@ -148,9 +151,7 @@ def test_a_wait_handed_a_packet_before_the_sweep_acts_is_left_alone():
 
 
 def test_a_wait_without_a_timeout_is_never_ended():
-    clock = Clock()
-    sweep = limits(clock)
-    queue = sweep._create_queue()
+    clock, sweep, queue = swept()
     consumer, outcome = waiting(queue, None)
     clock.now += 10_000
     assert sweep.end_overdue_waits() == 0
