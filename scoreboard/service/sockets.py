@@ -142,12 +142,16 @@ class BoundedQueue(gevent.queue.JoinableQueue):
             self.fetching -= 1
             self.deadline = self.waiter = None
 
+    def overdue(self, now: float) -> bool:
+        """Whether a get has waited past its timeout at `now`."""
+        return self.deadline is not None and self.deadline <= now
+
     def end_overdue_wait(self) -> bool:
         """End a get that has waited past its timeout with `Empty`, as gevent's timer would; True if one was.
         Called on the event loop's own greenlet (a callback), where a timer's expiry runs; a wait that was handed a
         packet before this ran has ended, and a new one has a deadline of its own."""
         waiter = self.waiter
-        if self.deadline is None or self.deadline > self.clock() or waiter is None or waiter.dead:
+        if not self.overdue(self.clock()) or waiter is None or waiter.dead:
             return False
         waiter.throw(gevent.queue.Empty())
         return True
@@ -261,7 +265,7 @@ class SessionLimits:
         """Have the loop end each send-queue wait past its timeout (BoundedQueue.get); returns how many were
         found overdue."""
         now, loop = self.clock(), gevent.get_hub().loop
-        overdue = [q for q in list(self._queues) if q.deadline is not None and q.deadline <= now]
+        overdue = [q for q in list(self._queues) if q.overdue(now)]
         for queue in overdue:
             loop.run_callback(queue.end_overdue_wait)
         return len(overdue)
