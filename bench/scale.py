@@ -599,7 +599,7 @@ def main() -> None:
                     f"{statistics.median(sizes_seen):.0f} / {max(sizes_seen)}",
                     "",
                     "",
-                    "round < 1024",
+                    "< 1024",
                 )
             )
 

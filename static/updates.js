@@ -1,7 +1,8 @@
 /* An `update` as it comes over the wire carries what changed, never what the display already has (the rules are in
    docs/scale-out.md, and scoreboard/service/updates.py makes them). `SlimUpdate.expand(d, state, model)` makes the
    full update of it, given the state and the roads model (stats, patterns) the display holds: the whole new `state`,
-   and for a round its road `cells`, `predict`, `stats` and `patterns` as the roads JSON has them. */
+   and for a round its road `cells`, `predict`, `stats` and `patterns` as the roads JSON has them (for a rebuild, its
+   `roads` with `predict` as the roads JSON has it). */
 "use strict";
 
 const SlimUpdate = (() => {
@@ -70,6 +71,10 @@ const SlimUpdate = (() => {
       for (const [side, p] of Object.entries(d.predict)) full.predict[side] = predicted(p);
       full.stats = merge(clone(model.stats || {}), d.stats || {});
       full.patterns = "patterns" in d ? d.patterns : model.patterns;
+    } else if (d.roads) {
+      // Rebuilt roads come whole but for `predict`, which has a round's compact form.
+      full.roads = Object.assign({}, d.roads, { predict: {} });
+      for (const [side, p] of Object.entries(d.roads.predict)) full.roads.predict[side] = predicted(p);
     }
     return full;
   }

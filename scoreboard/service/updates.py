@@ -19,6 +19,9 @@ that tests can prove the two agree. The rules (docs/scale-out.md shows them in J
 - `predict`: for P and B, `bead` and `big_road` as `[col, row]`, each derived road as `[col, row, colour]` or null:
   the roads JSON's `predict.X.<road>` is that colour and `predict.X.cells.<road>` that cell.
 - `stats`: a merge patch of the roads' stats, as `changes` is of the state. `patterns` only when they changed.
+- `roads` (an update that rebuilds the roads: a new shoe, a void, a correction): the roads JSON, whole, except its
+  `predict`, which has the compact form of a round's `predict` above (half the bytes: it keeps a new shoe's update,
+  commitment and all, under 1 KB).
 
 A snapshot (`join`) is unchanged: the whole state and the whole roads JSON.
 """
@@ -104,6 +107,9 @@ _MISSING = object()
 def slim(update: dict, shown: Shown) -> dict:
     """The wire form of a full update (`TableView.advance`), for displays that hold `shown` (the version before)."""
     out = {k: v for k, v in update.items() if k not in ("state", "cells", "predict", "stats", "patterns")}
+    if "roads" in update:
+        roads = update["roads"]
+        out["roads"] = {**roads, "predict": {side: _predict(p) for side, p in roads["predict"].items()}}
     state = update["state"]
     base = shown.state
     cells = update.get("cells")
@@ -205,7 +211,9 @@ def expand(update: dict, shown: Shown) -> tuple[dict, Shown]:
         patterns = update.get("patterns", patterns)
         full["patterns"] = patterns
     elif "roads" in update:
-        stats, patterns = update["roads"]["stats"], update["roads"]["patterns"]
+        roads = update["roads"]
+        full["roads"] = {**roads, "predict": {side: _predicted(p) for side, p in roads["predict"].items()}}
+        stats, patterns = roads["stats"], roads["patterns"]
     full["state"] = state
     return full, Shown(update["version"], state, stats, patterns)
 
