@@ -153,3 +153,32 @@ def test_demo_tables_deal_by_themselves(tmp_path):
         assert demo.get("/static/vendor/socket.io.min.js").status_code == 200
     finally:
         demo.kill(signal.SIGTERM)
+
+
+def test_a_browser_offering_compression_gets_plain_frames(server):
+    """Browsers offer permessage-deflate; the service declines it (every update deflated again for every display
+    doubled the server's CPU a card), and the display gets its updates as plain text frames."""
+    import base64
+    import os
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall(
+            (
+                "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\n"
+                f"Host: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n"
+            ).encode()
+        )
+        data = b""
+        while b"\r\n\r\n" not in data or len(data.partition(b"\r\n\r\n")[2]) < 2:
+            chunk = sock.recv(65536)
+            assert chunk, f"the server closed the connection: {data!r}"
+            data += chunk
+    head, _, frame = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101"), head
+    assert b"sec-websocket-extensions" not in head.lower(), head
+    assert frame[0] == 0x81, f"a final text frame without the compressed bit, not {frame[0]:#x}"
+    assert frame[2:4] == b"0{", "Engine.IO's open packet, as plain text"

@@ -84,10 +84,12 @@ def create_app(overrides: dict | None = None) -> Flask:
         shared=SharedCounts(queue, store.log_id) if queue else None,
     )
 
-    from . import api, audit, errors, feed, health, history, images, metrics, operator, pages, security
+    from . import api, audit, errors, feed, health, history, images, metrics, operator, pages, security, websockets
 
     errors.init_app(app)
-    app.wsgi_app = feed.FeedFastPath(images.ImageFastPath(app.wsgi_app, app), app)  # type: ignore[method-assign]
+    # Outside Flask-SocketIO's own middleware, so that the WebSocket library never sees a compression offer.
+    plain = websockets.PlainWebSockets(app.wsgi_app)
+    app.wsgi_app = feed.FeedFastPath(images.ImageFastPath(plain, app), app)  # type: ignore[method-assign]
     security.init_app(app)
     metrics.init_app(app)
     operator.init_app(app, secret_file=beside + ".secret")
