@@ -31,16 +31,10 @@ import requests
 
 from bench.machine import describe
 from bench.scale import Process, bare, scoreboard, token
+from bench.wsclient import client_frame
 
 PER_SECOND = 20
 SEQ = itertools.count(int(time.time() * 1000))
-
-
-def client_frame(payload: bytes) -> bytes:
-    """A masked text frame (a zero key, which leaves the bytes as they are)."""
-    n = len(payload)
-    size = bytes((0x80 | n,)) if n < 126 else bytes((0x80 | 126,)) + n.to_bytes(2, "big")
-    return b"\x81" + size + b"\x00\x00\x00\x00" + payload
 
 
 def server_frames(data: bytes) -> tuple[list[tuple[bool, bytes]], bytes]:

@@ -31,7 +31,7 @@ PONG = b"\x81\x81\x00\x00\x00\x00" + b"3"  # masked (clients must mask) with a z
 UPDATE = b'42["update",'
 
 
-def _mask(payload: bytes) -> bytes:
+def client_frame(payload: bytes) -> bytes:
     """A client's text frame (masked with a zero key, which leaves the bytes as they are)."""
     n = len(payload)
     if n < 126:
@@ -94,9 +94,9 @@ class Display:
         if b" 101 " not in head.split(b"\r\n", 1)[0]:
             raise ConnectionError(f"no WebSocket: {head[:200]!r}")
         self._expect(b"0")  # Engine.IO open
-        self.sock.sendall(_mask(b"40"))
+        self.sock.sendall(client_frame(b"40"))
         self._expect(b"40")  # namespace opened
-        self.sock.sendall(_mask(b"420" + json.dumps(["join", {"table": table}]).encode()))
+        self.sock.sendall(client_frame(b"420" + json.dumps(["join", {"table": table}]).encode()))
         self._expect(b"430")  # the join's answer: the snapshot
         self.chunks: list[tuple[float, bytes]] = []
         self.sock.setblocking(False)
