@@ -23,6 +23,7 @@ import os
 import selectors
 import socket
 import time
+import zlib
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -73,10 +74,14 @@ def frames(data: bytes) -> list[tuple[int, bytes]]:
 
 
 class Display:
-    """One raw WebSocket Socket.IO connection, joined to a table."""
+    """One raw WebSocket Socket.IO connection, joined to a table. With `offer_compression` its handshake offers
+    `permessage-deflate`, as a browser's does; a server that takes the offer has the join's frames inflated, and
+    the frames after it are only stored, as any others."""
 
-    def __init__(self, url: str, table: str):
+    def __init__(self, url: str, table: str, offer_compression: bool = False):
         parts = urlsplit(url)
+        self.inflate = zlib.decompressobj(-15) if offer_compression else None
+        offer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n" if offer_compression else ""
         self.sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=30)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         key = base64.b64encode(os.urandom(16)).decode()
@@ -84,7 +89,7 @@ class Display:
             (
                 "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\n"
                 f"Host: {parts.hostname}:{parts.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{offer}\r\n"
             ).encode()
         )
         self.buffer = b""
@@ -115,6 +120,8 @@ class Display:
                 self.buffer += self._recv()
                 continue
             end, payload = found[0]
+            if self.buffer[0] & 0x40 and self.inflate is not None:  # RSV1: a compressed message
+                payload = self.inflate.decompress(payload + b"\x00\x00\xff\xff")
             self.buffer = self.buffer[end + 1 :]
             if payload == b"2":
                 self.sock.sendall(PONG)
