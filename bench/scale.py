@@ -7,9 +7,11 @@ Card to display, measured on raw WebSocket displays (bench/wsclient.py: frames s
 the window, no garbage collection in it), for the scoreboard (`scoreboard serve`, SQLite; two processes on PostgreSQL
 and Redis) and, in the same run on the same number of displays, for the floor: a bare Flask-SocketIO app
 (bench/bare.py) given the very updates the scoreboard sent, at the same pace, with the server CPU each side spent per
-card. A CPU burner keeps the other core busy for both alike. Then the feed's sustained rate (every event committed
-before its acknowledgement), with no display and with a display on every table, the server's memory per display, the
-update's size, and the replay time after a restart with and without a long history.
+card; at 20 tables x 25 displays also the bare app against a second one on the same updates, the spread two
+identical servers show each other on this machine. A CPU burner keeps the other core busy for both alike. Then the
+feed's sustained rate (every event committed before its acknowledgement), with no display and with a display on
+every table, the server's memory per display, the update's size, and the replay time after a restart with and
+without a long history.
 Everything runs on loopback and stops by itself.
 """
 
@@ -29,7 +31,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -323,6 +325,60 @@ def side_cpu(side: list[Process]) -> float:
     return sum(p.cpu() for p in side)
 
 
+def paired(
+    a_side: list[Process],
+    b_side: list[Process],
+    tables: list[str],
+    per_table: int,
+    burn: bool,
+    rounds: int,
+    window_a: Callable[[list[tuple[str, Pool]], float], Window],
+    window_b: Callable[[list[tuple[str, Pool]], float, Window], Window],
+    prepare: Callable[[], None] = lambda: None,
+) -> tuple[Window, Window, list[float]]:
+    """Side A's window, then side B's (given A's window, whose updates it replays), `rounds` times, on the same
+    number of displays, with both sides' displays connected throughout. The windows of each side are pooled, and
+    each round's p99 ratio (A over B) is kept: taking turns puts both sides through the same moments of the machine
+    (a shared VM's stall of tens of milliseconds, which one window alone can catch). Each window also takes its
+    side's server CPU (every process of it), the burner's not included; `prepare` runs before each of A's windows,
+    outside it."""
+    a_pools = connect([p.url for p in a_side], tables, per_table)
+    try:
+        b_pools = connect([p.url for p in b_side], tables, per_table)
+        try:
+            a, b, ratios = Window(), Window(), []
+            for _ in range(rounds):
+                prepare()
+                with burner(burn):
+                    cpu = side_cpu(a_side)
+                    one = window_a(a_pools, time.monotonic() + 0.5)
+                    one.cpu = side_cpu(a_side) - cpu
+                with burner(burn):
+                    cpu = side_cpu(b_side)
+                    other = window_b(b_pools, time.monotonic() + 0.5, one)
+                    other.cpu = side_cpu(b_side) - cpu
+                ratios.append(one.p99 / other.p99)
+                a.add(one)
+                b.add(other)
+            return a, b, ratios
+        finally:
+            for _, pool in b_pools:
+                pool.close()
+    finally:
+        for _, pool in a_pools:
+            pool.close()
+
+
+def new_shoes(url: str, tables: list[str], seq: int) -> None:
+    """A new shoe on every table: each window deals from the start of a shoe."""
+    for table in tables:
+        conn = Conn(url)
+        status, answer = conn.call(f"/api/tables/{table}/feed", dumps({"type": "shoe", "seq": seq}), token(table))
+        conn.close()
+        if status != 200:
+            raise RuntimeError(f"a new shoe on {table} was refused: {answer[:300]!r}")
+
+
 def compare(
     ours_side: list[Process],
     bare_side: list[Process],
@@ -333,44 +389,45 @@ def compare(
     burn: bool,
     rounds: int,
 ) -> tuple[Window, Window, list[float]]:
-    """The scoreboard, then the bare app with the updates the scoreboard sent, on the same number of displays;
-    `rounds` times, one side's window after the other's, with both sides' displays connected throughout. The
-    windows of each side are pooled, and each round's p99 ratio is kept: taking turns puts both sides through the
-    same moments of the machine (a shared VM's stall of tens of milliseconds, which one window alone can catch).
-    Each window also takes its side's server CPU (every process of it), the burner's not included."""
-    ours_urls, bare_urls = [p.url for p in ours_side], [p.url for p in bare_side]
-    ours_pools = connect(ours_urls, tables, per_table)
-    try:
-        bare_pools = connect(bare_urls, tables, per_table)
-        try:
-            ours, floor, ratios = Window(), Window(), []
-            for _ in range(rounds):
-                seq = int(time.time() * 1e6)  # seqs rise from one window to the next: microseconds since the epoch
-                for table in tables:
-                    conn = Conn(ours_urls[0])
-                    body = dumps({"type": "shoe", "seq": seq})
-                    status, answer = conn.call(f"/api/tables/{table}/feed", body, token(table))
-                    conn.close()
-                    if status != 200:
-                        raise RuntimeError(f"a new shoe on {table} was refused: {answer[:300]!r}")
-                with burner(burn):
-                    start, cpu = time.monotonic() + 0.5, side_cpu(ours_side)
-                    o = measure(ours_pools, ours_urls[0], card_schedule(tables, cards, interval, start, seq + 1))
-                    o.cpu = side_cpu(ours_side) - cpu
-                with burner(burn):
-                    start, cpu = time.monotonic() + 0.5, side_cpu(bare_side)
-                    f = measure_bare(bare_pools, bare_urls[0], replay_schedule(o, tables, interval, start))
-                    f.cpu = side_cpu(bare_side) - cpu
-                ratios.append(o.p99 / f.p99)
-                ours.add(o)
-                floor.add(f)
-            return ours, floor, ratios
-        finally:
-            for _, pool in bare_pools:
-                pool.close()
-    finally:
-        for _, pool in ours_pools:
-            pool.close()
+    """The scoreboard dealt `cards` cards a table, then the bare app sent the updates the scoreboard sent, at the
+    same pace (`paired`)."""
+    url = ours_side[0].url
+    seq = 0
+
+    def shoes() -> None:
+        nonlocal seq
+        seq = int(time.time() * 1e6)  # seqs rise from one window to the next: microseconds since the epoch
+        new_shoes(url, tables, seq)
+
+    def ours(pools: list[tuple[str, Pool]], start: float) -> Window:
+        return measure(pools, url, card_schedule(tables, cards, interval, start, seq + 1))
+
+    def floor(pools: list[tuple[str, Pool]], start: float, theirs: Window) -> Window:
+        return measure_bare(pools, bare_side[0].url, replay_schedule(theirs, tables, interval, start))
+
+    return paired(ours_side, bare_side, tables, per_table, burn, rounds, ours, floor, prepare=shoes)
+
+
+def compare_floors(
+    a_side: list[Process],
+    b_side: list[Process],
+    tables: list[str],
+    per_table: int,
+    updates: Window,
+    interval: float,
+    burn: bool,
+    rounds: int,
+) -> tuple[Window, Window, list[float]]:
+    """Two bare apps, each sent the same updates (those of `updates`) at the same pace, taking turns as `compare`
+    does: the ratio two identical servers show each other, which is how far the machine alone moves a row's."""
+
+    def floor(side: list[Process]) -> Callable[..., Window]:
+        def window(pools: list[tuple[str, Pool]], start: float, *_: Window) -> Window:
+            return measure_bare(pools, side[0].url, replay_schedule(updates, tables, interval, start))
+
+        return window
+
+    return paired(a_side, b_side, tables, per_table, burn, rounds, floor(a_side), floor(b_side))
 
 
 # -- the feed's rate ----------------------------------------------------------------------------------------------
@@ -530,6 +587,12 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=None, help="windows per side for each latency row, taking turns [3; quick 1]"
     )
+    parser.add_argument(
+        "--table-rounds",
+        type=int,
+        default=None,
+        help="the same for the 20-table row and its bare-against-bare row [8; quick 1]",
+    )
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between a table's cards [0.1]")
     parser.add_argument("--no-burner", action="store_true", help="leave the other core idle")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
@@ -540,6 +603,10 @@ def main() -> None:
     sizes = [int(s) for s in (args.sizes or ("20,50" if quick else "50,200,500,1000")).split(",")]
     cards = args.cards or (15 if quick else 60)
     rounds = args.rounds or (1 if quick else 3)
+    # The 20-table row takes more windows: each display there gets a few updates a second, so a window's p99 is set
+    # by a handful of the machine's stalls: three windows a side left even two identical servers 0.9 to 2.2 apart,
+    # eight 0.9 to 1.5 (BENCHMARKS.md, 2026-11-25).
+    table_rounds = args.table_rounds or (1 if quick else 8)
     burn = not args.no_burner
     skip = set(filter(None, args.skip.split(",")))
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -578,7 +645,7 @@ def main() -> None:
             if "tables" not in skip:
                 per = 5 if quick else 25
                 every = [f"B{i}" for i in range(1, TABLES + 1)]
-                o, f, r = compare([ours], [floor], every, per, cards, args.interval, burn, rounds)
+                o, f, r = compare([ours], [floor], every, per, cards, args.interval, burn, table_rounds)
                 rows.extend(
                     latency_rows(
                         f"{TABLES} tables x {per} displays, a card every "
@@ -587,6 +654,18 @@ def main() -> None:
                         f,
                         r,
                         "p99 <= 1.25x",
+                    )
+                )
+                # The same row with a second bare app in the scoreboard's place: how far two identical servers
+                # land from each other here, the yardstick for the row above.
+                other = bare(workdir)
+                try:
+                    one, two, r = compare_floors([floor], [other], every, per, o, args.interval, burn, table_rounds)
+                finally:
+                    other.stop()
+                rows.extend(
+                    latency_rows(
+                        "  the bare app against a second one, the same updates: p50 / p99 (ms)", one, two, r, ""
                     )
                 )
         finally:
@@ -686,9 +765,9 @@ def main() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
     header = (
         f"machine: {describe()}\ndate: {time.strftime('%Y-%m-%d %H:%M')}; "
-        f"{'CPU burner on the other core' if burn else 'no CPU burner'}; {rounds} windows of {cards} cards per side "
-        "and row, "
-        f"{args.interval * 1e3:.0f} ms apart; {time.monotonic() - started:.0f} s"
+        f"{'CPU burner on the other core' if burn else 'no CPU burner'}; {rounds} windows ({table_rounds} at "
+        f"{TABLES} tables) of {cards} cards per side and row, {args.interval * 1e3:.0f} ms apart; "
+        f"{time.monotonic() - started:.0f} s"
     )
     print_table(rows, header)
 
