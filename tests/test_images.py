@@ -11,7 +11,6 @@ import time
 
 import pytest
 import requests
-import socketio
 from PIL import Image
 
 from scoreboard.cards import ALL_CARDS
@@ -22,6 +21,7 @@ from scoreboard.roads import Roads, parse_results
 from scoreboard.service import images as images_module
 from scoreboard.service.images import ImageService
 from tests.conftest import TOKEN
+from tests.screens import Screen
 
 BANKER_RED, PLAYER_BLUE = (0xD0, 0x02, 0x1B), (0x15, 0x53, 0xC7)
 _seq = itertools.count(1)
@@ -322,21 +322,9 @@ def test_unknown_road_and_unknown_table_are_404s(client):
 # -- over the real server ---------------------------------------------------------------------------------------
 
 
-class Display:
-    """A screen on Socket.IO: joins T1 and records the version of every update it is sent."""
-
-    def __init__(self, url: str):
-        self.versions: list[int] = []
-        self.sio = socketio.Client(reconnection=False)
-        self.sio.on("update", lambda delta: self.versions.append(delta["version"]))
-        self.sio.connect(url, wait_timeout=5)
-        self.joined = self.sio.call("join", {"table": "T1"}, timeout=5)["version"]
-
-
 def test_a_burst_of_image_requests_while_cards_are_fed_leaves_every_display_every_update(server):
     assert server.post("T1", events({"type": "shoe", "shoe": "S1"}), TOKEN).status_code == 200
-    displays = [Display(server.url) for _ in range(20)]
-    time.sleep(0.5)  # let the clients finish upgrading to WebSocket
+    displays = [Screen(server.url) for _ in range(20)]
     stop = threading.Event()
     answers: list[tuple[str, int, str, str]] = []
     lock = threading.Lock()
@@ -369,13 +357,13 @@ def test_a_burst_of_image_requests_while_cards_are_fed_leaves_every_display_ever
         for t in fetchers:
             t.join(15)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(len(d.versions) < len(posted) for d in displays):
+    while time.monotonic() < deadline and any(len(d.versions()) < len(posted) for d in displays):
         time.sleep(0.05)
     for d in displays:
-        d.sio.disconnect()
+        d.close()
 
     for d in displays:
-        assert d.versions == list(range(d.joined + 1, posted[-1] + 1)), "every update, in order, none missing"
+        assert d.versions() == list(range(d.joined + 1, posted[-1] + 1)), "every update, in order, none missing"
     assert answers and all(status == 200 for _, status, _, _ in answers)
     assert len({tag for _, _, tag, _ in answers}) > 3, "the images followed the versions"
     # One drawing per image and version, however many asked for it at once.

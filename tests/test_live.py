@@ -4,33 +4,9 @@ import signal
 import time
 
 import pytest
-import socketio
 
 from tests.conftest import TOKEN, Server
-
-
-class Display:
-    """A screen: joins a table's room and collects the updates pushed to it."""
-
-    def __init__(self, url: str, table: str = "T1"):
-        self.table = table
-        self.updates = []
-        self.sio = socketio.Client(reconnection=False)
-        self.sio.on("update", self.updates.append)
-        self.sio.connect(url, wait_timeout=5)
-        self.snapshot = self.join()
-
-    def join(self) -> dict:
-        return self.sio.call("join", {"table": self.table}, timeout=5)
-
-    def wait_for(self, count: int, timeout: float = 5.0) -> list:
-        deadline = time.monotonic() + timeout
-        while len(self.updates) < count and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self.updates
-
-    def close(self):
-        self.sio.disconnect()
+from tests.screens import Screen
 
 
 @pytest.fixture
@@ -38,7 +14,7 @@ def displays(server):
     made = []
 
     def make(table="T1"):
-        d = Display(server.url, table)
+        d = Screen(server.url, table)
         made.append(d)
         return d
 
@@ -64,7 +40,7 @@ def test_join_gets_a_snapshot(server, displays):
 
 def test_join_an_unknown_table_is_refused(server, displays):
     d = displays()
-    answer = d.sio.call("join", {"table": "NOPE"}, timeout=5)
+    answer = d.join("NOPE")
     assert answer["error"] == "unknown_table"
 
 
@@ -76,13 +52,13 @@ def test_a_round_produces_one_delta_per_display(server, displays):
     post_ok(server, {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]})
     post_ok(server, {"type": "cut"})  # a marker: updates arrive in order, so once it is in, the round's are all in
     for s in screens:
-        delta, marker = s.wait_for(2)[:2]
+        delta, marker = s.wait_for_count(2)[:2]
         assert marker["kind"] == "cut" and len(s.updates) == 2, "exactly one delta per display for the round"
         assert delta["version"] == version + 1 and delta["kind"] == "round" and delta["table"] == "T1"
         assert delta["round"]["winner"] == "B" and delta["round"]["banker_six"]
         assert delta["cells"]["bead"] == [0, 0] and delta["cells"]["big_road"] == [0, 0]
         assert set(delta["predict"]) == {"P", "B"} and delta["changes"]["rounds"] == 1
-    assert other_table.updates == [], "other tables' screens hear nothing"
+    assert other_table.events("update") == [], "other tables' screens hear nothing"
 
 
 def test_card_deltas_carry_the_card_and_rise_by_one(server, displays):
@@ -91,7 +67,7 @@ def test_card_deltas_carry_the_card_and_rise_by_one(server, displays):
     v = d.snapshot["version"]
     for card in ("9H", "2C", "KD", "3S"):
         post_ok(server, {"type": "card", "card": card})
-    updates = d.wait_for(4)
+    updates = d.wait_for_count(4)
     assert [u["version"] for u in updates] == [v + 1, v + 2, v + 3, v + 4]
     assert [u["kind"] for u in updates] == ["card", "card", "card", "round"]
     assert [u["card"] for u in updates] == ["9H", "2C", "KD", "3S"]

@@ -10,35 +10,11 @@ import time
 
 import pytest
 import requests
-import socketio
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import TOKEN
+from tests.screens import Screen
 from tests.services import Node, postgres_database, redis_url
-
-
-class Display:
-    """A screen on one process: its snapshot, then the versions of the updates it receives, in arrival order."""
-
-    def __init__(self, url: str, table: str = "T1"):
-        self.table = table
-        self.updates: list[dict] = []
-        self.sio = socketio.Client(reconnection=False)
-        self.sio.on("update", self.updates.append)
-        self.sio.connect(url, transports=["websocket"], wait_timeout=5)
-        self.snapshot = self.sio.call("join", {"table": table}, timeout=5)
-
-    def versions(self) -> list[int]:
-        return [u["version"] for u in self.updates if u["table"] == self.table]
-
-    def wait_for(self, version: int, timeout: float = 10.0) -> list[int]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and (not self.versions() or self.versions()[-1] < version):
-            time.sleep(0.02)
-        return self.versions()
-
-    def close(self) -> None:
-        self.sio.disconnect()
 
 
 @pytest.fixture
@@ -46,7 +22,7 @@ def cluster(tmp_path, tables_file):
     """Start server processes on one fresh PostgreSQL database and the test Redis; kill them all afterwards."""
     queue = redis_url()
     nodes: list[Node] = []
-    displays: list[Display] = []
+    displays: list[Screen] = []
     with postgres_database() as db:
 
         def start(env: dict | None = None) -> Node:
@@ -54,8 +30,8 @@ def cluster(tmp_path, tables_file):
             nodes.append(node)
             return node
 
-        def display(node: Node, table: str = "T1") -> Display:
-            d = Display(node.url, table)
+        def display(node: Node, table: str = "T1") -> Screen:
+            d = Screen(node.url, table)
             displays.append(d)
             return d
 
@@ -199,17 +175,14 @@ def test_metrics_count_what_every_process_took(cluster, tmp_path):
 
 def test_a_pit_counts_the_displays_of_every_process(cluster):
     a, b = cluster(), cluster()
-    pit = socketio.Client(reconnection=False)
-    heard: list[dict] = []
-    pit.on("displays", heard.append)
-    pit.connect(a.url, transports=["websocket"], wait_timeout=5)
+    pit = Screen(a.url, table=None)
     try:
-        assert pit.call("join_pit", {"tables": ["T1", "T2"]}, timeout=5)["displays"] == {"T1": 0, "T2": 0}
+        assert pit.call("join_pit", {"tables": ["T1", "T2"]})["displays"] == {"T1": 0, "T2": 0}
 
         def count(table: str, expected: int, timeout: float = 5.0) -> int | None:
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
-                last = [d["displays"] for d in heard if d["table"] == table]
+                last = [d["displays"] for d in pit.events("displays") if d["table"] == table]
                 if last and last[-1] == expected:
                     return expected
                 time.sleep(0.02)
@@ -221,7 +194,7 @@ def test_a_pit_counts_the_displays_of_every_process(cluster):
         assert count("T1", 3) == 3
         boards[0].close()
         assert count("T1", 2) == 2
-        again = pit.call("join_pit", {"tables": ["T1", "T2"]}, timeout=5)
+        again = pit.call("join_pit", {"tables": ["T1", "T2"]})
         assert again["displays"] == {"T1": 2, "T2": 0}, "a pit joining now is given the totals"
     finally:
-        pit.disconnect()
+        pit.close()

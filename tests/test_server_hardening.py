@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 import requests
-import socketio
 import websocket
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.service.server import HEADER_TIMEOUT
 from tests.conftest import TOKEN
+from tests.screens import Screen
 from tests.servers import Served
 
 
@@ -203,53 +203,10 @@ def _rounds(n: int, seed: int):
     return events
 
 
-class Display:
-    """A Socket.IO display joined to T1 that records the version of every update it receives."""
-
-    def __init__(self, url: str):
-        self.versions: list[int] = []
-        self.client = socketio.Client(reconnection=False)
-        self.client.on("update", lambda delta: self.versions.append(delta["version"]))
-        self.client.connect(url, transports=["websocket"], wait_timeout=10)
-        self.joined = self.client.call("join", {"table": "T1"}, timeout=10)["version"]
-
-
-class Reader:
-    """A display speaking the Socket.IO protocol over a raw WebSocket, in a thread: joins T1, answers pings and
-    records the version of every update. (Fifty python-socketio clients in one test process, traced by coverage on
-    a shared machine, cannot keep up with the server; this reads as fast as a browser does.)"""
-
-    def __init__(self, port: int):
-        self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket", timeout=5)
-        assert self.ws.recv().startswith("0{")
-        self.ws.send("40")
-        assert self.ws.recv().startswith("40")
-        self.ws.send('420["join",{"table":"T1"}]')
-        ack = self.ws.recv()
-        assert ack.startswith("430"), ack
-        self.joined = json.loads(ack[3:])[0]["version"]
-        self.versions: list[int] = []
-        self.closed = False
-        self.ws.settimeout(None)
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        try:
-            while True:
-                message = self.ws.recv()
-                if message == "2":
-                    self.ws.send("3")
-                elif message.startswith('42["update"'):
-                    self.versions.append(json.loads(message[2:])[1]["version"])
-                elif not message:
-                    break
-        except (OSError, websocket.WebSocketException):
-            pass
-        self.closed = True
-
-
 def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_update(server):
-    readers = [Reader(server.port) for _ in range(50)]
+    # Fifty python-socketio clients in one test process, traced by coverage on a shared machine, cannot keep up with
+    # the server; raw WebSocket screens read as fast as a browser does.
+    readers = [Screen(server.url) for _ in range(50)]
     # The stalled display: a small receive buffer, joins, then never reads again but keeps answering pings.
     stalled = websocket.create_connection(
         f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket",
@@ -279,7 +236,7 @@ def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_updat
             # The readers keep up (as they would between real cards); the stalled one falls further behind.
             version = r.json()["results"][-1]["version"]
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and any(d.versions[-1:] != [version] for d in readers):
+            while time.monotonic() < deadline and any(d.versions()[-1:] != [version] for d in readers):
                 time.sleep(0.02)
             dropped = re.search(r"display \S+ from \S+ dropped", server.log())
             if dropped:
@@ -289,7 +246,7 @@ def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_updat
         final = server.get("/api/tables/T1").json()["version"]
         for d in readers:
             assert not d.closed
-            assert d.versions == list(range(d.joined + 1, final + 1)), "a reading display missed an update"
+            assert d.versions() == list(range(d.joined + 1, final + 1)), "a reading display missed an update"
         # The stalled one's connection was shut: reading it now ends in a close, not in an endless stream.
         stop.set()
         stalled.settimeout(10)
@@ -327,7 +284,7 @@ def test_unused_polling_handshakes_expire(server):
     made_in = time.monotonic() - t
     assert len(set(sids)) == 20_000
     # A real client that joins is not touched by the expiry.
-    display = Display(server.url)
+    display = Screen(server.url)
     sample = random.Random(1).sample(sids[:-100], 300) + sids[-100:]
     deadline = time.monotonic() + 10 + 5  # the handshake timeout, and a margin
     alive = sample
@@ -336,8 +293,8 @@ def test_unused_polling_handshakes_expire(server):
             time.sleep(1)
             alive = [sid for sid in alive if _session_alive(http, server, sid)]
     assert not alive, f"{len(alive)} of {len(sample)} unused sessions still open {made_in:.0f} s + 15 s on"
-    assert display.client.connected and display.client.call("join", {"table": "T1"}, timeout=5)["table"] == "T1"
-    display.client.disconnect()
+    assert not display.closed and display.join()["table"] == "T1"
+    display.close()
     # Generous: the sessions are gone, but the allocator keeps some of the pages they used (measured: +170 MiB at
     # the flood's peak, +115 to +130 MiB after; without the expiry every session lives for the 45 s ping timeout).
     grown_mib = (server.rss_kib() - rss_before) / 1024
