@@ -38,27 +38,28 @@ class Screen:
         connected = self.ws.recv()
         assert connected.startswith("40"), f"the default namespace refused the connection: {connected!r}"
         self.heard: list[tuple[str, Any]] = []
+        self.updates: list[dict] = []  # the `update` events of the joined table, in the order they came
         self.closed = False
         self._send_lock = threading.Lock()
         self._answers: dict[int, Any] = {}
         self._answered = threading.Condition()
         self._next_id = 0
         self.ws.settimeout(None)
+        self.table = table
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.table = table
         self.snapshot: dict = self.join(table) if table is not None else {}
         self.joined: int = self.snapshot.get("version", 0)
 
     # -- what the display heard ------------------------------------------------------------------------------------
 
-    @property
-    def updates(self) -> list[dict]:
-        """The `update` events of the joined table, in the order they came."""
-        return [data for name, data in list(self.heard) if name == "update" and data.get("table") == self.table]
-
     def versions(self) -> list[int]:
-        return [u["version"] for u in self.updates]
+        return [u["version"] for u in list(self.updates)]
+
+    def last_version(self) -> int:
+        """The version of the last update received (0 before the first)."""
+        last = self.updates[-1:]
+        return last[0]["version"] if last else 0
 
     def events(self, name: str) -> list[Any]:
         return [data for heard, data in list(self.heard) if heard == name]
@@ -66,7 +67,7 @@ class Screen:
     def wait_for(self, version: int, timeout: float = 10.0) -> list[int]:
         """The versions received once the last is `version` or later (or the time is up)."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and (self.versions()[-1:] or [0])[0] < version:
+        while time.monotonic() < deadline and self.last_version() < version:
             time.sleep(0.01)
         return self.versions()
 
@@ -116,7 +117,10 @@ class Screen:
                     self._send("3")
                 elif message.startswith("42["):
                     name, *data = json.loads(message[2:])
-                    self.heard.append((name, data[0] if data else None))
+                    event = data[0] if data else None
+                    self.heard.append((name, event))
+                    if name == "update" and event.get("table") == self.table:
+                        self.updates.append(event)
                 elif message.startswith("43"):
                     ack, _, body = message[2:].partition("[")
                     with self._answered:
