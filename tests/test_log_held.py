@@ -55,7 +55,7 @@ def test_a_second_server_on_the_same_file_by_another_name_is_refused(holder, tmp
     assert f"the event log {name} is in use by process {holder.proc.pid}" in message, message
     assert "one server per log" in message
     if kind != "relative path":
-        assert f"opened as {db}" in message, "the holder's own name for the file"
+        assert f"which opened it as {db}" in message, "the holder's own name for the file"
     # The holder is untouched: it goes on acknowledging, and keeps what it acknowledged.
     r = holder.post("T1", [{"type": "result", "winner": "B"}, {"type": "result", "winner": "P"}], TOKEN)
     assert r.status_code == 200 and r.json()["results"][-1]["version"] == 3

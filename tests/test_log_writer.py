@@ -88,7 +88,8 @@ def refuse_actions(url: str, until: float, acked: Acknowledged) -> None:
             with_feed_token = n % 2 == 0
             token = feed_token(table) if with_feed_token else OPERATOR_TOKEN
             # seqs far past the feed's own: a refused action must be refused for what it is, not as a seq conflict
-            event = {"type": "void", "round": 1 if with_feed_token else 9_999, "reason": f"refused {n}", "seq": 10**9 + n}
+            void = 1 if with_feed_token else 9_999
+            event = {"type": "void", "round": void, "reason": f"refused {n}", "seq": 10**9 + n}
             n += 1
             try:
                 r = session.post(
@@ -164,12 +165,12 @@ def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowl
     try:
         for round_ in range(1, ROUNDS_OF_POSTING + 1):
             for table in seqs:  # each round starts a new shoe on every table
-                r = node.post(table, {"type": "shoe", "shoe": f"S{round_}", "seq": next(seqs[table])}, feed_token(table))
+                shoe = {"type": "shoe", "shoe": f"S{round_}", "seq": next(seqs[table])}
+                r = node.post(table, shoe, feed_token(table))
                 assert r.status_code == 200, r.text
             until = time.monotonic() + SECONDS_PER_ROUND
             threads = [
-                threading.Thread(target=feed_table, args=(node.url, table, seqs[table], until, acked))
-                for table in seqs
+                threading.Thread(target=feed_table, args=(node.url, table, seqs[table], until, acked)) for table in seqs
             ]
             threads.append(threading.Thread(target=refuse_actions, args=(node.url, until, acked)))
             for t in threads:

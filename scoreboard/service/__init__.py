@@ -12,8 +12,8 @@ from .displays import DisplayCounts, SharedCounts
 from .extensions import AppJSON, socketio, socketio_options
 from .hub import TableHub
 from .live import PIT_ROOM, Live, room
+from .log import is_postgres, store_for
 from .runner import runner_for
-from .store import is_postgres, store_for
 
 
 class Defaults:
@@ -54,7 +54,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config["SIMULATED_TABLES"] = config.simulated
     app.config["SCOREBOARD_CONFIG"] = config
 
-    store = store_for(db)
+    runner = runner_for(app.config["ASYNC_MODE"])
+    store = store_for(db, runner)
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
@@ -66,7 +67,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         config.tables,
         store,
         publish=_publisher,
-        runner=runner_for(app.config["ASYNC_MODE"]),
+        runner=runner,
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
         # With a message queue the displays of other processes listen too: every update is made and sent.

@@ -30,9 +30,9 @@ from .. import transports as feeds
 from . import collector, health, logs, security, sockets
 from .config import ConfigError
 from .extensions import socketio
+from .log import StoreError
 from .request_head import RequestHead
 from .simulator import SimulatedShoe
-from .store import StoreError
 
 HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
 IDLE_TIMEOUT = 75.0  # seconds a connection may wait for its (next) request; above nginx's upstream keepalive 60 s

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..cards import ALL_CARDS, point
 from ..commitment import commitment
 from .hub import FeedRefused, StorageFailed
-from .store import Claim
+from .log import Claim
 
 log = logging.getLogger(__name__)
 FEED = "simulator"
