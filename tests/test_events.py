@@ -106,5 +106,12 @@ def test_a_store_that_fails_answers_503_and_applies_nothing(app, client, feed):
     r = feed({"type": "result", "winner": "B"})
     assert r.status_code == 503 and r.get_json()["error"] == "storage_failed" and "No space" in r.get_json()["message"]
     assert client.get("/api/tables/T1").get_data() == before
+    # A refused operator action is kept for the audit trail before it is answered: not while the log cannot.
+    void = feed({"type": "void", "round": 1, "reason": "x"})
+    assert void.status_code == 503 and void.get_json()["error"] == "storage_failed"
     del writer._transact  # the writer's own method again
     assert feed({"type": "result", "winner": "B"}).status_code == 200
+    void = feed({"type": "void", "round": 1, "reason": "x"})
+    assert void.status_code == 403 and void.get_json()["error"] == "operator_required"
+    [kept] = app.extensions["scoreboard"].store.refusals("T1")
+    assert kept["code"] == "operator_required" and kept["event"]["reason"] == "x"

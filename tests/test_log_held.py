@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from scoreboard.service.log import RefusedAction, StoreBusy, store_for
 from tests.conftest import TOKEN, Server
 
 ROOT = Path(__file__).parents[1]
@@ -25,6 +26,27 @@ def second_server(db: str, config: Path, cwd: Path) -> subprocess.CompletedProce
         return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=10)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"a second server on {db} started and served: {e.stderr!r}")
+
+
+def test_a_second_log_object_of_this_process_on_the_same_file_is_refused_and_the_first_writes_on(tmp_path):
+    """Inside one process too, by any name; refused without opening the file again (closing that descriptor would
+    drop SQLite's own locks on it), so the first log writes on."""
+    path = tmp_path / "log.sqlite3"
+    first = store_for(str(path))
+    try:
+        os.link(path, tmp_path / "link.sqlite3")
+        for name in (path, tmp_path / "link.sqlite3", os.path.relpath(path)):
+            with pytest.raises(StoreBusy, match=f"is in use by process {os.getpid()} .* which opened it as {path}"):
+                store_for(str(name))
+        first.writer.put(RefusedAction("T1", None, {"type": "void"}, "operator_required", "x")).result(10)
+        assert len(first.refusals("T1")) == 1
+    finally:
+        first.close()
+    again = store_for(str(tmp_path / "link.sqlite3"))  # let go of: any name opens it now
+    try:
+        assert again.log_id == first.log_id and len(again.refusals("T1")) == 1
+    finally:
+        again.close()
 
 
 @pytest.fixture
