@@ -265,3 +265,11 @@ def test_a_postgresql_log_closed_while_a_write_finishes_opens_no_connection_agai
         commit(store, closing)
         assert side._db.closed, "the release after the commit opened no connection again"
         store.close()
+
+
+def test_a_write_after_close_fails_at_once(db_url):
+    store = store_for(db_url)
+    store.close()
+    with pytest.raises(Exception, match="closed"):
+        store.writer.write(FakePost("T1", 0, [record(1, {"type": "shoe"})])).result(timeout=5)
+    store.close()  # again: nothing more to do

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
+from .errors import StoreUnavailable
 from .rows import Record, Row, Writes
 
 log = logging.getLogger(__name__)
@@ -191,7 +192,8 @@ class Writer:
                 return
             self._closed = True
         try:
-            self._use(self._side.close)
+            with self._using:  # after the call using it, if one is under way
+                self._call(self._side.close)
         finally:
             if self._thread is not None:
                 self._thread.close()
@@ -201,6 +203,8 @@ class Writer:
     def _use(self, fn: Callable[..., T], *args: Any) -> T:
         """The only way to the connection: `fn` (the side's, or `_transact`) on the writer's thread, alone."""
         with self._using:
+            if self._closed:  # a job that comes after close() fails at once (the thread may be gone)
+                raise StoreUnavailable("the event log is closed")
             return self._call(fn, *args)
 
     def _drain(self) -> None:
@@ -246,7 +250,9 @@ class Writer:
                     log.exception("the log: acting on a commit (table %s) failed", job.table_id)
         finally:
             if self.shared and tables:  # only a shared log holds anything past its commit (SQLite: no thread hop)
-                self._use(self._side.release, tables)
+                with self._using:
+                    if not self._closed:  # closed meanwhile: the locks went with the connection
+                        self._call(self._side.release, tables)
         for _, done in batch:
             done.set_result(None)
 
