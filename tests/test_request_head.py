@@ -10,7 +10,7 @@ import socket
 import pytest
 import requests
 
-from scoreboard.service.request_head import MAX_LINE, MAX_LINES, RequestHead
+from scoreboard.service.server.request_head import MAX_LINE, MAX_LINES, RequestHead
 from tests.conftest import TOKEN
 from tests.servers import Served
 

@@ -7,7 +7,7 @@ import pytest
 import socketio
 from engineio import packet
 
-from scoreboard.service.sockets import BoundedQueue, SessionLimits
+from scoreboard.service.server.session_limits import BoundedQueue, SessionLimits
 
 
 def message(size: int) -> packet.Packet:

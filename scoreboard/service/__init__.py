@@ -7,13 +7,13 @@ from importlib.resources import files
 
 from flask import Flask
 
-from .config import DEMO, Config, load_config
-from .displays import DisplayCounts, SharedCounts
-from .extensions import AppJSON, socketio, socketio_options
-from .hub import TableHub
-from .live import PIT_ROOM, Live, room
-from .runner import runner_for
+from .live.display_counts import DisplayCounts, SharedCounts
+from .live.namespace import PIT_ROOM, Live, room
+from .live.socket_server import AppJSON, socketio, socketio_options
+from .server.runner import runner_for
 from .store import is_postgres, store_for
+from .tables.config import DEMO, Config, load_config
+from .tables.hub import TableHub
 
 
 class Defaults:
@@ -84,7 +84,12 @@ def create_app(overrides: dict | None = None) -> Flask:
         shared=SharedCounts(queue, store.log_id) if queue else None,
     )
 
-    from . import api, audit, errors, feed, health, history, images, metrics, operator, pages, security, websockets
+    from .feeds import http_feed as feed
+    from .server import plain_websockets as websockets
+    from .web import api, audit, health, history, images, metrics, pages
+    from .web import json_errors as errors
+    from .web import operator_page as operator
+    from .web import security_headers as security
 
     errors.init_app(app)
     # Outside Flask-SocketIO's own middleware, so that the WebSocket library never sees a compression offer.

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from .errors import error, table_or_404
-from .intake import identify
+from ..feeds.intake import identify
+from .json_errors import error, table_or_404
 
 
 def bearer_token() -> str | None:

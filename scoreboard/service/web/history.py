@@ -15,7 +15,7 @@ import re
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from .api import shoe_number
-from .errors import error
+from .json_errors import error
 from .roles import operator_only
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from gevent.pool import Pool
 from gevent.server import StreamServer
 
 from .drivers import Driver
-from .session import Framer, Session
+from .line_protocol import Framer, Session
 
 log = logging.getLogger(__name__)
 

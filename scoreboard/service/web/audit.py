@@ -15,8 +15,8 @@ import time
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from .errors import error
 from .history import cell
+from .json_errors import error
 from .roles import operator_only
 
 bp = Blueprint("audit", __name__, url_prefix="/api")

@@ -10,9 +10,9 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from ..errors import Refusal
-from ..roads import Thresholds
-from ..table import TableConfig
+from ...errors import Refusal
+from ...roads import Thresholds
+from ...table import TableConfig
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 

@@ -35,14 +35,14 @@ from flask import (
 from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
-from ..errors import Malformed
-from ..events import SEQ_MAX
+from ...errors import Malformed
+from ...events import SEQ_MAX
+from ..feeds.intake import token_matches
+from ..tables.config import Operator
+from ..tables.hub import FeedRefused, StorageFailed
 from .attempts import Attempts
 from .audit import answer
-from .config import Operator
-from .errors import error
-from .hub import FeedRefused, StorageFailed
-from .intake import token_matches
+from .json_errors import error
 
 log = logging.getLogger(__name__)
 

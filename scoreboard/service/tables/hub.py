@@ -24,16 +24,16 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING
 
-from ..errors import Refusal
-from ..seqs import WINDOW, SeqMemory
-from ..table import Delta, TableConfig, TableState, apply, evolve
-from ..view import TableView
-from .store import Record
+from ...errors import Refusal
+from ...seqs import WINDOW, SeqMemory
+from ...table import Delta, TableConfig, TableState, apply, evolve
+from ...view import TableView
+from ..store import Record
+from ..writer import GroupWriter, Outcome
 from .updates import Shown, shown_after, slim
-from .writer import GroupWriter, Outcome
 
 if TYPE_CHECKING:
-    from .metrics import Metrics
+    from ..web.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import gettext as translated  # for texts made elsewhere (pays, odds), listed in the catalogs
 
-from ..insurance import PAY_TABLE, PLAYER_THIRD, Offer
-from ..odds import report
+from ...insurance import PAY_TABLE, PLAYER_THIRD, Offer
+from ...odds import report
 
 # Reports by number of decks. Two first requests at once may both compute it: the same result, stored twice.
 _reports: dict[int, dict] = {}

@@ -9,8 +9,8 @@ from __future__ import annotations
 import hmac
 import logging
 
-from .hub import FeedRefused, StorageFailed, TableHub
-from .logs import printable
+from ..server.logs import printable
+from ..tables.hub import FeedRefused, StorageFailed, TableHub
 
 log = logging.getLogger(__name__)
 

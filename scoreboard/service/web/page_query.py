@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..options import READERS, BadOption, Options, read_options, resolve_lang
+from ...options import READERS, BadOption, Options, read_options, resolve_lang
 
 PAGES: dict[str, tuple[str, ...]] = {
     "index": ("lang", "theme"),

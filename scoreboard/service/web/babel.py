@@ -11,7 +11,7 @@ from flask import Flask, g
 from flask_babel import Babel, Domain, get_locale
 from werkzeug.utils import cached_property
 
-from ..i18n import DEFAULT_LANGUAGE, LOCALES, translations
+from ...i18n import DEFAULT_LANGUAGE, LOCALES, translations
 
 # Babel's locale names back to our language tags: str(Locale.parse("zh_Hant")) == "zh_Hant".
 LANGUAGE_OF_LOCALE = {locale: lang for lang, locale in LOCALES.items()}

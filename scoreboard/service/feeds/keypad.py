@@ -45,7 +45,7 @@ def parse_line(text: str) -> Hello | dict | None:
     >>> parse_line("12 Z")
     Traceback (most recent call last):
     ...
-    scoreboard.transports.drivers.BadFrame: unknown keypad command 'Z': use A, S, B, C, R or X
+    scoreboard.service.feeds.drivers.BadFrame: unknown keypad command 'Z': use A, S, B, C, R or X
     """
     words = text.split()
     if not words:

@@ -26,13 +26,16 @@ import gevent
 from gevent import pywsgi
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .. import transports as feeds
-from . import collector, health, logs, security, sockets
-from .config import ConfigError
-from .extensions import socketio
+from ..feeds import transports as feeds
+from ..feeds.simulator import SimulatedShoe
+from ..live.socket_server import socketio
+from ..store import StoreError
+from ..tables.config import ConfigError
+from ..web import health
+from ..web import security_headers as security
+from . import collector, logs
+from . import session_limits as sockets
 from .request_head import RequestHead
-from .simulator import SimulatedShoe
-from .store import StoreError
 
 HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
 IDLE_TIMEOUT = 75.0  # seconds a connection may wait for its (next) request; above nginx's upstream keepalive 60 s
@@ -60,7 +63,7 @@ class Options:
 
 
 def run(options: Options) -> None:
-    from . import create_app
+    from .. import create_app
 
     logs.setup(options.log_level)
     logs.quiet_gevent_hub()

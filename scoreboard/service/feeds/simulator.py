@@ -22,10 +22,10 @@ import random
 import secrets
 from pathlib import Path
 
-from ..cards import ALL_CARDS, point
-from ..commitment import commitment
-from .hub import FeedRefused, StorageFailed
-from .store import Claim
+from ...cards import ALL_CARDS, point
+from ...commitment import commitment
+from ..store import Claim
+from ..tables.hub import FeedRefused, StorageFailed
 
 log = logging.getLogger(__name__)
 FEED = "simulator"

@@ -12,13 +12,15 @@ from dataclasses import dataclass, field
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
-from .. import palette
-from ..options import BadOption, Options, check_tables
-from . import babel, display, fonts
-from .errors import table_or_404
-from .page_options import page_options
+from ... import palette
+from ...options import BadOption, Options, check_tables
+from ..tables import display_settings as display
+from . import babel
+from . import page_fonts as fonts
+from .json_errors import table_or_404
+from .page_query import page_options
 from .page_strings import page_strings
-from .rules import brief, insurance_table, pay_table
+from .rules_page import brief, insurance_table, pay_table
 
 bp = Blueprint("pages", __name__)
 

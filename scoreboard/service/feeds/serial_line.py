@@ -20,7 +20,7 @@ import serial
 from gevent.socket import wait_read
 
 from .drivers import Driver
-from .session import Framer, Session
+from .line_protocol import Framer, Session
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ import logging
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ..errors import Refusal
-from .hub import StorageFailed
-from .logs import printable
+from ...errors import Refusal
+from ..server.logs import printable
+from ..tables.hub import StorageFailed
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from http import HTTPStatus
 
 from flask import Blueprint, current_app, jsonify, request
 
+from ..server.logs import printable
 from .intake import NOT_JSON, receive
-from .logs import printable
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from ..service import intake
+from . import intake
 from .drivers import BadFrame, Driver, Hello
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import ClassVar
 
-from ..service.intake import NOT_JSON
+from .intake import NOT_JSON
 
 ENTRY_POINTS = "scoreboard.feed_formats"
 

@@ -12,7 +12,7 @@ from flask_babel import gettext as _
 from flask_babel import gettext as translated  # for texts made elsewhere (odds, variant titles), in the catalogs
 from flask_babel import pgettext
 
-from ..insurance import PAY_TABLE, Offer
+from ...insurance import PAY_TABLE, Offer
 
 # How the service writes an insurance offer's odds ("2 to 1"): the texts a board may show, each translated.
 ODDS_TEXTS = tuple(

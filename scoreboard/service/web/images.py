@@ -28,10 +28,10 @@ from http import HTTPStatus
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.wrappers import Request as WerkzeugRequest
 
-from ..options import ROADS, BadOption, read_options, resolve_lang
-from ..render import FontLibrary, FontsMissing, Renderer, Spec, image_spec
-from ..render.worker import RenderProcess
-from .errors import error, table_or_404
+from ...options import ROADS, BadOption, read_options, resolve_lang
+from ...render import FontLibrary, FontsMissing, Renderer, Spec, image_spec
+from ...render.worker import RenderProcess
+from .json_errors import error, table_or_404
 
 log = logging.getLogger(__name__)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .errors import error, table_or_404
-from .intake import Caller, identify
+from ..feeds.intake import Caller, identify
+from .json_errors import error, table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
