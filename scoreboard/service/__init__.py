@@ -9,11 +9,12 @@ from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
 from .live.namespace import PIT_ROOM, Live, room
-from .live.socket_server import AppJSON, socketio, socketio_options
+from .live.socket_server import socketio, socketio_options
 from .server.runner import runner_for
 from .store import is_postgres, store_for
 from .tables.config import DEMO, Config, load_config
 from .tables.hub import TableHub
+from .web.app_json import AppJSON
 
 
 class Defaults:

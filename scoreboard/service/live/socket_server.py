@@ -1,5 +1,5 @@
-"""Flask extensions, created unbound and initialised in the app factory; and the message queue several server
-processes share (`--message-queue redis://…`).
+"""The Socket.IO server (Flask-SocketIO's `socketio`, created unbound and initialised in the app factory), the JSON and
+the packets it writes, and the message queue several server processes share (`--message-queue redis://…`).
 
 With a message queue, Flask-SocketIO's manager hands each emit to this process's clients at once and publishes it
 for the others. For table updates that would break their order when two processes write the same table: process A
@@ -15,7 +15,6 @@ import logging
 from typing import Any
 
 import orjson
-from flask.json.provider import DefaultJSONProvider
 from flask_socketio import SocketIO
 from socketio import RedisManager
 from socketio.packet import Packet
@@ -50,33 +49,6 @@ class WirePacket(Packet):
 
 
 socketio = SocketIO(json=WireJSON, serializer=WirePacket)
-
-
-class AppJSON(DefaultJSONProvider):
-    """Flask's JSON (`jsonify`, the feed's replies) written by orjson, compact and in the order the fields were
-    made (the contract's order: people read it too). A feed post's reply carries the table's state, and the
-    standard library's encoder took 7 % of a single-event post's time on the server.
-
-    Flask's own conversions stay (dates as HTTP dates, objects with `__html__`: its `default`); a value orjson
-    refuses (an integer past 64 bits), or an option it has no equivalent for, goes to Flask's encoder.
-    """
-
-    sort_keys = False
-    OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
-    KNOWN = frozenset(("default", "ensure_ascii", "sort_keys", "separators", "indent"))
-
-    def dumps(self, obj: Any, **kwargs: Any) -> str:
-        if kwargs.keys() <= self.KNOWN and kwargs.get("indent") in (None, 2):
-            option = self.OPTIONS
-            if kwargs.get("sort_keys", self.sort_keys):
-                option |= orjson.OPT_SORT_KEYS
-            if kwargs.get("indent"):
-                option |= orjson.OPT_INDENT_2
-            try:
-                return orjson.dumps(obj, default=kwargs.get("default", self.default), option=option).decode()
-            except TypeError:
-                pass
-        return super().dumps(obj, **kwargs)
 
 
 log = logging.getLogger(__name__)

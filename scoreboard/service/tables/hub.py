@@ -33,7 +33,7 @@ from ..writer import GroupWriter, Outcome
 from .updates import Shown, shown_after, slim
 
 if TYPE_CHECKING:
-    from ..web.metrics import Metrics
+    from .figures import Metrics
 
 log = logging.getLogger(__name__)
 
