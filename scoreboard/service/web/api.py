@@ -6,6 +6,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from ..feeds.intake import Caller, identify
 from .json_errors import error, table_or_404
+from .shoe_numbers import shoe_number
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -32,15 +33,6 @@ def tables():
 def table_state(table_id):
     table, err = table_or_404(table_id)
     return err or jsonify(table.state_json(public=not operator_view(table_id)))
-
-
-def shoe_number(raw: str | None) -> int | None:
-    """The `shoe` query value as a number; ValueError if it is not a shoe number (ASCII digits, at most 9)."""
-    if raw is None:
-        return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) < 1:
-        raise ValueError(raw)
-    return int(raw)
 
 
 @bp.get("/tables/<table_id>/rounds")

@@ -14,9 +14,10 @@ import re
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from .api import shoe_number
+from .csv_cells import cell
 from .json_errors import error
 from .roles import operator_only
+from .shoe_numbers import shoe_number
 
 log = logging.getLogger(__name__)
 
@@ -82,27 +83,6 @@ banker_cards,void,reason
     for r in rounds:
         writer.writerow([cell(r.get(column)) for column in CSV_COLUMNS])
     return out.getvalue()
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def cell(value) -> str:
-    """A value as a CSV cell a spreadsheet shows as text (the audit's CSV uses it too).
-
-    >>> [cell(v) for v in (None, True, ["9H", "KD"], 3, "=1+1", "-2", "\\t=1", "card exposed")]
-    ['', 'true', '9H KD', '3', "'=1+1", "'-2", "'\\t=1", 'card exposed']
-    """
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return " ".join(value)
-    text = str(value)
-    # A spreadsheet runs a cell that starts with one of these as a formula (a tab or a carriage return first hides
-    # the sign from a naive check); a void's reason is typed by a person.
-    return "'" + text if text[:1] in FORMULA_STARTS else text
 
 
 def _safe(name: str) -> str:

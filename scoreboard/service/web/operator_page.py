@@ -41,7 +41,7 @@ from ..feeds.intake import token_matches
 from ..tables.config import Operator
 from ..tables.hub import FeedRefused, StorageFailed
 from .attempts import Attempts
-from .audit import answer
+from .audit_trail import answer
 from .json_errors import error
 
 log = logging.getLogger(__name__)
