@@ -9,7 +9,7 @@ from http import HTTPStatus
 from flask import Blueprint, current_app, jsonify, request
 
 from ..server.logs import printable
-from .intake import NOT_JSON, receive
+from .intake import NOT_JSON, bearer_token, receive
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
@@ -25,8 +25,7 @@ def read_json(data: bytes) -> object:
 
 @bp.post("/tables/<table_id>/feed")
 def post(table_id):
-    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-    token = given.strip() if scheme.lower() == "bearer" else None
+    token = bearer_token(request.headers.get("Authorization"))
     body = read_json(request.get_data(cache=False))
     status, reply = receive(current_app.extensions["scoreboard"], table_id, token, body, request.remote_addr or "")
     return jsonify(reply), status
@@ -54,8 +53,7 @@ class FeedFastPath:
         if table_id is None:
             return self.wsgi_app(environ, start_response)
         data = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
-        scheme, _, given = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
-        token = given.strip() if scheme.lower() == "bearer" else None
+        token = bearer_token(environ.get("HTTP_AUTHORIZATION"))
         try:
             status, reply = receive(
                 self.app.extensions["scoreboard"], table_id, token, read_json(data), environ.get("REMOTE_ADDR", "")

@@ -24,6 +24,19 @@ def token_matches(given: str | None, token: str) -> bool:
     return bool(token) and given is not None and hmac.compare_digest(given.encode(), token.encode())
 
 
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an "Authorization: Bearer <token>" header's value (the HTTP feed and the API read it so), or None:
+    no header, another scheme, or no token.
+
+    >>> bearer_token("Bearer s3cret "), bearer_token("bearer s3cret"), bearer_token("Basic czM="), bearer_token(None)
+    ('s3cret', 's3cret', None, None)
+    >>> bearer_token("Bearer ") is None
+    True
+    """
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
 NOT_JSON = object()  # what a transport passes as the body when the bytes it got are not JSON
 
 

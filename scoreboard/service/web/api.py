@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
 
-from ..feeds.intake import Caller, identify
+from ..feeds.intake import Caller, bearer_token, identify
 from .json_errors import error, table_or_404
 from .shoe_numbers import shoe_number
 
@@ -17,10 +17,10 @@ def hub():
 
 def operator_view(table_id: str) -> bool:
     """Whether the caller showed an operator's token for this table: they see face-down cards and who voided."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer":
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is None:
         return False
-    caller = identify(hub(), table_id, token.strip())
+    caller = identify(hub(), table_id, token)
     return isinstance(caller, Caller) and caller.operator is not None
 
 

@@ -8,14 +8,8 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from ..feeds.intake import identify
+from ..feeds.intake import bearer_token, identify
 from .json_errors import error, table_or_404
-
-
-def bearer_token() -> str | None:
-    """The token of an "Authorization: Bearer <token>" header, or None."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
 
 
 def operator_only(table_id: str, what: str):
@@ -24,7 +18,7 @@ def operator_only(table_id: str, what: str):
     _, missing = table_or_404(table_id)
     if missing:
         return None, missing
-    token = bearer_token()
+    token = bearer_token(request.headers.get("Authorization"))
     if token is None:
         return None, error(
             401, "unauthorized", f'{what} needs an operator\'s token: send "Authorization: Bearer <operator token>"'
