@@ -13,6 +13,7 @@ from .live.socket_server import socketio, socketio_options
 from .server.runner import runner_for
 from .store import is_postgres, store_for
 from .tables.config import DEMO, Config, load_config
+from .tables.current import EXTENSION
 from .tables.hub import TableHub
 from .web.app_json import AppJSON
 
@@ -74,7 +75,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
     )
     hub.replay()
-    app.extensions["scoreboard"] = hub
+    app.extensions[EXTENSION] = hub
     queue = app.config["MESSAGE_QUEUE"]
     app.extensions["displays"] = DisplayCounts(
         local=hub.display_counts,

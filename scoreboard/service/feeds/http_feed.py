@@ -6,9 +6,10 @@ import json
 import logging
 from http import HTTPStatus
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from ..server.logs import printable
+from ..tables.current import current_hub, hub_of
 from .intake import NOT_JSON, bearer_token, receive
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
@@ -27,7 +28,7 @@ def read_json(data: bytes) -> object:
 def post(table_id):
     token = bearer_token(request.headers.get("Authorization"))
     body = read_json(request.get_data(cache=False))
-    status, reply = receive(current_app.extensions["scoreboard"], table_id, token, body, request.remote_addr or "")
+    status, reply = receive(current_hub(), table_id, token, body, request.remote_addr or "")
     return jsonify(reply), status
 
 
@@ -55,9 +56,7 @@ class FeedFastPath:
         data = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
         token = bearer_token(environ.get("HTTP_AUTHORIZATION"))
         try:
-            status, reply = receive(
-                self.app.extensions["scoreboard"], table_id, token, read_json(data), environ.get("REMOTE_ADDR", "")
-            )
+            status, reply = receive(hub_of(self.app), table_id, token, read_json(data), environ.get("REMOTE_ADDR", ""))
         except Exception:  # as the app's own error handler would: logged once, one sentence for the caller
             log.exception("unexpected error on a feed post to %s", printable(table_id))
             status, reply = (

@@ -10,6 +10,8 @@ from __future__ import annotations
 from flask import current_app, request
 from flask_socketio import Namespace, join_room
 
+from ..tables.current import current_hub
+
 PIT_ROOM = "pit"
 ID_SHOWN = 40  # an unknown table id is echoed back at most this long
 
@@ -27,7 +29,7 @@ class Live(Namespace):
 
     @property
     def hub(self):
-        return current_app.extensions["scoreboard"]
+        return current_hub()
 
     @property
     def counts(self):

@@ -31,6 +31,7 @@ from ..feeds.simulator import SimulatedShoe
 from ..live.socket_server import socketio
 from ..store import StoreError
 from ..tables.config import ConfigError
+from ..tables.current import hub_of
 from ..web import health
 from ..web import security_headers as security
 from . import collector, logs
@@ -94,7 +95,7 @@ def run(options: Options) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_prefix=n)  # type: ignore[method-assign]
     sockets.SessionLimits(socketio.server).install()
 
-    hub = app.extensions["scoreboard"]
+    hub = hub_of(app)
     pace = 1.0 if options.demo_pace is None else options.demo_pace
     for table_id in sorted(app.config["SIMULATED_TABLES"]):
         shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from ..feeds.intake import Caller, bearer_token, identify
+from ..tables.current import current_hub
 from .json_errors import error, table_or_404
 from .shoe_numbers import shoe_number
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-def hub():
-    return current_app.extensions["scoreboard"]
 
 
 def operator_view(table_id: str) -> bool:
@@ -20,13 +17,13 @@ def operator_view(table_id: str) -> bool:
     token = bearer_token(request.headers.get("Authorization"))
     if token is None:
         return False
-    caller = identify(hub(), table_id, token)
+    caller = identify(current_hub(), table_id, token)
     return isinstance(caller, Caller) and caller.operator is not None
 
 
 @bp.get("/tables")
 def tables():
-    return jsonify({"tables": [t.state_json() for t in hub().tables.values()]})
+    return jsonify({"tables": [t.state_json() for t in current_hub().tables.values()]})
 
 
 @bp.get("/tables/<table_id>")
@@ -54,7 +51,7 @@ def rounds(table_id):
                 "rounds": table.rounds_json(public),
             }
         )
-    past = hub().shoe_state(table_id, number)
+    past = current_hub().shoe_state(table_id, number)
     if past is None or past.state.shoe is None:
         return error(404, "unknown_shoe", f"table {table_id} has no shoe number {number}")
     return jsonify({"shoe": past.state.shoe.id, "number": number, "rounds": past.rounds_json(public)})
@@ -63,7 +60,8 @@ def rounds(table_id):
 @bp.get("/tables/<table_id>/shoes")
 def shoes(table_id):
     _, err = table_or_404(table_id)
-    return err or jsonify({"shoes": hub().read(hub().store.shoes, table_id)})
+    hub = current_hub()
+    return err or jsonify({"shoes": hub.read(hub.store.shoes, table_id)})
 
 
 @bp.get("/tables/<table_id>/roads")

@@ -14,8 +14,9 @@ import io
 import json
 import time
 
-from flask import Response, current_app, jsonify
+from flask import Response, jsonify
 
+from ..tables.current import current_hub
 from .csv_cells import cell
 from .json_errors import error
 
@@ -109,7 +110,7 @@ def trail(events: list[tuple[int, float, dict]], refusals: list[dict]) -> list[d
 
 def read_trail(table_id: str) -> list[dict]:
     """A table's audit from the log (off the event loop; a stalled disk answers 503, never hangs the request)."""
-    hub = current_app.extensions["scoreboard"]
+    hub = current_hub()
     events = hub.read(hub.store.operator_events, table_id, AUDITED_KINDS)
     return trail(events, hub.read(hub.store.refusals, table_id))
 

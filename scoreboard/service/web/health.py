@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, jsonify
+
+from ..tables.current import current_hub
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger(__name__)
@@ -24,7 +26,7 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    hub = current_app.extensions["scoreboard"]
+    hub = current_hub()
     if not hub.ready:
         return _not_ready("the event log is still being replayed")
     try:

@@ -12,8 +12,9 @@ import io
 import logging
 import re
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
+from ..tables.current import current_hub
 from .csv_cells import cell
 from .json_errors import error
 from .roles import operator_only
@@ -53,7 +54,7 @@ def export(table_id: str, number: str):
         shoe = shoe_number(number)
     except ValueError:
         return error(400, "bad_shoe", "the shoe is its number, 1 or more, as listed by /shoes")
-    data = current_app.extensions["scoreboard"].shoe_export(table_id, shoe)
+    data = current_hub().shoe_export(table_id, shoe)
     if data is None:
         return error(404, "unknown_shoe", f"table {table_id} has no shoe number {shoe}")
     name = f"{_safe(table_id)}-shoe-{shoe}"

@@ -31,6 +31,7 @@ from werkzeug.wrappers import Request as WerkzeugRequest
 from ...options import ROADS, BadOption, read_options, resolve_lang
 from ...render import FontLibrary, FontsMissing, Renderer, Spec, image_spec
 from ...render.worker import RenderProcess
+from ..tables.current import current_hub, hub_of
 from .json_errors import error, table_or_404
 
 log = logging.getLogger(__name__)
@@ -310,7 +311,7 @@ def _image(table_id: str, kind: str):
     table, err = table_or_404(table_id)
     if err:
         return err
-    hub = current_app.extensions["scoreboard"]
+    hub = current_hub()
     try:
         asked = _Asked(hub, table, table_id, kind, request.args, request.headers.get("Accept-Language"))
     except BadOption as e:
@@ -353,7 +354,7 @@ class ImageFastPath:
         if found is None:
             return None
         table_id, kind = found
-        hub = self.app.extensions["scoreboard"]
+        hub = hub_of(self.app)
         service: ImageService = self.app.extensions["scoreboard_images"]
         table = hub.get(table_id)
         if table is None or service.fonts_missing:

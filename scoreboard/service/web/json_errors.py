@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, current_app, jsonify, request
+from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ...errors import Refusal
 from ..server.logs import printable
+from ..tables.current import current_hub
 from ..tables.hub import StorageFailed
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ def error(status: int, code: str, message: str, **extra):
 
 def table_or_404(table_id: str, **extra):
     """(the table, None), or (None, the 404 answer) when the service runs no such table."""
-    table = current_app.extensions["scoreboard"].get(table_id)
+    table = current_hub().get(table_id)
     if table is None:
         return None, error(404, "unknown_table", f"there is no table {table_id[:60]!r} here", **extra)
     return table, None

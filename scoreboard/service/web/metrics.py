@@ -8,6 +8,7 @@ import os
 from flask import Blueprint, Flask, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from ..tables.current import hub_of
 from ..tables.figures import Metrics
 
 bp = Blueprint("metrics", __name__)
@@ -20,7 +21,7 @@ def metrics() -> Response:
 
 def init_app(app: Flask) -> None:
     """Count what the app's hub does, and serve /metrics."""
-    hub = app.extensions["scoreboard"]
+    hub = hub_of(app)
     m = Metrics(hub, os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None)
     hub.metrics = m
     hub.writer.observe = m.committed

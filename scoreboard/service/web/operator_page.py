@@ -39,6 +39,7 @@ from ...errors import Malformed
 from ...events import SEQ_MAX
 from ..feeds.intake import token_matches
 from ..tables.config import Operator
+from ..tables.current import current_hub
 from ..tables.hub import FeedRefused, StorageFailed
 from .attempts import Attempts
 from .audit_trail import answer
@@ -149,7 +150,7 @@ class SeqIssuer:
         self._last: dict[str, int] = {}
 
     def issue(self, operator: str, table_id: str) -> dict:
-        view = current_app.extensions["scoreboard"].tables[table_id]
+        view = current_hub().tables[table_id]
         applied = view.state.seqs.feeds.get(f"operator:{operator}")
         with self._lock:
             seq = max(time.time_ns() // 1000, (applied.last or 0) + 1 if applied else 1)
@@ -178,14 +179,14 @@ def signed_in() -> Operator | None:
     name, key = session.get("operator"), session.get("key")
     if not isinstance(name, str) or not isinstance(key, str):
         return None
-    for op in current_app.extensions["scoreboard"].operators:
+    for op in current_hub().operators:
         if op.name == name and hmac.compare_digest(key, _sign("session", op.token)):
             return op
     return None
 
 
 def _tables_of(op: Operator) -> list[str]:
-    return [t for t in current_app.extensions["scoreboard"].tables if op.may_act_on(t)]
+    return [t for t in current_hub().tables if op.may_act_on(t)]
 
 
 def _operator_for(table_id: str):
@@ -193,7 +194,7 @@ def _operator_for(table_id: str):
     op = signed_in()
     if op is None:
         return None, error(401, "signed_out", "you are signed out: log in again on the operator page")
-    if current_app.extensions["scoreboard"].get(table_id) is None:
+    if current_hub().get(table_id) is None:
         return None, error(404, "unknown_table", f"there is no table {table_id[:60]!r} here")
     if not op.may_act_on(table_id):
         return None, error(403, "wrong_table", f"operator {op.name} may not act on table {table_id}")
@@ -222,7 +223,7 @@ def page():
     op = signed_in()
     if op is None:
         return render_template("operator.html", login=True, problem=None)
-    hub = current_app.extensions["scoreboard"]
+    hub = current_hub()
     tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
     data = {
         "operator": op.name,
@@ -248,7 +249,7 @@ def login():
         page = render_template("operator.html", login=True, problem=problem)
         return page, 429, {"Retry-After": str(seconds)}
     token = request.form.get("token", "").strip()
-    for op in current_app.extensions["scoreboard"].operators:
+    for op in current_hub().operators:
         if token_matches(token, op.token):
             attempts.succeeded(client)
             session.clear()  # nothing of an earlier session carries over into this one
@@ -280,7 +281,7 @@ def tables():
     op = signed_in()
     if op is None:
         return error(401, "signed_out", "you are signed out: log in again on the operator page")
-    hub = current_app.extensions["scoreboard"]
+    hub = current_hub()
     summaries = []
     for table_id in _tables_of(op):
         state = hub.tables[table_id].state_json(public=False)
@@ -293,7 +294,7 @@ def table(table_id: str):
     op, refused = _operator_for(table_id)
     if refused:
         return refused
-    view = current_app.extensions["scoreboard"].tables[table_id]
+    view = current_hub().tables[table_id]
     return jsonify(
         {
             "table": view.state_json(public=False),
@@ -325,7 +326,7 @@ def act(table_id: str, action: str):
         event = {**event_for(action, fields), "seq": fields["seq"]}
     except Malformed as e:
         return error(e.status, e.code, e.message)
-    hub = current_app.extensions["scoreboard"]
+    hub = current_hub()
     try:
         reply = hub.submit(table_id, [event], operator=op.name, is_list=False)
     except FeedRefused as e:

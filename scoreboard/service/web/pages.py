@@ -10,11 +10,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, jsonify, render_template, request
 
 from ... import palette
 from ...options import BadOption, Options, check_tables
 from ..tables import display_settings as display
+from ..tables.current import current_hub
 from . import babel
 from . import page_fonts as fonts
 from .json_errors import table_or_404
@@ -34,10 +35,6 @@ def _setup(state) -> None:
 @bp.errorhandler(BadOption)
 def _bad_option(e: BadOption):
     return jsonify(e.as_json()), 400
-
-
-def hub():
-    return current_app.extensions["scoreboard"]
 
 
 @dataclass
@@ -77,7 +74,7 @@ def palette_css():
 
 @bp.get("/")
 def index():
-    states = [t.state_json() for t in hub().tables.values()]
+    states = [t.state_json() for t in current_hub().tables.values()]
     options = page_options(request.args, "index", None, request.headers.get("Accept-Language"))
     return render_template("index.html", page=_page(options, states), tables=states)
 
@@ -114,7 +111,7 @@ def overlay(table_id):
 
 @bp.get("/pit")
 def pit():
-    tables = hub().tables
+    tables = current_hub().tables
     options = page_options(request.args, "pit", None, request.headers.get("Accept-Language"))
     ids = check_tables(options.tables, tables) if options.tables else tuple(tables)
     states = [tables[i].state_json() for i in ids]

@@ -6,9 +6,10 @@ after the table lookup, so an unknown table is a 404 for everyone (the table lis
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import request
 
 from ..feeds.intake import bearer_token, identify
+from ..tables.current import current_hub
 from .json_errors import error, table_or_404
 
 
@@ -23,7 +24,7 @@ def operator_only(table_id: str, what: str):
         return None, error(
             401, "unauthorized", f'{what} needs an operator\'s token: send "Authorization: Bearer <operator token>"'
         )
-    caller = identify(current_app.extensions["scoreboard"], table_id, token)
+    caller = identify(current_hub(), table_id, token)
     if isinstance(caller, tuple):
         status, body = caller
         if status == 401:  # identify's sentence offers the feed token too, which would not do here
