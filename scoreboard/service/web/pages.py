@@ -1,8 +1,8 @@
 """The pages: the table list, the table-side board, the stream overlay, the pit monitor and each table's rules.
 
-Every page reads its query options with the one reader (page_options), renders in the language it settles on, and
-hands its script the words (page_strings) and the server's display settings (display); the script draws the live
-state it receives over Socket.IO. A bad option is a 400 JSON answer naming it.
+Every page reads its query options with the one reader (page_query), renders in the language it settles on, and
+hands its script the words (page_strings) and the server's display settings (tables/display_settings.py); the
+script draws the live state it receives over Socket.IO. A bad option is a 400 JSON answer naming it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from flask import Blueprint, Response, jsonify, render_template, request
 
 from ... import palette
 from ...options import BadOption, Options, check_tables
-from ..tables import display_settings as display
+from ..tables import display_settings
 from ..tables.current import current_hub
-from . import babel
-from . import page_fonts as fonts
+from . import babel, page_fonts
 from .json_errors import table_or_404
 from .page_query import page_options
 from .page_strings import page_strings
@@ -29,7 +28,7 @@ bp = Blueprint("pages", __name__)
 @bp.record_once
 def _setup(state) -> None:
     babel.init_app(state.app)
-    display.init_app(state.app)
+    display_settings.init_app(state.app)
 
 
 @bp.errorhandler(BadOption)
@@ -57,9 +56,9 @@ def _page(options: Options, states: list[dict], *, settings: bool = True, script
     return PageInfo(
         lang=lang,
         theme=options.theme,
-        font=fonts.stylesheet(lang, [s["name"] for s in states]),
+        font=page_fonts.stylesheet(lang, [s["name"] for s in states]),
         strings=page_strings(titles) if scripted else {},
-        display=display.settings().as_data() if settings else {},
+        display=display_settings.settings().as_data() if settings else {},
         query={k: request.args[k] for k in ("lang", "theme") if k in request.args},
     )
 
@@ -105,7 +104,7 @@ def overlay(table_id):
     options = page_options(request.args, "overlay", state.get("lang"), request.headers.get("Accept-Language"))
     # Overlays never shift or go idle: the stream's picture must not move under the streamer's layout.
     page = _page(options, [state], settings=False)
-    page.display = {"notice_seconds": display.settings().notice_seconds}
+    page.display = {"notice_seconds": display_settings.settings().notice_seconds}
     return render_template("overlay.html", page=page, table=state, capabilities=state["capabilities"], options=options)
 
 
