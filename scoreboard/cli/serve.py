@@ -138,8 +138,8 @@ def serve(
     **feed: object,
 ) -> None:
     """Serve the feed, the API, live updates and the boards. Without --config, runs the demo tables."""
-    from ..service.feeds.transports import Options as FeedOptions
-    from ..service.server.wsgi_server import Options, run
+    from ..service.feeds.transports import FeedOptions
+    from ..service.serve import ServeOptions, run
 
     transports = FeedOptions(
         tcp_port=feed["feed_tcp"],  # type: ignore[arg-type]
@@ -164,7 +164,7 @@ def serve(
     if db is None:
         db = str(directory / DB_NAME)
     run(
-        Options(
+        ServeOptions(
             config_file=config_file,
             db=db,
             data_dir=str(directory),

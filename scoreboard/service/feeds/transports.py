@@ -13,7 +13,7 @@ import click
 
 from . import drivers
 
-__all__ = ["Options", "TransportError", "start"]
+__all__ = ["FeedOptions", "TransportError", "start"]
 
 
 class TransportError(click.ClickException):
@@ -22,7 +22,7 @@ class TransportError(click.ClickException):
 
 
 @dataclass(frozen=True)
-class Options:
+class FeedOptions:
     """The `serve` options of the transports; none given, none start."""
 
     tcp_port: int | None = None
@@ -33,7 +33,7 @@ class Options:
     format: str = "ndjson"
 
 
-def start(hub, app, options: Options) -> list:
+def start(hub, app, options: FeedOptions) -> list:
     """Start the transports `options` ask for on the running gevent loop; returns them (each has `stop()`)."""
     try:
         driver = drivers.get(options.format)

@@ -1,13 +1,12 @@
-"""`scoreboard serve`: the app on gevent's WSGI server (WebSocket included), and the simulated shoes.
-
-The server is hardened here, where it runs, not in the app factory:
+"""`scoreboard serve`'s WSGI server: gevent's pywsgi (WebSocket included), hardened here, where it runs, not in the
+app factory:
 - a slow or idle client cannot hold a connection: the request headers must be complete within `header_timeout`
   seconds of their first byte, and a kept-alive connection waits `idle_timeout` seconds for its next request;
 - a client address holds at most `half_open_limit` connections whose headers are not complete; past that its
   oldest such connection is shut, so a flood of half-sent requests cannot starve anyone, a legitimate client
   from the same address included (its own request is the newest);
 - the soft limit on open files is raised to the hard limit;
-- Engine.IO sessions are bounded (sockets.py) and the log cannot be flooded (logs.py).
+- Engine.IO sessions are bounded (session_limits.py) and the log cannot be flooded (logs.py).
 """
 
 from __future__ import annotations
@@ -16,26 +15,13 @@ import contextlib
 import logging
 import resource
 import socket
-import sqlite3
-import sys
 from collections import OrderedDict
-from dataclasses import dataclass, field
 
 import click
 import gevent
 from gevent import pywsgi
-from werkzeug.middleware.proxy_fix import ProxyFix
 
-from ..feeds import transports as feeds
-from ..feeds.simulator import SimulatedShoe
-from ..live.socket_server import socketio
-from ..store import StoreError
-from ..tables.config import ConfigError
-from ..tables.current import hub_of
-from ..web import health
-from ..web import security_headers as security
-from . import collector, logs
-from . import session_limits as sockets
+from . import logs, session_limits
 from .request_head import RequestHead
 
 HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
@@ -43,102 +29,6 @@ IDLE_TIMEOUT = 75.0  # seconds a connection may wait for its (next) request; abo
 HALF_OPEN_LIMIT = 64  # connections per client address still sending their request headers
 BACKLOG = 1024
 WEBSOCKET_SEND_BUFFER = 128 * 1024  # bytes; Linux doubles it for its bookkeeping
-
-
-@dataclass(frozen=True)
-class Options:
-    """What `scoreboard serve` was asked for (see cli/serve.py for each option's meaning)."""
-
-    config_file: str | None
-    db: str
-    data_dir: str | None = None
-    host: str = "127.0.0.1"
-    port: int = 8000
-    demo_pace: float | None = None
-    access_log: bool = False
-    allowed_origins: tuple[str, ...] = ()
-    proxy_hops: int = 0
-    log_level: str = "info"
-    message_queue: str | None = None
-    transports: feeds.Options = field(default_factory=feeds.Options)
-
-
-def run(options: Options) -> None:
-    from .. import create_app
-
-    logs.setup(options.log_level)
-    logs.quiet_gevent_hub()
-    raise_open_files_limit()
-    listener = listen(options.host, options.port)
-    overrides: dict = {
-        "ASYNC_MODE": "gevent",
-        "DATABASE": options.db,
-        "TABLES_FILE": options.config_file,
-        "MESSAGE_QUEUE": options.message_queue,
-        "DATA_DIR": options.data_dir,
-    }
-    if options.allowed_origins:
-        overrides["CORS_ALLOWED_ORIGINS"] = "*" if "*" in options.allowed_origins else list(options.allowed_origins)
-    try:
-        app = create_app(overrides)
-    except (ConfigError, StoreError) as e:
-        listener.close()
-        raise click.ClickException(str(e)) from None
-    except (OSError, sqlite3.Error) as e:
-        listener.close()
-        raise click.ClickException(f"cannot open the event log {options.db}: {e}") from None
-    with_operations(app)
-    if options.proxy_hops:
-        # Outside the Socket.IO middleware too: Engine.IO's origin check then compares the browser's
-        # https://host origin with the scheme and host the proxy forwarded.
-        n = options.proxy_hops
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_prefix=n)  # type: ignore[method-assign]
-    sockets.SessionLimits(socketio.server).install()
-
-    hub = hub_of(app)
-    pace = 1.0 if options.demo_pace is None else options.demo_pace
-    for table_id in sorted(app.config["SIMULATED_TABLES"]):
-        shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])
-        socketio.start_background_task(shoe.run, socketio.sleep)
-    feeds.start(hub, app, options.transports)
-    where = listener.getsockname()
-    say(f"serving tables {', '.join(hub.tables)} on http://{_url_host(where[0])}:{where[1]}/")
-    say(f"event log {hub.store.url}")
-    if not options.config_file:
-        say(
-            'demo tables, dealt by the simulated shoe; their feed token is "demo", the operator "pit" has the '
-            'token "demo-pit" (/operator)'
-        )
-    app.extensions["displays"].start()
-    collector.tune(socketio.start_background_task, socketio.sleep)
-    listener.listen(BACKLOG)
-    Server(
-        listener,
-        app,
-        log=logging.getLogger("scoreboard.access") if options.access_log else None,
-        # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
-        error_log=logs.throttled("scoreboard.http", by_message=False),
-    ).serve_forever()
-
-
-def with_operations(app) -> None:
-    """The health endpoints and the security headers, unless the app factory has added them already."""
-    if "health" not in app.blueprints:
-        app.register_blueprint(health.bp)
-    wrapped, depth = app.wsgi_app, 0
-    while wrapped is not None and not isinstance(wrapped, security.SecurityHeaders) and depth < 10:
-        # WSGI middlewares name what they wrap `app` (werkzeug, ours) or `wsgi_app` (Socket.IO's)
-        wrapped, depth = getattr(wrapped, "app", None) or getattr(wrapped, "wsgi_app", None), depth + 1
-    if not isinstance(wrapped, security.SecurityHeaders):
-        security.init_app(app)
-
-
-def say(line: str) -> None:
-    print(f"scoreboard: {line}", file=sys.stderr, flush=True)
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -235,7 +125,7 @@ class Handler(pywsgi.WSGIHandler):
 
     def handle(self):
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sockets.register_connection(self.socket)
+        session_limits.register_connection(self.socket)
         try:
             super().handle()
         except (OSError, HeadersTooSlow):
@@ -277,7 +167,7 @@ class Handler(pywsgi.WSGIHandler):
             # the start of another HTTP request.
             self.close_connection = True
             # A fixed send buffer (no autotuning, which grows to megabytes on a fast link) bounds what the kernel
-            # holds for a display that stops reading; sockets.py bounds the rest.
+            # holds for a display that stops reading; session_limits.py bounds the rest.
             self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WEBSOCKET_SEND_BUFFER)
         return result
 

@@ -11,8 +11,6 @@ This is the one policy of the service: pages and blueprints do not set their own
 
 from __future__ import annotations
 
-from flask import Flask
-
 POLICY = (
     "default-src 'self'",
     "script-src 'self'",
@@ -58,7 +56,8 @@ def headers_for(path: str) -> list[tuple[str, str]]:
 
 
 class SecurityHeaders:
-    """WSGI middleware adding the headers to every response that does not set them itself."""
+    """WSGI middleware adding the headers to every response that does not set them itself (wsgi_stack.py puts it
+    around everything but the proxy fix, Socket.IO's responses included)."""
 
     def __init__(self, app):
         self.app = app
@@ -72,8 +71,3 @@ class SecurityHeaders:
             return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
 
         return self.app(environ, start)
-
-
-def init_app(app: Flask) -> None:
-    """Wrap the app's WSGI callable. Call it after socketio.init_app, so Socket.IO's responses get them too."""
-    app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]
