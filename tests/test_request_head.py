@@ -1,4 +1,4 @@
-"""The request head reader the server gives pywsgi (service/request_head.py): the same fields as http.client's
+"""The request head reader the server gives pywsgi (service/server/request_head.py): the same fields as http.client's
 parser for the heads clients send, http.client's limits, and a 400 from the real server for a head it refuses."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Live updates over Socket.IO: a room per table; `join` answers with a snapshot, then `update` deltas follow.
 
 A board or an overlay `join`s its table; the pit monitor `join_pit`s every table it shows over the one connection,
-and also hears how many displays each table has (over every process: displays.py). Bad input gets an error
+and also hears how many displays each table has (over every process: display_counts.py). Bad input gets an error
 answer, never a traceback.
 """
 

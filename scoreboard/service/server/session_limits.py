@@ -34,7 +34,7 @@ HANDSHAKE_TIMEOUT = 10.0  # seconds from the Engine.IO handshake to the Socket.I
 CLOSE_WAIT = 5.0  # seconds a closing session waits for its client to fetch what is left
 SWEEP_EVERY = 1.0  # seconds between looks at the sessions still waiting for their namespace connect
 
-# The TCP connection each request greenlet serves (server.py's handler registers it): how a queue whose writer is
+# The TCP connection each request greenlet serves (wsgi_server.py's handler registers it): how a queue whose writer is
 # stuck sending to a client that does not read finds the connection to shut down.
 _connections: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -54,7 +54,7 @@ SESSION_HOURS = 12  # a shift: after that the operator logs in again
 LOGIN_ATTEMPTS, LOGIN_WINDOW = 5, 300.0  # refused logins from one address, then it waits out the five minutes
 ACTIONS = ("void", "correct", "shoe", "close-shoe")
 SECURITY_HEADERS = {
-    # Beside the service's policy (security.py: no framing of /operator): older browsers' no-framing header, and
+    # Beside the service's policy (security_headers.py: no framing of /operator): older browsers' no-framing header, and
     # nothing of the page is cached (it shows an operator's view).
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
