@@ -162,6 +162,7 @@ def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowl
     acked = Acknowledged()
     seqs = {f"R{i}": itertools.count(1) for i in range(1, TABLES + 1)}
     found: list[tuple[int, int, bool]] = []  # per round: events lost, refusals not kept, the server alive
+    refused: list[int] = []  # refusals answered by the end of each round
     try:
         for round_ in range(1, ROUNDS_OF_POSTING + 1):
             for table in seqs:  # each round starts a new shoe on every table
@@ -179,6 +180,7 @@ def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowl
                 t.join(60)
             alive = node.proc is not None and node.proc.poll() is None
             found.append((*missing(acked, race_db), alive))  # counted over every round so far
+            refused.append(sum(acked.refusals_answered.values()))
             if not alive:
                 break
         assert found == [(0, 0, True)] * ROUNDS_OF_POSTING, (
@@ -187,7 +189,9 @@ def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowl
             f"{node.log_text()[-2000:]}"
         )
         assert not acked.failures, acked.failures[:5]
-        assert acked.count() > 1000 and sum(acked.refusals_answered.values()) >= 15, "the posts overlapped"
+        # The writes overlapped: every round had refusals among the lists (a refusal waits for its table's post in
+        # flight, so on a busy machine a round may have only a few).
+        assert acked.count() > 1000 and all(b > a for a, b in zip([0, *refused], refused, strict=False)), refused
         versions = {table: max(v) for table, v in acked.events.items()}
     finally:
         node.kill(signal.SIGTERM)

@@ -310,6 +310,6 @@ def _one_job_per_table(
 
 def default_runner() -> Runner:
     """Plain threads, for a log opened outside the service (the command line, a benchmark's setup, a test)."""
-    from ..runner import ThreadRunner
+    from ..server.runner import ThreadRunner
 
     return ThreadRunner()
