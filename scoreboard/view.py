@@ -17,7 +17,24 @@ from .insurance import offers
 from .play import Round
 from .roads import RoadRound, Roads
 from .sides import BANKER, NAME, PLAYER
-from .table import Delta, ShoeRules, TableConfig, TableState, numbered, round_json
+from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbered, round_json
+
+
+def shoe_json(shoe: ShoeState) -> dict:
+    """A shoe as the table's state shows it (and a webhook's `shoe` and `shoe_end` deliveries)."""
+    return {
+        "id": shoe.id,
+        "number": shoe.number,
+        "decks": shoe.rules.decks,
+        "variant": shoe.rules.variant,
+        "cards_left": shoe.cards_left,
+        "burned": shoe.burned,
+        "cut": shoe.cut,
+        "rounds_left": shoe.rounds_left,
+        "commitment": shoe.commitment,
+        "ended": shoe.ended,
+        **({"seed": shoe.seed} if shoe.seed else {}),
+    }
 
 
 class TableView:
@@ -140,21 +157,7 @@ class TableView:
             **self._fixed_json(),
             "version": s.version,
             "phase": s.phase,
-            "shoe": None
-            if shoe is None
-            else {
-                "id": shoe.id,
-                "number": shoe.number,
-                "decks": shoe.rules.decks,
-                "variant": shoe.rules.variant,
-                "cards_left": shoe.cards_left,
-                "burned": shoe.burned,
-                "cut": shoe.cut,
-                "rounds_left": shoe.rounds_left,
-                "commitment": shoe.commitment,
-                "ended": shoe.ended,
-                **({"seed": shoe.seed} if shoe.seed else {}),
-            },
+            "shoe": None if shoe is None else shoe_json(shoe),
             "round": s.round_number,
             "rounds": last_number,
             "deal": s.deal.as_json(face_up),

@@ -6,6 +6,7 @@ Runs `npm ci` and the copy unless static/vendor/ already matches package-lock.js
 folder records both); `--check` only says whether it does (exit status 1 when not).
 
 - socket.io.min.js: the official Socket.IO client (casino networks are closed: never a CDN).
+- swagger-ui/: Swagger UI (swagger-ui-dist), which renders the API's OpenAPI document at /api/docs.
 - fonts/noto-sans-sc/, fonts/noto-sans-tc/: Noto Sans SC and TC from @fontsource, weights 400 and 700, as WOFF2.
   Browsers load them through the package's own CSS, whose unicode-range rules fetch only the chunks a page's text
   uses; the renderer draws with the one-file subset of each.
@@ -17,6 +18,7 @@ is the one place that knows which files are vendored: scripts/install and the wh
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -25,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FONT_FAMILIES = ("noto-sans-sc", "noto-sans-tc")
+# What /api/docs loads of swagger-ui-dist, with its licences.
+SWAGGER_UI = ("swagger-ui-bundle.js", "swagger-ui-bundle.js.LICENSE.txt", "swagger-ui.css", "LICENSE", "NOTICE")
 FONT_WEIGHTS = (400, 700)
 # The one-file subsets the renderer reads (they hold every glyph the boards write, Latin included).
 RENDER_SUBSET = {"noto-sans-sc": "chinese-simplified", "noto-sans-tc": "chinese-traditional"}
@@ -43,8 +47,14 @@ def npm_ci(root: Path = ROOT) -> None:
             "npm is not installed: the Socket.IO client and the fonts come from npm "
             "(install Node.js with npm, e.g. Debian's nodejs and npm packages, then build again)"
         )
+    # No package's install script runs (none is needed to copy files; swagger-ui-dist's would report the install
+    # to its publisher's analytics).
     result = subprocess.run(
-        [npm, "ci", "--silent", "--no-audit", "--no-fund"], cwd=root, capture_output=True, text=True
+        [npm, "ci", "--silent", "--no-audit", "--no-fund", "--ignore-scripts"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SCARF_ANALYTICS": "false"},
     )
     if result.returncode != 0:
         raise VendorError(f"npm ci failed in {root}: {result.stderr.strip()[-500:]}")
@@ -58,6 +68,8 @@ def vendor(root: Path = ROOT) -> list[Path]:
     if out.exists():
         shutil.rmtree(out)
     written = [_copy(modules / "socket.io-client" / "dist" / "socket.io.min.js", out / "socket.io.min.js")]
+    for name in SWAGGER_UI:
+        written.append(_copy(modules / "swagger-ui-dist" / name, out / "swagger-ui" / name))
     for family in FONT_FAMILIES:
         package, target = modules / "@fontsource" / family, out / "fonts" / family
         for weight in FONT_WEIGHTS:

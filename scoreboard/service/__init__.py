@@ -2,8 +2,11 @@
 
 - `web/`: the HTTP blueprints and pages; `feeds/`: the intake every feed goes through (HTTP, TCP, serial, the
   simulated shoe); `live/`: Socket.IO, its rooms and the displays' counts;
-- `tables/`: the hub that applies, stores and publishes each table's events, the update it publishes, and the
-  configuration; the event log (`log/`: its one writer, its readers, SQLite and PostgreSQL) under it;
+- `webhooks/`: the couriers that send the outbox's deliveries to the configured receivers, signed, off the feed's
+  path;
+- `tables/`: the hub that applies, stores and publishes each table's events, the update it publishes, the webhook
+  deliveries each event writes to the outbox, and the configuration; the event log (`log/`: its one writer, its
+  readers, SQLite and PostgreSQL) under it;
 - `server/`: what the process runs on (the WSGI server and its guards, the runner, the log set up once);
 - `wsgi_stack.py`: the one WSGI stack; `serve.py`: `scoreboard serve`, the one module that assembles the process.
 
@@ -20,12 +23,13 @@ from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
 from .live.namespace import PIT_ROOM, Live, room
-from .live.socket_server import socketio, socketio_options
+from .live.socket_server import allowed_origins, socketio, socketio_options
 from .log import is_postgres, store_for
 from .server.runner import runner_for
-from .tables.config import DEMO, Config, load_config
+from .tables.config import DEMO, Config, load_config, origins_of
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
+from .tables.outbox import Outbox
 from .web.app_json import AppJSON
 
 
@@ -38,6 +42,9 @@ class Defaults:
     MAX_CONTENT_LENGTH = 1024 * 1024
     WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
     PROXY_HOPS = 0  # reverse proxies in front whose X-Forwarded-* headers are trusted (serve's --proxy-hops)
+    ALLOWED_ORIGINS = None  # origins whose pages may read the API and follow tables (serve's --allowed-origins);
+    # default: the table file's [server] allowed_origins
+    WEBHOOKS = True  # send the configured webhooks' deliveries from this process (a test may leave it to another)
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -68,12 +75,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config["SIMULATED_TABLES"] = config.simulated
     app.config["SCOREBOARD_CONFIG"] = config
 
+    origins = _origins(app.config["ALLOWED_ORIGINS"], config)
     runner = runner_for(app.config["ASYNC_MODE"])
     store = store_for(db, runner)
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
-        cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS"),
+        cors_allowed_origins=allowed_origins(origins),
         **socketio_options(app.config["MESSAGE_QUEUE"], store.log_id),
     )
     socketio.on_namespace(Live("/"))
@@ -86,6 +94,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         operators=config.operators,
         # With a message queue the displays of other processes listen too: every update is made and sent.
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
+        outbox=Outbox(config.webhooks),
     )
     hub.replay()
     app.extensions[EXTENSION] = hub
@@ -100,16 +109,56 @@ def create_app(overrides: dict | None = None) -> Flask:
     )
 
     from .feeds import http_feed
-    from .web import api, audit, health, history, images, json_errors, metrics, operator_page, pages
+    from .web import (
+        api,
+        api_docs,
+        audit,
+        cross_origin,
+        health,
+        history,
+        images,
+        json_errors,
+        metrics,
+        operator_page,
+        pages,
+        webhooks,
+    )
+    from .webhooks.courier import Couriers
     from .wsgi_stack import wsgi_stack
 
     json_errors.init_app(app)
     app.wsgi_app = wsgi_stack(app, app.wsgi_app)  # type: ignore[method-assign, assignment]
     metrics.init_app(app)
     operator_page.init_app(app, secret_file=beside + ".secret")
-    for blueprint in (api.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp, operator_page.bp, pages.bp):
+    cross_origin.init_app(app, origins)
+    for blueprint in (
+        api.bp,
+        api_docs.bp,
+        audit.bp,
+        http_feed.bp,
+        health.bp,
+        history.bp,
+        images.bp,
+        operator_page.bp,
+        pages.bp,
+        webhooks.bp,
+    ):
         app.register_blueprint(blueprint)
+    couriers = Couriers(hub)
+    app.extensions["webhooks"] = couriers
+    if app.config["WEBHOOKS"] and hub.outbox:
+        couriers.start()
     return app
+
+
+def _origins(given: object, config: Config) -> tuple[str, ...]:
+    """The origins whose pages may read the API: the ones the command line or the environment gave (a list, or
+    text separated by commas or spaces), else the table file's."""
+    if given is None:
+        return config.allowed_origins
+    if isinstance(given, str):
+        given = given.replace(",", " ").split()
+    return origins_of("--allowed-origins (SCOREBOARD_ALLOWED_ORIGINS)", given)
 
 
 def _publisher(table_id: str, update: dict) -> None:

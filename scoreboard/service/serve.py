@@ -60,7 +60,7 @@ def run(options: ServeOptions) -> None:
         "PROXY_HOPS": options.proxy_hops,
     }
     if options.allowed_origins:
-        overrides["CORS_ALLOWED_ORIGINS"] = "*" if "*" in options.allowed_origins else list(options.allowed_origins)
+        overrides["ALLOWED_ORIGINS"] = list(options.allowed_origins)
     try:
         app = create_app(overrides)
     except (ConfigError, StoreError) as e:

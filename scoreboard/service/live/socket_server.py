@@ -96,3 +96,42 @@ def socketio_options(message_queue: str | None, log_id: str) -> dict:
     if not message_queue:
         return {}
     return {"client_manager": OrderedRedisManager(message_queue, channel=f"{CHANNEL}:{log_id}")}
+
+
+def allowed_origins(origins: tuple[str, ...]) -> object:
+    """Engine.IO's `cors_allowed_origins` for the configured origins: None (its default: the page's own origin, as
+    the browser or a proxy names it) without any; "*" for any; else a check that lets the listed origins in beside
+    the server's own, so that the service's own pages go on working when other origins are added.
+
+    >>> check = allowed_origins(("https://studio.example",))
+    >>> environ = {"wsgi.url_scheme": "http", "HTTP_HOST": "127.0.0.1:8000"}
+    >>> check("https://studio.example", environ), check("http://127.0.0.1:8000", environ)
+    (True, True)
+    >>> check("https://elsewhere.example", environ)
+    False
+    >>> allowed_origins(()) is None, allowed_origins(("*",))
+    (True, '*')
+    """
+    if not origins:
+        return None
+    if "*" in origins:
+        return "*"
+    listed = frozenset(origins)
+
+    def allowed(origin: str | None, environ: dict) -> bool:
+        return origin is not None and (origin in listed or origin in _own_origins(environ))
+
+    return allowed
+
+
+def _own_origins(environ: dict) -> list[str]:
+    """The origins Engine.IO takes for the server's own when it is given none: the request's scheme and host, and
+    the ones a proxy forwarded."""
+    own = []
+    if "wsgi.url_scheme" in environ and "HTTP_HOST" in environ:
+        own.append(f"{environ['wsgi.url_scheme']}://{environ['HTTP_HOST']}")
+        if "HTTP_X_FORWARDED_PROTO" in environ or "HTTP_X_FORWARDED_HOST" in environ:
+            scheme = environ.get("HTTP_X_FORWARDED_PROTO", environ["wsgi.url_scheme"]).split(",")[0].strip()
+            host = environ.get("HTTP_X_FORWARDED_HOST", environ["HTTP_HOST"]).split(",")[0].strip()
+            own.append(f"{scheme}://{host}")
+    return own

@@ -15,6 +15,7 @@ the service. What each side of the service needs is its own protocol:
 - `Replay`: what a start and the following of other processes read (the current shoe, its events, the seqs before
   it, a table's events past a version, the commits of other processes as they happen).
 - `Reader`: what requests read (history, the audit trail, health), each on a connection of its own.
+- `Outbox`: what the webhooks read of their outbox (outbox.py): the queues a courier sends from, the API's lists.
 - `Log`: what `store_for` returns: the log's identity and kind, its `writer`, the reads above, the claims of a
   shared log, a whole table's rows for copy-log, and `close`.
 
@@ -27,10 +28,14 @@ trail in the transaction of the post that was refused). To add a kind of row, su
 1. declare its table once in rows.py, `OUTBOX = Table("outbox", (Column("table_id", "text", required=True), ...))`,
    and add it to `TABLES` (both databases create it, and copy-log copies it);
 2. write its value class beside `RefusedAction`: a frozen dataclass with `TABLE: ClassVar[Table] = OUTBOX` and
-   `values(stored_at)` giving its columns in order;
+   `values(stored_at)` giving its columns in order (`Delivery` is the outbox's);
 3. return it in the `rows` of the job that makes it (the hub's post, for a row that belongs to an event: it is
    committed with the event or not at all), or `writer.put(row)` for a row of no event (an alarm, a setting);
-4. read it back with a method of its own on the backends' readers (each read on its own connection).
+4. read it back with a method of its own on the backends' readers (each read on its own connection; outbox.py's
+   SQL serves both backends).
+
+A stored row is changed by a `Change` (rows.py's `Attempted`, `RetryAsked`, `Pruned`): one UPDATE or DELETE both
+databases read, given in a job's `changes` or by `writer.change(...)`, in a commit like any write.
 
 A column added to an existing table (the event row's hash, say) is a `Column` that allows NULL appended to its
 `Table`, a field of its value class, and its value in `values()`: a log of an earlier release gains the column
@@ -43,20 +48,46 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from .errors import StoreBusy, StoreError, StoreNotEmpty, StoreUnavailable
-from .rows import TABLES, Column, Record, RefusedAction, Row, Table, Writes
+from .rows import (
+    DELIVERY_STATES,
+    DELIVERY_WINDOW,
+    TABLES,
+    Attempted,
+    Change,
+    Column,
+    Delivery,
+    DeliveryState,
+    Pruned,
+    Record,
+    RefusedAction,
+    RetryAsked,
+    Row,
+    StoredDelivery,
+    Table,
+    Writes,
+)
 from .writer import Job, Outcome, Runner, Stored, Writer
 
 __all__ = [
+    "DELIVERY_STATES",
+    "DELIVERY_WINDOW",
     "TABLES",
+    "Attempted",
+    "Change",
     "Claim",
     "Column",
+    "Delivery",
+    "DeliveryState",
     "Job",
     "Log",
+    "Outbox",
     "Outcome",
+    "Pruned",
     "Reader",
     "Record",
     "RefusedAction",
     "Replay",
+    "RetryAsked",
     "Row",
     "Runner",
     "StoreBusy",
@@ -64,6 +95,7 @@ __all__ = [
     "StoreNotEmpty",
     "StoreUnavailable",
     "Stored",
+    "StoredDelivery",
     "Table",
     "Writer",
     "Writes",
@@ -130,7 +162,21 @@ class Reader(Protocol):
         ...
 
 
-class Log(Replay, Reader, Protocol):
+class Outbox(Protocol):
+    """What the webhooks read of their outbox (outbox.py), each read on a connection of its own."""
+
+    def outbox_tables(self, receiver: str) -> list[str]: ...
+
+    def outbox_queue(self, receiver: str, table_id: str, limit: int) -> list[StoredDelivery]: ...
+
+    def outbox_delivery(self, receiver: str, delivery: str) -> StoredDelivery | None: ...
+
+    def outbox_list(self, receiver: str, state: DeliveryState, limit: int) -> list[StoredDelivery]: ...
+
+    def outbox_summary(self, receiver: str) -> dict: ...
+
+
+class Log(Replay, Reader, Outbox, Protocol):
     """An open event log: `store_for(url)`."""
 
     url: str  # as shown in logs and messages (a PostgreSQL URL without its password)

@@ -31,6 +31,7 @@ import psycopg
 import psycopg.waiting
 
 from .errors import StoreNotEmpty, StoreUnavailable
+from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, table_named
 from .writer import Runner, Stored, Writer, default_runner
 
@@ -66,8 +67,10 @@ def _key(text: bytes) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big", signed=True)
 
 
-class PostgresLog:
+class PostgresLog(OutboxReads):
     """The log in a PostgreSQL database; any number of server processes may share it."""
+
+    MARK = "%s"
 
     shared = True  # other processes write the same log: the writer catches each table up under its lock
 
@@ -391,6 +394,9 @@ class _Transaction:
         for table, values in ((EVENTS, events), *rows.items()):
             if values:
                 self._db.cursor().executemany(_insert(table), values)
+        for w in writes:
+            for change in w.changes:
+                self._db.execute(*change.statement("%s"))
         newest: dict[str, int] = {}
         for w in writes:
             for record in w.events:

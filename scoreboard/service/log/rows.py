@@ -3,7 +3,8 @@ both databases (the SQLite and PostgreSQL schemas are made from these declaratio
 gains the columns it lacks when it is opened).
 
 A write is `Writes`: a table's event rows (`Record`) and, beside them, any other rows to store in the same
-transaction (`Row`: a refused operator action today; a webhook's outbox entry, an alarm or a live setting later).
+transaction (`Row`: a refused operator action, a webhook's delivery in the outbox; an alarm or a live setting
+later), and changes of rows already stored (`Change`: what a delivery's attempt came to).
 """
 
 from __future__ import annotations
@@ -112,7 +113,40 @@ REFUSALS = Table(
     ),
 )
 
-TABLES = (EVENTS, REFUSALS)  # every table the log keeps; copy-log copies each, in this order
+# A webhook's deliveries: each written in the transaction of the event it tells of (so a kill -9 at any moment loses
+# none), then changed by the attempts to send it (service/webhooks/). `delivery` is the id its receiver sees, the
+# same on every attempt; `body` the JSON sent, signed anew at each attempt. `state` is pending (tried again at
+# `next_at`), done (a 2xx answered it, at `done_at`) or dead (it failed past its `deadline`).
+OUTBOX = Table(
+    "outbox",
+    (
+        Column("receiver", "text", required=True),
+        Column("delivery", "text", required=True),
+        Column("table_id", "text", required=True),
+        Column("version", "integer", required=True),
+        Column("type", "text", required=True),
+        Column("body", "text", required=True),
+        Column("stored_at", "real", required=True),
+        Column("state", "text", required=True),
+        Column("attempts", "integer", required=True),
+        Column("next_at", "real", required=True),
+        Column("deadline", "real", required=True),
+        Column("failed_at", "real"),  # the last failed attempt
+        Column("last_status", "integer"),  # the last attempt's HTTP status (none: no answer)
+        Column("last_error", "text"),  # why the last failed attempt failed
+        Column("done_at", "real"),
+    ),
+    unique=(("delivery",),),
+    indexes=(
+        # A receiver's queues, one per table, in version order: what its courier sends next.
+        "outbox_pending ON outbox (receiver, table_id, version, id) WHERE state = 'pending'",
+        "outbox_by_state ON outbox (receiver, state, id)",
+        "outbox_done ON outbox (receiver, done_at) WHERE state = 'done'",
+        "outbox_failed ON outbox (receiver, failed_at) WHERE failed_at IS NOT NULL",
+    ),
+)
+
+TABLES = (EVENTS, REFUSALS, OUTBOX)  # every table the log keeps; copy-log copies each, in this order
 
 
 class Row(Protocol):
@@ -194,15 +228,181 @@ class RefusedAction:
         )
 
 
+DELIVERY_WINDOW = 24 * 3600.0  # seconds a delivery is tried for (from its writing, or from a retry asked for)
+DeliveryState = Literal["pending", "done", "dead"]
+DELIVERY_STATES: tuple[DeliveryState, ...] = ("pending", "dead", "done")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A webhook delivery written to the outbox with the event it tells of: pending, due at once.
+
+    >>> Delivery("studio", "d1", "T1", 7, "round", '{"id":"d1"}').values(100.0)
+    ('studio', 'd1', 'T1', 7, 'round', '{"id":"d1"}', 100.0, 'pending', 0, 100.0, 86500.0, None, None, None, None)
+    """
+
+    TABLE: ClassVar[Table] = OUTBOX
+
+    receiver: str
+    delivery: str  # the id its receiver sees
+    table_id: str
+    version: int
+    type: str
+    body: str  # the JSON posted
+
+    def values(self, stored_at: float) -> tuple:
+        return (
+            self.receiver,
+            self.delivery,
+            self.table_id,
+            self.version,
+            self.type,
+            self.body,
+            stored_at,
+            "pending",
+            0,
+            stored_at,
+            stored_at + DELIVERY_WINDOW,
+            None,
+            None,
+            None,
+            None,
+        )
+
+
+@dataclass(frozen=True)
+class StoredDelivery:
+    """A delivery as the outbox holds it (`row_id` is its row's id: its place in the order written)."""
+
+    row_id: int
+    receiver: str
+    delivery: str
+    table_id: str
+    version: int
+    type: str
+    body: str
+    stored_at: float
+    state: DeliveryState
+    attempts: int
+    next_at: float
+    deadline: float
+    failed_at: float | None
+    last_status: int | None
+    last_error: str | None
+    done_at: float | None
+
+
+class Change(Protocol):
+    """A change of rows already stored, made in a write's transaction: one statement of SQL both databases read,
+    with the driver's parameter `mark`."""
+
+    TABLE: ClassVar[Table]
+
+    def statement(self, mark: str) -> tuple[str, tuple]: ...
+
+
+ERROR_CHARS = 500  # a failed attempt's reason is kept to this length
+
+
+@dataclass(frozen=True)
+class Attempted:
+    """What one attempt of a delivery came to: `done` (a 2xx answered it), still `pending` (tried again at
+    `next_at`) or `dead` (it failed past its deadline). `status` is the answer's HTTP status (None: no answer).
+
+    >>> sql, args = Attempted(4, "done", 1, 9.5, 204).statement("?")
+    >>> sql
+    "UPDATE outbox SET state = 'done', attempts = ?, last_status = ?, done_at = ? WHERE id = ? AND state = 'pending'"
+    >>> args
+    (1, 204, 9.5, 4)
+    """
+
+    TABLE: ClassVar[Table] = OUTBOX
+
+    row_id: int
+    state: DeliveryState
+    attempts: int
+    at: float  # when the attempt ended
+    status: int | None = None
+    error: str | None = None
+    next_at: float | None = None
+
+    def statement(self, mark: str) -> tuple[str, tuple]:
+        # Only a pending delivery takes an attempt's outcome: one an operator asked to retry meanwhile is pending
+        # still (and due now), one that went dead is not brought back by a late answer.
+        if self.state == "done":
+            sql = (
+                f"UPDATE outbox SET state = 'done', attempts = {mark}, last_status = {mark}, done_at = {mark} "
+                f"WHERE id = {mark} AND state = 'pending'"
+            )
+            return sql, (self.attempts, self.status, self.at, self.row_id)
+        sql = (
+            f"UPDATE outbox SET state = {mark}, attempts = {mark}, next_at = {mark}, failed_at = {mark}, "
+            f"last_status = {mark}, last_error = {mark} WHERE id = {mark} AND state = 'pending'"
+        )
+        error = (self.error or "")[:ERROR_CHARS]
+        next_at = self.at if self.next_at is None else self.next_at
+        return sql, (self.state, self.attempts, next_at, self.at, self.status, error, self.row_id)
+
+
+@dataclass(frozen=True)
+class RetryAsked:
+    """An operator asked for a delivery to be sent again: pending, due at `at`, tried for another DELIVERY_WINDOW,
+    its backoff starting over (whatever its state was: a dead one comes back, a done one is sent again).
+
+    >>> RetryAsked(4, 50.0).statement("%s")
+    ("UPDATE outbox SET state = 'pending', attempts = 0, next_at = %s, deadline = %s WHERE id = %s", (50.0, 86450.0, 4))
+    """
+
+    TABLE: ClassVar[Table] = OUTBOX
+
+    row_id: int
+    at: float
+
+    def statement(self, mark: str) -> tuple[str, tuple]:
+        sql = (
+            f"UPDATE outbox SET state = 'pending', attempts = 0, next_at = {mark}, deadline = {mark} WHERE id = {mark}"
+        )
+        return sql, (self.at, self.at + DELIVERY_WINDOW, self.row_id)
+
+
+PRUNE_BATCH = 1_000  # rows one pruning statement deletes at most (a write holds the log's one writer that long)
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """A receiver's deliveries done before `done_before`, or dead since before `dead_before`, dropped (at most
+    PRUNE_BATCH of them).
+
+    >>> sql, args = Pruned("studio", 10.0, 5.0).statement("?")
+    >>> sql.startswith("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE receiver = ? AND"), args
+    (True, ('studio', 10.0, 5.0))
+    """
+
+    TABLE: ClassVar[Table] = OUTBOX
+
+    receiver: str
+    done_before: float
+    dead_before: float
+
+    def statement(self, mark: str) -> tuple[str, tuple]:
+        sql = (
+            f"DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE receiver = {mark} AND "
+            f"((state = 'done' AND done_at < {mark}) OR (state = 'dead' AND failed_at < {mark})) LIMIT {PRUNE_BATCH})"
+        )
+        return sql, (self.receiver, self.done_before, self.dead_before)
+
+
 @dataclass(frozen=True)
 class Writes:
-    """What one job stores in a transaction: its table's `events`, oldest first, and the `rows` that go with them."""
+    """What one job stores in a transaction: its table's `events`, oldest first, the `rows` that go with them, and
+    the `changes` of rows stored before."""
 
     events: Sequence[Record] = ()
     rows: Sequence[Row] = ()
+    changes: Sequence[Change] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.events or self.rows)
+        return bool(self.events or self.rows or self.changes)
 
 
 def json_text(value: object) -> str:

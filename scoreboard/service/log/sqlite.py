@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
 from .errors import StoreBusy, StoreNotEmpty
+from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, table_named
 from .writer import Runner, Stored, Writer, default_runner
 
@@ -42,8 +43,10 @@ META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NU
 ROWS_PER_STATEMENT = 500  # past this many rows a write is several INSERTs in a transaction: no outsized statements
 
 
-class SQLiteLog:
+class SQLiteLog(OutboxReads):
     """A log file held by this process: reads on their own connections, writes through its `writer` alone."""
+
+    MARK = "?"
 
     shared = False  # the file's lock keeps every other process out: nothing else can write it
     blocking = True  # sqlite3 waits for the disk in the calling thread
@@ -240,7 +243,8 @@ class _WriteSide:
         for w in writes:
             for row in w.rows:
                 rows.setdefault(row.TABLE, []).append(row.values(now))
-        if not rows and len(events) <= self._per_statement(EVENTS):
+        changes = [change.statement("?") for w in writes for change in w.changes]
+        if not rows and not changes and len(events) <= self._per_statement(EVENTS):
             if events:  # one statement: a transaction of its own, committed and fsynced before execute returns
                 self._db.execute(_insert(EVENTS, len(events)), [value for row in events for value in row])
             return
@@ -250,6 +254,8 @@ class _WriteSide:
                 for start in range(0, len(values), step):
                     part = values[start : start + step]
                     self._db.execute(_insert(table, len(part)), [value for row in part for value in row])
+            for sql, args in changes:
+                self._db.execute(sql, args)
 
     def _per_statement(self, table: Table) -> int:
         return min(ROWS_PER_STATEMENT, self._parameters // len(table.columns))

@@ -1,8 +1,9 @@
 """The log's one writer: the only owner of its write connection, and the group commit that uses it.
 
 Everything the log writes is a job submitted here: a feed post's events with the rows that go with them (a refused
-operator action today; a webhook's outbox entry, an alarm, a live setting later), rows on their own (`put`), a
-setup's history (`append`), a whole log copied in (`adopt`). The connection is made by the backend's write side
+operator action, a webhook's deliveries in the outbox; an alarm, a live setting later), rows on their own (`put`),
+changes of stored rows (`change`: what a delivery's attempt came to), a setup's history (`append`), a whole log
+copied in (`adopt`). The connection is made by the backend's write side
 (`WriteSide`) on the writer's own thread, held by this object alone, and used only by `_use`: one call at a time,
 on that thread (SQLite's connection refuses any other thread), or in place for a driver that waits cooperatively
 (psycopg under gevent). No reader, request or other thread can reach it.
@@ -29,7 +30,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from .errors import StoreUnavailable
-from .rows import Record, Row, Writes
+from .rows import Change, Record, Row, Writes
 
 log = logging.getLogger(__name__)
 
@@ -173,6 +174,10 @@ class Writer:
     def put(self, *rows: Row) -> Outcome:
         """Store `rows` of no table's version (an alarm, a setting) in the next commit."""
         return self.write(_Fixed(Writes(rows=rows)))
+
+    def change(self, *changes: Change) -> Outcome:
+        """Make `changes` to stored rows (a delivery's attempt, a retry asked for) in the next commit."""
+        return self.write(_Fixed(Writes(changes=changes)))
 
     def append(self, records: Sequence[Record]) -> None:
         """Store `records` as they are and wait for it: a setup's or a benchmark's history, never a live table's

@@ -1,4 +1,5 @@
-"""The service's configuration: a TOML file of tables and operators, or the built-in demo tables.
+"""The service's configuration: a TOML file of tables, operators, webhook receivers and server settings, or the
+built-in demo tables.
 
 Every mistake is one line naming the file, the section and the setting, and what it accepts:
 `tables.toml: [tables.T1] decks must be a whole number, not '8'`.
@@ -9,10 +10,12 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from ...errors import Refusal
 from ...roads import Thresholds
 from ...table import TableConfig
+from .outbox import EVENT_TYPES
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
@@ -34,7 +37,9 @@ TABLE_SETTINGS: dict[str, type | tuple[type, ...]] = {
     "patterns": dict,
 }
 OPERATOR_SETTINGS: dict[str, type | tuple[type, ...]] = {"token": str, "tables": list}
-SECTIONS = ("tables", "operators", "display")
+WEBHOOK_SETTINGS: dict[str, type | tuple[type, ...]] = {"url": str, "secret": str, "events": list, "tables": list}
+SERVER_SETTINGS: dict[str, type | tuple[type, ...]] = {"allowed_origins": list}
+SECTIONS = ("tables", "operators", "webhooks", "server", "display")
 TYPE_NAMES = {str: "text", int: "a whole number", bool: "true or false", dict: "a table of settings", list: "a list"}
 
 
@@ -55,12 +60,47 @@ class Operator:
 
 
 @dataclass(frozen=True)
+class Receiver:
+    """A system that takes the tables' events as signed webhook deliveries (`[webhooks.NAME]`)."""
+
+    name: str
+    url: str
+    secret: str = field(repr=False)
+    events: frozenset[str] = frozenset(EVENT_TYPES)
+    tables: frozenset[str] | None = None  # None: every table
+
+    def wants(self, kind: str, table_id: str) -> bool:
+        """Whether an event of type `kind` at `table_id` is delivered to this receiver.
+
+        >>> studio = Receiver("studio", "https://studio.example/hooks", "s", frozenset({"round"}), frozenset({"T1"}))
+        >>> studio.wants("round", "T1"), studio.wants("void", "T1"), studio.wants("round", "T2")
+        (True, False, False)
+        """
+        return kind in self.events and (self.tables is None or table_id in self.tables)
+
+    @property
+    def shown_url(self) -> str:
+        """The URL as the API and the logs show it: a password in it replaced by ***.
+
+        >>> Receiver("a", "https://bot:s3cret@hooks.example/in", "s").shown_url
+        'https://bot:***@hooks.example/in'
+        """
+        parts = urlsplit(self.url)
+        if parts.password is None:
+            return self.url
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return parts._replace(netloc=netloc).geturl()
+
+
+@dataclass(frozen=True)
 class Config:
     tables: tuple[TableConfig, ...]
     simulated: frozenset[str] = frozenset()  # tables the built-in shoe deals
     operators: tuple[Operator, ...] = ()
     display: dict = field(default_factory=dict)
     source: str = "the demo tables"
+    webhooks: tuple[Receiver, ...] = ()
+    allowed_origins: tuple[str, ...] = ()  # [server] allowed_origins: pages of these origins may read the API
 
 
 DEMO = Config(
@@ -110,7 +150,10 @@ def load_config(path: str) -> Config:
     display = data.get("display", {})
     if not isinstance(display, dict):
         raise ConfigError(f"{path}: [display] must be a table of settings")
-    return Config(tuple(configs), frozenset(simulated), operators, display, path)
+    webhooks = tuple(_receiver(path, name, s, set(tables)) for name, s in _sections(path, data, "webhooks"))
+    server = _checked(f"{path}: [server]", data.get("server", {}), SERVER_SETTINGS)
+    origins = origins_of(f"{path}: [server] allowed_origins", server.get("allowed_origins", []))
+    return Config(tuple(configs), frozenset(simulated), operators, display, path, webhooks, origins)
 
 
 def _sections(path: str, data: dict, name: str):
@@ -166,3 +209,72 @@ def _operator(path: str, name: str, settings: dict, tables: set[str]) -> Operato
             raise ConfigError(f"{where} tables names {unknown[0] if unknown else names!r}, which is not a table here")
         return Operator(name, token, tuple(names))
     return Operator(name, token)
+
+
+def _receiver(path: str, name: str, settings: dict, tables: set[str]) -> Receiver:
+    where = f"{path}: [webhooks.{name}]"
+    if not NAME.match(name):
+        raise ConfigError(f"{path}: webhook name {name!r} must be 1 to 40 letters, digits, '-', '_' or '.'")
+    _checked(where, settings, WEBHOOK_SETTINGS)
+    url = settings.get("url")
+    if url is None:
+        raise ConfigError(f"{where} needs a url: the http:// or https:// address its deliveries are posted to")
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
+        raise ConfigError(f"{where} url must be an http:// or https:// address with a host, not {url!r}")
+    secret = settings.get("secret")
+    if secret is None:
+        raise ConfigError(f"{where} needs a secret: the key its deliveries are signed with (HMAC-SHA256)")
+    if not secret.strip():
+        raise ConfigError(f"{where} secret must not be empty: it is the key its deliveries are signed with")
+    events = settings.get("events")
+    if events is not None:
+        for kind in events:
+            if kind not in EVENT_TYPES:
+                known = ", ".join(EVENT_TYPES)
+                raise ConfigError(f"{where} events names {kind!r}, which is not an event type ({known})")
+        if not events:
+            raise ConfigError(f"{where} events is empty: name the event types to deliver, or leave it out for all")
+    names = settings.get("tables")
+    if names is not None:
+        unknown = [t for t in names if t not in tables]
+        if unknown or not all(isinstance(t, str) for t in names):
+            raise ConfigError(f"{where} tables names {unknown[0] if unknown else names!r}, which is not a table here")
+    return Receiver(
+        name,
+        url,
+        secret,
+        frozenset(events) if events is not None else frozenset(EVENT_TYPES),
+        frozenset(names) if names is not None else None,
+    )
+
+
+def origins_of(where: str, values: object) -> tuple[str, ...]:
+    """Web origins (scheme://host[:port], or "*" for any) as the CORS headers name them, checked; a trailing "/" is
+    dropped.
+
+    >>> origins_of("--allowed-origins", ["https://pit.example/", "http://127.0.0.1:8080"])
+    ('https://pit.example', 'http://127.0.0.1:8080')
+    >>> origins_of("--allowed-origins", ["pit.example"])
+    Traceback (most recent call last):
+    ...
+    scoreboard.service.tables.config.ConfigError: --allowed-origins names 'pit.example', which is not an origin ...
+    """
+    if not isinstance(values, list | tuple):
+        raise ConfigError(f"{where} must be a list of origins, not {values!r}")
+    origins = []
+    for value in values:
+        origin = value.rstrip("/") if isinstance(value, str) else value
+        if origin != "*":
+            parts = urlsplit(origin) if isinstance(origin, str) else None
+            if parts is None or parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
+                raise ConfigError(
+                    f"{where} names {value!r}, which is not an origin (scheme://host[:port], such as "
+                    'https://pit.example, or "*")'
+                )
+        origins.append(origin)
+    return tuple(origins)

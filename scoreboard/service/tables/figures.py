@@ -7,7 +7,10 @@
 - `scoreboard_displays{table}`: boards and overlays connected to the table;
 - `scoreboard_seconds_since_last_event{table}`: how long the table has been silent (tables with no event yet have
   no sample), and `scoreboard_table_version{table}`;
-- `scoreboard_store_write_seconds` and `scoreboard_store_commit_posts`: each commit's time and how many posts shared it.
+- `scoreboard_store_write_seconds` and `scoreboard_store_commit_posts`: each commit's time and how many posts shared it;
+- `scoreboard_webhook_deliveries_total{receiver, outcome}`: webhook attempts by receiver and what they came to
+  (`delivered`: a 2xx; `failed`: tried again later; `dead`: failed past its 24 hours), and
+  `scoreboard_webhook_attempt_seconds{receiver}`: how long each attempt took.
 
 Several processes (`PROMETHEUS_MULTIPROC_DIR` set, an empty directory they share, before they start): each writes its
 counters to files there and any of them answers for all: counters and histograms add up, displays add up over the
@@ -67,6 +70,19 @@ class Metrics:
         self._posts = Histogram(
             "scoreboard_store_commit_posts", "Feed posts sharing one commit.", buckets=POSTS_BUCKETS, registry=r
         )
+        self._deliveries = Counter(
+            "scoreboard_webhook_deliveries",
+            "Webhook delivery attempts, by receiver and outcome (delivered, failed and tried again, dead).",
+            ["receiver", "outcome"],
+            registry=r,
+        )
+        self._attempt = Histogram(
+            "scoreboard_webhook_attempt_seconds",
+            "Time of one webhook delivery attempt, until the receiver's answer or the timeout.",
+            ["receiver"],
+            buckets=LATENCY_BUCKETS + (10.0,),
+            registry=r,
+        )
         if r is not None:
             r.register(_Tables(hub))
         # Each event counts on the card path: look a label set's child up once, not on every event.
@@ -87,6 +103,11 @@ class Metrics:
 
     def displays(self, table_id: str, count: int) -> None:
         self._displays.labels(table_id).set(count)
+
+    def delivery(self, receiver: str, outcome: str, seconds: float) -> None:
+        """A webhook attempt: `outcome` is delivered, failed (tried again later) or dead."""
+        self._deliveries.labels(receiver, outcome).inc()
+        self._attempt.labels(receiver).observe(seconds)
 
     def committed(self, seconds: float, posts: int) -> None:
         self._write.observe(seconds)

@@ -30,7 +30,8 @@ from ...errors import Refusal
 from ...seqs import WINDOW, SeqMemory
 from ...table import Delta, TableConfig, TableState, apply, evolve
 from ...view import TableView
-from ..log import Log, Outcome, Record, RefusedAction, Stored, Writes
+from ..log import Log, Outcome, Record, RefusedAction, Row, Stored, Writes
+from .outbox import Outbox
 from .updates import Shown, shown_after, slim
 
 if TYPE_CHECKING:
@@ -73,8 +74,11 @@ class TableHub:
         on_applied: Callable[[str, Delta, float], None] | None = None,
         operators: Iterable = (),
         listening: Callable[[str], bool] | None = None,
+        outbox: Outbox | None = None,
     ):
         self.store = store
+        # The webhooks' deliveries each event makes, written in its transaction (none without receivers).
+        self.outbox = outbox or Outbox()
         self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
         self.log_id: str = store.log_id
         self.tables: dict[str, TableView] = {c.id: TableView(TableState(c), self.log_id) for c in configs}
@@ -96,6 +100,7 @@ class TableHub:
         self._shown: dict[str, Shown] = {}  # per table: what its displays hold, the base of the next slim update
         self._latest: dict[str, int] = {}  # shared log: the newest version each table is known to have there
         self._following = False
+        self._closing: list[Callable[[], None]] = []
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
@@ -117,8 +122,17 @@ class TableHub:
         except TimeoutError:
             raise StorageFailed(f"the event log did not answer within {self.write_timeout:g} s") from None
 
+    def at_close(self, fn: Callable[[], None]) -> None:
+        """Have `fn` called when the hub closes, before its log does (the webhooks' couriers stop)."""
+        self._closing.append(fn)
+
     def close(self) -> None:
         self._following = False
+        for fn in self._closing:
+            try:
+                fn()
+            except Exception:  # the log closes whatever a listener did
+                log.exception("closing the hub: a listener failed")
         self.store.close()
 
     # -- starting -------------------------------------------------------------------------------------------------
@@ -150,6 +164,8 @@ class TableHub:
         if view is None or version <= self._latest.get(table_id, 0):
             return
         self._latest[table_id] = version
+        if self.outbox:  # the commit may have written deliveries that a courier of this process sends
+            self.outbox.written(table_id)
         if version > view.version:
             self.runner.spawn(self.catch_up, table_id)
 
@@ -377,6 +393,7 @@ class _Post:
         self.staged, self.refused, self.started = staged, refused, started
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
         self.results: list[dict] = []
+        self.deliveries = False  # its writes hold webhook deliveries
         self._writes: Writes | None = None
 
     def stage(self, newer: Sequence[Stored]) -> Writes:
@@ -398,7 +415,15 @@ class _Post:
 
     def _make_writes(self) -> Writes:
         records = [_record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
-        rows = []
+        rows: list[Row] = []
+        outbox = self.hub.outbox
+        if outbox:
+            before = self.caught[-1][0] if self.caught else self.base
+            for state, delta in self.staged:
+                if not delta.duplicate:
+                    rows.extend(outbox.of_event(self.table_id, before, state, delta))
+                before = state
+            self.deliveries = bool(rows)
         if self.refused is not None:
             refusal, index = self.refused
             event = self.events[index]
@@ -407,8 +432,11 @@ class _Post:
         return Writes(records, rows)
 
     def committed(self) -> None:
-        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes)."""
+        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes); the
+        couriers hear of the deliveries it wrote."""
         self.results = self.hub._take(self)
+        if self.deliveries:
+            self.hub.outbox.written(self.table_id)
 
 
 def _stage(

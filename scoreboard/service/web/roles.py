@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from flask import request
 
-from ..feeds.intake import bearer_token, identify
+from ..feeds.intake import bearer_token, identify, token_matches
+from ..tables.config import Operator
 from ..tables.current import current_hub
 from .json_errors import error, table_or_404
 
@@ -33,3 +34,19 @@ def operator_only(table_id: str, what: str):
     if caller.operator is None:
         return None, error(403, "operator_required", f"{what} is for operators: the feed's token cannot read it")
     return caller.operator, None
+
+
+def any_operator(what: str) -> tuple[Operator | None, object]:
+    """(the operator, None) when the request carries the token of an operator (of any table: `what` concerns no
+    one table, such as the webhooks), else (None, the 401/403 answer)."""
+    token = bearer_token(request.headers.get("Authorization"))
+    hub = current_hub()
+    if token is not None:
+        for op in hub.operators:
+            if token_matches(token, op.token):
+                return op, None
+        if any(token_matches(token, view.config.feed_token) for view in hub.tables.values()):
+            return None, error(403, "operator_required", f"{what} is for operators: a feed's token cannot")
+    return None, error(
+        401, "unauthorized", f'{what} needs an operator\'s token: send "Authorization: Bearer <operator token>"'
+    )

@@ -1,0 +1,88 @@
+"""Reading a webhook's outbox (rows.py's OUTBOX): the same SQL for SQLite and PostgreSQL, each read on a connection
+of its own (the backend's `_read`, with its parameter `MARK`).
+
+The courier (service/webhooks/) reads the queues it sends from; the webhooks API reads the lists and the summary.
+Every query here is answered from one of OUTBOX's indexes: a receiver's pending deliveries per table in version
+order, its deliveries by state, its last success and its last failure.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from .rows import OUTBOX, DeliveryState, StoredDelivery
+
+_COLUMNS = "id, " + ", ".join(OUTBOX.names)
+
+
+class OutboxReads:
+    """The outbox's reads, for a backend that has `_read(sql, args)` and its parameter mark `MARK`."""
+
+    MARK: ClassVar[str]
+
+    def _read(self, sql: str, args: tuple) -> list:
+        raise NotImplementedError  # the backend's: a read on a connection of its own
+
+    def outbox_tables(self, receiver: str) -> list[str]:
+        """The tables of which `receiver` has deliveries pending."""
+        m = self.MARK
+        rows = self._read(
+            f"SELECT DISTINCT table_id FROM outbox WHERE receiver = {m} AND state = 'pending' ORDER BY table_id",
+            (receiver,),
+        )
+        return [table_id for (table_id,) in rows]
+
+    def outbox_queue(self, receiver: str, table_id: str, limit: int) -> list[StoredDelivery]:
+        """The first `limit` pending deliveries of `receiver` for `table_id`, in the order they go: by version."""
+        m = self.MARK
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM outbox WHERE receiver = {m} AND table_id = {m} AND state = 'pending' "
+            f"ORDER BY version, id LIMIT {m}",
+            (receiver, table_id, limit),
+        )
+        return [StoredDelivery(*row) for row in rows]
+
+    def outbox_delivery(self, receiver: str, delivery: str) -> StoredDelivery | None:
+        """One delivery of `receiver`, by the id its receiver sees."""
+        m = self.MARK
+        sql = f"SELECT {_COLUMNS} FROM outbox WHERE delivery = {m} AND receiver = {m}"
+        rows = self._read(sql, (delivery, receiver))
+        return StoredDelivery(*rows[0]) if rows else None
+
+    def outbox_list(self, receiver: str, state: DeliveryState, limit: int) -> list[StoredDelivery]:
+        """`receiver`'s deliveries in `state`: the pending ones oldest first (the order they go in), the dead and the
+        done ones newest first."""
+        m = self.MARK
+        order = "ASC" if state == "pending" else "DESC"
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM outbox WHERE receiver = {m} AND state = {m} ORDER BY id {order} LIMIT {m}",
+            (receiver, state, limit),
+        )
+        return [StoredDelivery(*row) for row in rows]
+
+    def outbox_summary(self, receiver: str) -> dict:
+        """`receiver`'s backlog (pending) and dead deliveries, when a delivery last succeeded, and the last failed
+        attempt (when, its HTTP status if it had one, why)."""
+        m = self.MARK
+        counts = dict(
+            self._read(
+                f"SELECT state, COUNT(*) FROM outbox WHERE receiver = {m} AND state IN ('pending', 'dead') "
+                "GROUP BY state",
+                (receiver,),
+            )
+        )
+        done = self._read(
+            f"SELECT done_at FROM outbox WHERE receiver = {m} AND state = 'done' ORDER BY done_at DESC LIMIT 1",
+            (receiver,),
+        )
+        failed = self._read(
+            f"SELECT failed_at, last_status, last_error FROM outbox WHERE receiver = {m} AND failed_at IS NOT NULL "
+            "ORDER BY failed_at DESC LIMIT 1",
+            (receiver,),
+        )
+        return {
+            "backlog": counts.get("pending", 0),
+            "dead": counts.get("dead", 0),
+            "last_success": done[0][0] if done else None,
+            "last_failure": {"at": failed[0][0], "status": failed[0][1], "reason": failed[0][2]} if failed else None,
+        }

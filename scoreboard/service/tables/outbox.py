@@ -1,0 +1,125 @@
+"""What the tables tell other systems: the webhook deliveries an event makes, written to the log's outbox in the
+event's own transaction (the hub adds them to its post's writes), so that a delivery exists exactly when its event
+does. Sending them is the couriers' work (service/webhooks/), off the feed's path.
+
+Each delivery's body is `{"id", "type", "table", "version", "at", "data"}`: `version` is the table's version the
+event made (the one the feed's reply gave), `at` when the service took it (ISO 8601, UTC), `data` what the read
+API shows of it. `id` is the delivery's own, the same on every attempt.
+
+The event types are EVENT_TYPES: adding one is a line there (the table file accepts it in a receiver's `events`
+from then on), plus its maker: a line in FROM_EVENTS for a kind of table event, or a call of `Outbox.make` where
+the thing happens (an alarm raised, a setting changed), its rows written with it.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import orjson
+
+from ...table import Delta, TableState, index_of, round_json
+from ...view import shoe_json
+from ..log import Delivery
+
+if TYPE_CHECKING:
+    from .config import Receiver
+
+# Every event type a receiver may ask for, and what its `data` is.
+EVENT_TYPES: dict[str, str] = {
+    "round": "a round's result: the round as /api/tables/<table>/rounds shows it",
+    "void": "a round voided, the one being dealt or an earlier one: the round as /rounds shows it now",
+    "correct": "a round's result corrected: the round as /rounds shows it now",
+    "shoe": "a new shoe: the shoe as /api/tables/<table> shows it",
+    "shoe_end": "a shoe closed: the shoe as /api/tables/<table> shows it, its seed published",
+    "settings": "a table's settings changed: the table as /api/tables/<table> shows it",
+    "alarm": "an alarm raised or cleared: the alarm as /api/alarms shows it",
+}
+
+
+def _round(before: TableState, state: TableState, delta: Delta) -> dict:
+    """The round the event closed, as /rounds shows it: its number, its cards and result, and `dealt` (its place
+    among the shoe's rounds, voided ones included)."""
+    return {**delta.display["round"], "dealt": len(state.rounds)}
+
+
+def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
+    """A voided or corrected round as /rounds shows it now. An earlier round keeps its place (`dealt`); a round
+    voided while it was dealt (or for an excess card) is the shoe's newest."""
+    number = delta.event.get("round")
+    if isinstance(number, int) and not isinstance(number, bool):
+        dealt = index_of(before.rounds, number) + 1
+        r = state.rounds[dealt - 1]
+        shown = number if not r.void else None
+        return {**round_json(r, shown), "dealt": dealt}
+    return {**delta.display["round"], "dealt": len(state.rounds)}
+
+
+def _shoe(before: TableState, state: TableState, delta: Delta) -> dict:
+    assert state.shoe is not None  # a shoe event opens one, a shoe_end ends one
+    return shoe_json(state.shoe)
+
+
+# The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
+FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
+    "round": _round,
+    "void": _changed_round,
+    "correct": _changed_round,
+    "shoe": _shoe,
+    "shoe_end": _shoe,
+}
+assert FROM_EVENTS.keys() <= EVENT_TYPES.keys()
+
+
+class Outbox:
+    """The deliveries of the configured receivers: made for each event, written with it by the hub; whoever sends
+    them listens (`listen`) to hear when a commit wrote some."""
+
+    def __init__(self, receivers: Sequence[Receiver] = ()):
+        self.receivers = tuple(receivers)
+        self._listeners: list[Callable[[str], None]] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.receivers)
+
+    def of_event(self, table_id: str, before: TableState, state: TableState, delta: Delta) -> list[Delivery]:
+        """The deliveries of an applied event (none for a kind no receiver takes, or that makes none)."""
+        make = FROM_EVENTS.get(delta.kind)
+        if make is None or not any(r.wants(delta.kind, table_id) for r in self.receivers):
+            return []
+        at = delta.event.get("received_at")
+        return self.make(delta.kind, table_id, state.version, make(before, state, delta), at)
+
+    def make(self, kind: str, table_id: str, version: int, data: dict, at: float | None = None) -> list[Delivery]:
+        """One delivery of an event of type `kind` per receiver that takes it: the rows to write with the event."""
+        if kind not in EVENT_TYPES:
+            raise ValueError(f"unknown webhook event type {kind!r}: add it to EVENT_TYPES")
+        stamp = iso_time(time.time() if at is None else at)
+        out = []
+        for receiver in self.receivers:
+            if receiver.wants(kind, table_id):
+                delivery = uuid.uuid4().hex
+                body = {"id": delivery, "type": kind, "table": table_id, "version": version, "at": stamp, "data": data}
+                out.append(Delivery(receiver.name, delivery, table_id, version, kind, orjson.dumps(body).decode()))
+        return out
+
+    def listen(self, told: Callable[[str], None]) -> None:
+        """Have `told(table_id)` called after each commit that wrote deliveries of a table."""
+        self._listeners.append(told)
+
+    def written(self, table_id: str) -> None:
+        """A commit wrote deliveries of `table_id` (this process's, or another's of a shared log)."""
+        for told in self._listeners:
+            told(table_id)
+
+
+def iso_time(at: float) -> str:
+    """Epoch seconds as ISO 8601 UTC to the millisecond, as a delivery's `at` has it.
+
+    >>> iso_time(1764000000.25)
+    '2025-11-24T16:00:00.250Z'
+    """
+    seconds, ms = divmod(round(at * 1000), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"

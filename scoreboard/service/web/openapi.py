@@ -1,0 +1,695 @@
+"""The API's OpenAPI 3.1 document (integration.md "The API described"), served at /api/openapi.json and rendered at
+/api/docs.
+
+The document is kept here by hand, next to nothing else: every `/api` route of the app is in PATHS with its
+parameters, bodies and every answer (status, media type, JSON schema), and tests/test_openapi.py holds it to the
+app both ways (a route the document lacks, or an operation no route answers, fails it) and runs Schemathesis over
+every operation against the live server (no 5xx, no answer outside its schema). The schemas restate the contracts
+of docs/feed-protocol.md, docs/roads-json.md, docs/operators.md and docs/integration.md; a field added there is
+added here.
+
+The document a request gets names the service's own tables and webhooks as examples of the path parameters, so
+that Swagger UI's "Try it out" and a generated client's tests start from real ones.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
+
+from ...events import TYPES
+from ..log import DELIVERY_STATES
+from ..tables.outbox import EVENT_TYPES
+
+VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
+TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
+CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"
+
+# -- schemas --------------------------------------------------------------------------------------------------------
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _obj(required: Iterable[str] = (), **properties: dict) -> dict:
+    """An object with these properties, the `required` ones always present; readers ignore fields they do not know
+    (the contracts add fields freely), so others are allowed."""
+    schema: dict = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+def _nullable(schema: dict) -> dict:
+    if "$ref" in schema:
+        return {"oneOf": [schema, {"type": "null"}]}
+    out = dict(schema)
+    kinds = out.get("type")
+    out["type"] = [*kinds, "null"] if isinstance(kinds, list) else [kinds, "null"]
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+INT = {"type": "integer"}
+COUNT = {"type": "integer", "minimum": 0}
+TEXT = {"type": "string"}
+BOOL = {"type": "boolean"}
+NUMBER = {"type": "number"}
+EPOCH = {"type": "number", "description": "Unix time in seconds"}
+SIDE = {"type": "string", "enum": ["B", "P", "T"]}
+COLOUR = {"type": "string", "enum": ["red", "blue"]}
+CARD_SHOWN = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
+PLACE = _obj(["col", "row"], col=COUNT, row=COUNT)
+DERIVED_CELL = _obj(["col", "row", "colour"], col=COUNT, row=COUNT, colour=COLOUR)
+FLAGS = {"player_pair": BOOL, "banker_pair": BOOL, "natural": BOOL, "banker_six": BOOL}
+
+SCHEMAS: dict[str, dict] = {
+    "Error": {
+        **_obj(
+            ["error", "message"],
+            error={"type": "string", "description": "a code for programs, such as `unknown_table`"},
+            message={"type": "string", "description": "one sentence a dealer or an operator understands"},
+            applied={**COUNT, "description": "feed posts: the events of the post applied before the refused one"},
+            event={**COUNT, "description": "feed posts of a list: the refused event's index"},
+        ),
+        "description": "Every refusal and failure under /api answers with this body.",
+    },
+    "Round": {
+        **_obj(
+            ["round", "player", "banker", "winner", "player_points", "banker_points", "void", "dealt", *FLAGS],
+            round=_nullable({**INT, "minimum": 1, "description": "its number in the shoe; null when voided"}),
+            dealt={**INT, "minimum": 1, "description": "its place among the shoe's rounds, voided ones included"},
+            player={"type": "array", "items": CARD_SHOWN, "description": "empty for a keypad result"},
+            banker={"type": "array", "items": CARD_SHOWN},
+            winner=_nullable(SIDE),
+            player_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
+            banker_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
+            banker_cards=_nullable({"type": "integer", "enum": [2, 3]}),
+            void=BOOL,
+            reason={**TEXT, "description": "a voided round: why"},
+            irregularity={**BOOL, "description": "a voided round: the service voided it (an excess card)"},
+            operator={**TEXT, "description": "a voided round, to an operator's token: who voided it"},
+            **FLAGS,
+        ),
+        "description": "A round as /rounds shows it (feed-protocol.md).",
+    },
+    "Rounds": _obj(
+        ["shoe", "number", "rounds"],
+        shoe=_nullable(TEXT),
+        number={**COUNT, "description": "the shoe's number at the table (0: no shoe yet)"},
+        rounds={"type": "array", "items": _ref("Round")},
+    ),
+    "Shoe": {
+        **_obj(
+            ["id", "number", "decks", "variant", "cards_left", "burned", "cut", "rounds_left", "commitment", "ended"],
+            id=TEXT,
+            number={**INT, "minimum": 1},
+            decks={**INT, "minimum": 4, "maximum": 8},
+            variant=TEXT,
+            cards_left=COUNT,
+            burned=COUNT,
+            cut=BOOL,
+            rounds_left=_nullable(COUNT),
+            commitment=_nullable({**TEXT, "pattern": "^[0-9a-f]{64}$"}),
+            ended=BOOL,
+            seed={**TEXT, "description": "a simulated shoe's seed, once it has ended"},
+        ),
+        "description": "The current shoe, as the table's state shows it.",
+    },
+    "Deal": _obj(
+        ["player", "banker", "player_points", "banker_points", "next"],
+        player={"type": "array", "items": _nullable(CARD_SHOWN), "description": "null: a card face down"},
+        banker={"type": "array", "items": _nullable(CARD_SHOWN)},
+        player_points=_nullable(INT),
+        banker_points=_nullable(INT),
+        next=_nullable({"type": "string", "enum": ["player", "banker"]}),
+    ),
+    "TableState": {
+        **_obj(
+            [
+                "table",
+                "name",
+                "variant",
+                "variant_title",
+                "capabilities",
+                "limits",
+                "decks",
+                "version",
+                "phase",
+                "shoe",
+                "round",
+                "rounds",
+                "deal",
+                "next",
+                "last_result",
+                "insurance",
+                "notice",
+                "last_event_at",
+            ],
+            table=TEXT,
+            name=TEXT,
+            variant=TEXT,
+            variant_title=TEXT,
+            capabilities=_obj(
+                ["banker_six", "insurance", "bets", "squeeze"],
+                banker_six=BOOL,
+                insurance=BOOL,
+                squeeze=BOOL,
+                bets={"type": "array", "items": _obj(["bet", "title", "pays"], bet=TEXT, title=TEXT, pays=TEXT)},
+            ),
+            super_six_pays=_nullable(INT),
+            limits=_obj(["min", "max"], min=_nullable(INT), max=_nullable(INT)),
+            decks={**INT, "minimum": 4, "maximum": 8},
+            lang=_nullable(TEXT),
+            stale_after=INT,
+            version={**COUNT, "description": "rises by one with every event the table takes"},
+            phase={"type": "string", "enum": ["no_shoe", "ready", "dealing", "squeeze", "shoe_finished"]},
+            shoe=_nullable(_ref("Shoe")),
+            round={**INT, "minimum": 1, "description": "the number of the round being dealt, or the next one"},
+            rounds={**COUNT, "description": "rounds with a result in this shoe"},
+            deal=_ref("Deal"),
+            next=_nullable({"type": "string", "enum": ["player", "banker"]}),
+            last_result=_nullable({"type": "object"}),
+            insurance={"type": "array", "items": {"type": "object"}},
+            notice=_nullable(
+                _obj(
+                    ["kind", "round", "reason", "irregularity", "at"],
+                    kind={"type": "string", "enum": ["void", "correct"]},
+                    round=_nullable(INT),
+                    reason=TEXT,
+                    irregularity=BOOL,
+                    at=_nullable(EPOCH),
+                )
+            ),
+            last_event_at=_nullable(EPOCH),
+        ),
+        "description": "A table's state (feed-protocol.md). Face-down cards show as null except to an operator.",
+    },
+    "Tables": _obj(["tables"], tables={"type": "array", "items": _ref("TableState")}),
+    "Shoes": _obj(
+        ["shoes"],
+        shoes={
+            "type": "array",
+            "items": _obj(
+                ["shoe", "first_event", "last_event", "events"],
+                shoe={**INT, "minimum": 1},
+                first_event=EPOCH,
+                last_event=EPOCH,
+                events=COUNT,
+            ),
+        },
+    ),
+    "Roads": {
+        **_obj(
+            ["rounds", "bead", "big_road", "big_eye", "small", "cockroach", "predict", "stats", "patterns"],
+            rounds=COUNT,
+            bead=_obj(["rows", "cells"], rows=COUNT, cells={"type": "array", "items": _ref("BeadCell")}),
+            big_road=_obj(
+                ["rows", "leading_ties", "columns"],
+                rows=COUNT,
+                leading_ties=COUNT,
+                columns={"type": "array", "items": {"type": "array", "items": _ref("BigRoadCell")}},
+            ),
+            big_eye=_ref("DerivedRoad"),
+            small=_ref("DerivedRoad"),
+            cockroach=_ref("DerivedRoad"),
+            predict=_obj(["P", "B"], P=_ref("Prediction"), B=_ref("Prediction")),
+            stats=_obj(
+                ["B", "P", "T", "rounds", "longest", "streak"],
+                B=COUNT,
+                P=COUNT,
+                T=COUNT,
+                rounds=COUNT,
+                longest=_obj(["B", "P"], B=COUNT, P=COUNT),
+                streak=_nullable(_obj(["winner", "length"], winner=SIDE, length=COUNT)),
+            ),
+            patterns={
+                "type": "array",
+                "items": _obj(["pattern", "label", "length"], pattern=TEXT, label=TEXT, length=COUNT),
+            },
+        ),
+        "description": "Every road of the current shoe (roads-json.md).",
+    },
+    "BeadCell": _obj(
+        ["col", "row", "round", "winner", *FLAGS],
+        col=COUNT,
+        row=COUNT,
+        round=INT,
+        winner=SIDE,
+        banker_cards={"type": "integer", "enum": [2, 3]},
+        **FLAGS,
+    ),
+    "BigRoadCell": _obj(
+        ["col", "row", "round", "winner", "ties", *FLAGS],
+        col=COUNT,
+        row=COUNT,
+        round=INT,
+        winner={"type": "string", "enum": ["B", "P"]},
+        ties=COUNT,
+        banker_cards={"type": "integer", "enum": [2, 3]},
+        **FLAGS,
+    ),
+    "DerivedRoad": _obj(
+        ["rows", "columns"], rows=COUNT, columns={"type": "array", "items": {"type": "array", "items": DERIVED_CELL}}
+    ),
+    "Prediction": _obj(
+        ["bead", "big_road", "big_eye", "small", "cockroach", "cells"],
+        bead=PLACE,
+        big_road=PLACE,
+        big_eye=_nullable(COLOUR),
+        small=_nullable(COLOUR),
+        cockroach=_nullable(COLOUR),
+        cells=_obj(
+            ["big_eye", "small", "cockroach"],
+            big_eye=_nullable(DERIVED_CELL),
+            small=_nullable(DERIVED_CELL),
+            cockroach=_nullable(DERIVED_CELL),
+        ),
+    ),
+    "Event": {
+        **_obj(
+            ["type"],
+            type={"type": "string", "enum": list(TYPES)},
+            seq={"type": "integer", "minimum": 1, "maximum": 2**53 - 1, "description": "rising per table and feed"},
+            at={"type": "string", "description": "the source's ISO 8601 time"},
+            shoe={"type": "string", "description": "shoe: the new shoe's id"},
+            decks={"type": "integer", "minimum": 4, "maximum": 8},
+            commitment={"type": "string", "pattern": "^[0-9a-fA-F]{64}$"},
+            card={"type": "string", "pattern": CARD},
+            hand={"type": "string", "enum": ["player", "banker"]},
+            cards={"type": "array", "items": {"type": "string", "pattern": CARD}},
+            count={"type": "integer", "minimum": 1},
+            player={"type": "array", "items": {"type": "string", "pattern": CARD}},
+            banker={"type": "array", "items": {"type": "string", "pattern": CARD}},
+            winner={"type": "string", "enum": ["B", "P", "T"]},
+            player_points={"type": "integer", "minimum": 0, "maximum": 9},
+            banker_points={"type": "integer", "minimum": 0, "maximum": 9},
+            banker_cards={"type": "integer", "enum": [2, 3]},
+            reason={"type": "string", "maxLength": 200},
+            round={"type": "integer", "minimum": 1},
+        ),
+        "description": "A feed event (feed-protocol.md): a `type` and that type's fields. `void` and `correct` are "
+        "an operator's, sent with an operator's token.",
+    },
+    "FeedReply": _obj(
+        ["applied", "results", "table"],
+        applied=COUNT,
+        results={
+            "type": "array",
+            "items": _obj(
+                ["version", "kind"],
+                version=COUNT,
+                kind=TEXT,
+                duplicate={**BOOL, "description": "a retried seq: acknowledged, not applied again"},
+            ),
+        },
+        table=_ref("TableState"),
+    ),
+    "AuditEntry": _obj(
+        ["version", "at", "operator", "kind", "reason", "round", "before", "after"],
+        version=_nullable(COUNT),
+        at=EPOCH,
+        operator=_nullable(TEXT),
+        kind=TEXT,
+        reason=_nullable(TEXT),
+        round=_nullable(INT),
+        before=_nullable({"type": "object"}),
+        after=_nullable({"type": "object"}),
+        action=_nullable(TEXT),
+        code=TEXT,
+        message=TEXT,
+    ),
+    "Audit": _obj(["audit"], audit={"type": "array", "items": _ref("AuditEntry")}),
+    "ShoeExport": _obj(
+        ["table", "log", "shoe", "rounds", "events"],
+        table=TEXT,
+        log=TEXT,
+        shoe={"type": "object"},
+        rounds={"type": "array", "items": _ref("Round")},
+        events={"type": "array", "items": {"type": "object"}},
+    ),
+    "Webhook": _obj(
+        ["name", "url", "events", "tables", "backlog", "dead", "last_success", "last_failure"],
+        name=TEXT,
+        url={**TEXT, "description": "a password in it shows as ***"},
+        events={"type": "array", "items": {"type": "string", "enum": list(EVENT_TYPES)}},
+        tables=_nullable({"type": "array", "items": TEXT}),
+        backlog={**COUNT, "description": "deliveries pending"},
+        dead=COUNT,
+        last_success=_nullable(EPOCH),
+        last_failure=_nullable(_obj(["at", "status", "reason"], at=EPOCH, status=_nullable(INT), reason=TEXT)),
+    ),
+    "Webhooks": _obj(["webhooks"], webhooks={"type": "array", "items": _ref("Webhook")}),
+    "DeliveryBody": {
+        **_obj(
+            ["id", "type", "table", "version", "at", "data"],
+            id=TEXT,
+            type={"type": "string", "enum": list(EVENT_TYPES)},
+            table=TEXT,
+            version=COUNT,
+            at={"type": "string", "format": "date-time"},
+            data={"type": "object"},
+        ),
+        "description": "What a receiver is POSTed (integration.md).",
+    },
+    "Delivery": _obj(
+        [
+            "id",
+            "type",
+            "table",
+            "version",
+            "state",
+            "attempts",
+            "created_at",
+            "next_attempt_at",
+            "expires_at",
+            "failed_at",
+            "last_status",
+            "last_error",
+            "delivered_at",
+            "body",
+        ],
+        id=TEXT,
+        type={"type": "string", "enum": list(EVENT_TYPES)},
+        table=TEXT,
+        version=COUNT,
+        state={"type": "string", "enum": list(DELIVERY_STATES)},
+        attempts=COUNT,
+        created_at=EPOCH,
+        next_attempt_at=_nullable(EPOCH),
+        expires_at=_nullable(EPOCH),
+        failed_at=_nullable(EPOCH),
+        last_status=_nullable(INT),
+        last_error=_nullable(TEXT),
+        delivered_at=_nullable(EPOCH),
+        body=_ref("DeliveryBody"),
+    ),
+    "Deliveries": _obj(
+        ["webhook", "state", "deliveries"],
+        webhook=TEXT,
+        state={"type": "string", "enum": list(DELIVERY_STATES)},
+        deliveries={"type": "array", "items": _ref("Delivery")},
+    ),
+    "Retried": _obj(["delivery"], delivery=_ref("Delivery")),
+}
+
+# -- answers --------------------------------------------------------------------------------------------------------
+
+ERRORS = {
+    400: "Malformed: the request cannot be read, or a parameter is wrong.",
+    401: "The token is missing or wrong.",
+    403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
+    404: "No such table, shoe, webhook or delivery.",
+    409: "Out of order, or a seq already used for another event.",
+    413: "The body is too large, or the post carries too many events.",
+    422: "Against the rules of the game (the message names the rule).",
+    429: "Too many failed attempts from this address: wait and try again.",
+    503: "The event log did not answer in time; nothing was changed.",
+}
+
+
+def _json(schema: dict, description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _answers(ok: dict, *errors: int) -> dict:
+    out = {"200": ok}
+    for status in errors:
+        out[str(status)] = _json(_ref("Error"), ERRORS[status])
+    return out
+
+
+FORMAT = {"name": "format", "in": "query", "required": False, "schema": {"type": "string", "enum": ["json", "csv"]}}
+
+
+def _table_param() -> dict:
+    return {"name": "table_id", "in": "path", "required": True, "description": "The table's id.", "schema": TEXT}
+
+
+OPERATOR: list[dict] = [{"operatorToken": []}]
+FEED_OR_OPERATOR: list[dict] = [{"feedToken": []}, {"operatorToken": []}]
+PUBLIC_OR_OPERATOR: list[dict] = [{}, {"operatorToken": []}]
+
+PATHS: dict[str, dict] = {
+    "/api/tables": {
+        "get": {
+            "operationId": "listTables",
+            "summary": "Every table's state",
+            "tags": ["read"],
+            "responses": _answers(_json(_ref("Tables"), "The tables, in the table file's order.")),
+        }
+    },
+    "/api/tables/{table_id}": {
+        "get": {
+            "operationId": "getTable",
+            "summary": "A table's state",
+            "description": "With an operator's token, face-down cards (squeeze) show.",
+            "tags": ["read"],
+            "security": PUBLIC_OR_OPERATOR,
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("TableState"), "The table's state."), 404),
+        }
+    },
+    "/api/tables/{table_id}/rounds": {
+        "get": {
+            "operationId": "listRounds",
+            "summary": "A shoe's rounds, oldest first",
+            "tags": ["read"],
+            "security": PUBLIC_OR_OPERATOR,
+            "parameters": [
+                _table_param(),
+                {
+                    "name": "shoe",
+                    "in": "query",
+                    "required": False,
+                    "description": "An earlier shoe's number (as /shoes lists them); default: the current shoe.",
+                    "schema": {"type": "string", "pattern": "^[0-9]{1,9}$"},
+                },
+            ],
+            "responses": _answers(_json(_ref("Rounds"), "The shoe's rounds."), 400, 404, 503),
+        }
+    },
+    "/api/tables/{table_id}/shoes": {
+        "get": {
+            "operationId": "listShoes",
+            "summary": "Every shoe of a table",
+            "tags": ["read"],
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("Shoes"), "The shoes, oldest first."), 404, 503),
+        }
+    },
+    "/api/tables/{table_id}/roads": {
+        "get": {
+            "operationId": "getRoads",
+            "summary": "The roads of the current shoe",
+            "tags": ["read"],
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("Roads"), "The roads JSON."), 404),
+        }
+    },
+    "/api/tables/{table_id}/feed": {
+        "post": {
+            "operationId": "postFeed",
+            "summary": "Feed events to a table",
+            "description": "One event or a list, applied in order up to the first refused; each stored durably "
+            "before it is acknowledged. A retried seq is acknowledged as a duplicate, never applied twice.",
+            "tags": ["feed"],
+            "security": FEED_OR_OPERATOR,
+            "parameters": [_table_param()],
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "oneOf": [
+                                _ref("Event"),
+                                {"type": "array", "items": _ref("Event"), "minItems": 1, "maxItems": 1000},
+                            ]
+                        }
+                    }
+                },
+            },
+            "responses": _answers(
+                _json(_ref("FeedReply"), "Every event applied (or acknowledged as a duplicate)."),
+                400,
+                401,
+                403,
+                404,
+                409,
+                413,
+                422,
+                429,
+                503,
+            ),
+        }
+    },
+    "/api/tables/{table_id}/audit": {
+        "get": {
+            "operationId": "getAudit",
+            "summary": "A table's audit trail",
+            "description": "Every void, correction, manual shoe change and refused operator action, oldest first.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [
+                _table_param(),
+                FORMAT,
+            ],
+            "responses": {
+                "200": {
+                    "description": "The trail.",
+                    "content": {"application/json": {"schema": _ref("Audit")}, "text/csv": {"schema": TEXT}},
+                },
+                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 503).items() if k != "200"},
+            },
+        }
+    },
+    "/api/tables/{table_id}/shoes/{number}/export": {
+        "get": {
+            "operationId": "exportShoe",
+            "summary": "A shoe's rounds and events",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [
+                _table_param(),
+                {"name": "number", "in": "path", "required": True, "description": "The shoe's number.", "schema": TEXT},
+                FORMAT,
+            ],
+            "responses": {
+                "200": {
+                    "description": "The export, as a download.",
+                    "content": {"application/json": {"schema": _ref("ShoeExport")}, "text/csv": {"schema": TEXT}},
+                },
+                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 503).items() if k != "200"},
+            },
+        }
+    },
+    "/api/webhooks": {
+        "get": {
+            "operationId": "listWebhooks",
+            "summary": "The webhook receivers and how their deliveries stand",
+            "tags": ["webhooks"],
+            "security": OPERATOR,
+            "responses": _answers(_json(_ref("Webhooks"), "Every receiver of the table file."), 401, 403, 503),
+        }
+    },
+    "/api/webhooks/{name}/deliveries": {
+        "get": {
+            "operationId": "listDeliveries",
+            "summary": "A receiver's deliveries in one state",
+            "tags": ["webhooks"],
+            "security": OPERATOR,
+            "parameters": [
+                {"name": "name", "in": "path", "required": True, "description": "The receiver.", "schema": TEXT},
+                {
+                    "name": "state",
+                    "in": "query",
+                    "required": False,
+                    "description": "pending (default; in the order they go), dead or done (newest first).",
+                    "schema": {"type": "string", "enum": list(DELIVERY_STATES)},
+                },
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+                },
+            ],
+            "responses": _answers(_json(_ref("Deliveries"), "The deliveries."), 400, 401, 403, 404, 503),
+        }
+    },
+    "/api/webhooks/{name}/deliveries/{delivery_id}/retry": {
+        "post": {
+            "operationId": "retryDelivery",
+            "summary": "Send a delivery again",
+            "description": "Pending at once and tried for another 24 hours, its backoff starting over: a dead one, "
+            "one waiting to be tried again, or a done one its receiver lost.",
+            "tags": ["webhooks"],
+            "security": OPERATOR,
+            "parameters": [
+                {"name": "name", "in": "path", "required": True, "description": "The receiver.", "schema": TEXT},
+                {
+                    "name": "delivery_id",
+                    "in": "path",
+                    "required": True,
+                    "description": "The delivery's id.",
+                    "schema": TEXT,
+                },
+            ],
+            "responses": _answers(_json(_ref("Retried"), "The delivery, pending again."), 401, 403, 404, 503),
+        }
+    },
+    "/api/openapi.json": {
+        "get": {
+            "operationId": "getOpenAPI",
+            "summary": "This document",
+            "tags": ["meta"],
+            "responses": {"200": _json({"type": "object"}, "The OpenAPI 3.1 document of the API.")},
+        }
+    },
+    "/api/docs": {
+        "get": {
+            "operationId": "getDocs",
+            "summary": "This document, rendered (Swagger UI)",
+            "tags": ["meta"],
+            "responses": {"200": {"description": "An HTML page.", "content": {"text/html": {"schema": TEXT}}}},
+        }
+    },
+}
+
+INFO = {
+    "title": "scoreboard",
+    "version": VERSION,
+    "summary": "Baccarat roadmap and scoreboard display service",
+    "description": "The tables' state, rounds and roads; the shoe feed; the audit and exports for operators; the "
+    "webhooks. Live updates go over Socket.IO (docs/feed-protocol.md), not this API.",
+    "license": {"name": "MIT", "identifier": "MIT"},
+}
+
+
+def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str] = ()) -> dict:
+    """The OpenAPI document, for a service mounted at `root` (behind a proxy's prefix), naming its `tables` and
+    `webhooks` as examples of the path parameters."""
+    try:
+        service = version("scoreboard")
+    except PackageNotFoundError:  # a checkout run without installing it
+        service = "unknown"
+    paths = copy.deepcopy(PATHS)
+    examples = {"table_id": list(tables), "name": list(webhooks)}
+    for operations in paths.values():
+        for operation in operations.values():
+            operation.setdefault("security", [])
+            for parameter in operation.get("parameters", ()):
+                if parameter["in"] == "path" and examples.get(parameter["name"]):
+                    parameter["schema"] = {**parameter["schema"], "examples": examples[parameter["name"]]}
+    return {
+        "openapi": "3.1.0",
+        "info": {**INFO, "x-service-version": service},
+        "servers": [{"url": root or "/"}],
+        "tags": [
+            {"name": "read", "description": "Tables, rounds, shoes and roads: no token needed."},
+            {"name": "feed", "description": "The shoe feed: a table's feed token, or an operator's."},
+            {"name": "operators", "description": "What the pit keeps: an operator's token."},
+            {"name": "webhooks", "description": "Signed deliveries to other systems: an operator's token."},
+            {"name": "meta", "description": "This document."},
+        ],
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "feedToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A table's `feed_token` (the table file): deals at that table.",
+                },
+                "operatorToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An operator's `token` (the table file's [operators.NAME]): voids, corrects, "
+                    "reads the audit, the exports and the webhooks.",
+                },
+            },
+        },
+    }
