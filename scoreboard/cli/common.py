@@ -1,4 +1,5 @@
-"""What the commands share: turning a core refusal into a one-line usage error."""
+"""What the commands share: turning a core refusal into a one-line usage error, and the client of a running
+service (scoreboard.client) as the commands use it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import click
 from ..errors import Refusal
 
 if TYPE_CHECKING:
+    from ..client import Client
     from ..roads import Roads
 
 T = TypeVar("T")
@@ -41,3 +43,18 @@ def roads_of(results: str) -> Roads:
         return Roads.build(parse_results(results))
 
     return or_fail(build)
+
+
+def client(url: str, token: str) -> Client:
+    """The service at `url`, with `token`: each request sent again says why on stderr."""
+    from ..client import Client
+
+    def say(what: str, problem: str) -> None:
+        click.echo(f"{what}: {problem}; sending it again", err=True)
+
+    return Client(url, token, on_retry=say)
+
+
+def unreachable(e: Exception) -> click.ClickException:
+    """The one line a command ends with when the service did not take its request in time."""
+    return click.ClickException(str(e))

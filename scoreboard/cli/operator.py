@@ -9,20 +9,16 @@ done twice.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 
 import click
 
+from ..client import AuditEntry, Client, FeedReply, Refused, Unreachable
 from ..sides import result_code
-from .client import Refused, call, post, table_url
+from .common import client, unreachable
 
 HANDS = ("--player", "--banker")
-
-
-def seq_now() -> int:
-    return time.time_ns() // 1000
 
 
 def joined_hands(args: list[str]) -> list[str]:
@@ -83,16 +79,18 @@ def target(command: Callable) -> Callable:
     return command
 
 
-def act(table: str, url: str, token: str, event: dict) -> dict:
+def act(table: str, url: str, token: str, event: dict) -> FeedReply:
     """Post the operator's event with a fresh seq; the service's reply. A refusal ends the command: exit 1, the
     service's own sentence on stderr."""
     try:
-        return post(table_url(url, table, "feed"), token, {**event, "seq": seq_now()})
+        return client(url, token).feed(table, {**event, "seq": Client.next_seq()})
+    except Unreachable as e:
+        raise unreachable(e) from None
     except Refused as e:
         raise click.ClickException(f"refused: {e.line()}") from None
 
 
-def done(table: str, reply: dict, what: str) -> None:
+def done(table: str, reply: FeedReply, what: str) -> None:
     result = reply["results"][0]
     already = " (it was already done: the service had it)" if result.get("duplicate") else ""
     click.echo(f"{table}: {what}, version {result['version']}{already}")
@@ -186,12 +184,14 @@ def close_shoe(table: str, url: str, token: str, reason: str) -> None:
 def audit(table: str, url: str, token: str, as_csv: bool) -> None:
     """Print the table's audit trail, oldest first: every void, correction, shoe change and shoe end an operator
     made, and every operator action refused."""
-    address = table_url(url, table, "audit") + ("?format=csv" if as_csv else "")
+    service = client(url, token)
     try:
         if as_csv:
-            click.echo(call(address, token, label="audit", read=lambda b: b.decode()), nl=False)
+            click.echo(service.audit_csv(table), nl=False)
             return
-        entries = call(address, token, label="audit", read=json.loads)["audit"]
+        entries = service.audit(table)
+    except Unreachable as e:
+        raise unreachable(e) from None
     except Refused as e:
         raise click.ClickException(f"refused: {e.line()}") from None
     for entry in entries:
@@ -200,7 +200,7 @@ def audit(table: str, url: str, token: str, as_csv: bool) -> None:
         click.echo(f"{table}: no operator has acted on this table")
 
 
-def audit_line(entry: dict) -> str:
+def audit_line(entry: AuditEntry | dict) -> str:
     """One audit entry as a line.
 
     >>> audit_line({"version": 7, "at": 0, "operator": "alice", "kind": "void", "round": 2, "reason": "misdeal"})

@@ -7,7 +7,8 @@ import time
 
 import click
 
-from .client import SEQ_LIMIT, Refused, post, table_url
+from ..client import SEQ_LIMIT, FeedReply, Refused, Unreachable
+from .common import client, unreachable
 
 
 def events_of(data) -> list[dict]:
@@ -70,15 +71,17 @@ def replay(
     first = time.time_ns() // 1000 if seq_start is None else seq_start
     if first + len(events) >= SEQ_LIMIT:
         raise click.UsageError(f"--seq-start {first}: the last seq would reach 2^53")
-    feed = table_url(url, table, "feed")
+    service = client(url, token)
     applied = duplicates = 0
-    reply: dict = {}
+    reply: FeedReply | None = None
     for i, event in enumerate(renumbered(events, first)):
         if i and pace:
             time.sleep(pace)
         sender = operator_token if operator_token and event["type"] in ("void", "correct") else token
         try:
-            reply = post(feed, sender, event)
+            reply = service.feed(table, event, token=sender)
+        except Unreachable as e:
+            raise unreachable(e) from None
         except Refused as e:
             raise click.ClickException(
                 f"event {i} ({event['type']}, seq {event['seq']}) refused: {e.line()}; {applied} applied before it"
@@ -88,7 +91,7 @@ def replay(
         applied += not result.get("duplicate")
         if verbose:
             click.echo(f"{i + 1}/{len(events)} {event['type']} seq {event['seq']}: version {result['version']}")
-    state = reply.get("table") or {}
+    state = reply["table"] if reply is not None else {}
     shoe = state.get("shoe") or {}
     click.echo(
         f"replayed {len(events)} events into {table}: {applied} applied, {duplicates} already there; "

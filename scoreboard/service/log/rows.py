@@ -428,7 +428,7 @@ def table_named(name: str) -> Table:
     True
     >>> table_named("nope")
     Traceback (most recent call last):
-    ValueError: the log keeps no table 'nope' (it keeps events, refusals)
+    ValueError: the log keeps no table 'nope' (it keeps events, refusals, outbox)
     """
     for table in TABLES:
         if table.name == name:
