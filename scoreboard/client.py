@@ -127,10 +127,9 @@ class Delivery(TypedDict):
     created_at: float
     next_attempt_at: float | None
     expires_at: float | None
-    failed_at: float | None
     last_status: int | None
-    last_error: str | None
     delivered_at: float | None
+    last_failure: Failure | None
     body: dict
 
 

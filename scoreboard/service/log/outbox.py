@@ -76,7 +76,7 @@ class OutboxReads:
             (receiver,),
         )
         failed = self._read(
-            f"SELECT failed_at, last_status, last_error FROM outbox WHERE receiver = {m} AND failed_at IS NOT NULL "
+            f"SELECT failed_at, failed_status, last_error FROM outbox WHERE receiver = {m} AND failed_at IS NOT NULL "
             "ORDER BY failed_at DESC LIMIT 1",
             (receiver,),
         )

@@ -131,9 +131,10 @@ OUTBOX = Table(
         Column("attempts", "integer", required=True),
         Column("next_at", "real", required=True),
         Column("deadline", "real", required=True),
-        Column("failed_at", "real"),  # the last failed attempt
         Column("last_status", "integer"),  # the last attempt's HTTP status (none: no answer)
-        Column("last_error", "text"),  # why the last failed attempt failed
+        Column("failed_at", "real"),  # the last failed attempt: when, its HTTP status (none: no answer), why
+        Column("failed_status", "integer"),
+        Column("last_error", "text"),
         Column("done_at", "real"),
     ),
     unique=(("delivery",),),
@@ -238,7 +239,7 @@ class Delivery:
     """A webhook delivery written to the outbox with the event it tells of: pending, due at once.
 
     >>> Delivery("studio", "d1", "T1", 7, "round", '{"id":"d1"}').values(100.0)
-    ('studio', 'd1', 'T1', 7, 'round', '{"id":"d1"}', 100.0, 'pending', 0, 100.0, 86500.0, None, None, None, None)
+    ('studio', 'd1', 'T1', 7, 'round', '{"id":"d1"}', 100.0, 'pending', 0, 100.0, 86500.0, None, None, None, None, None)
     """
 
     TABLE: ClassVar[Table] = OUTBOX
@@ -267,6 +268,7 @@ class Delivery:
             None,
             None,
             None,
+            None,
         )
 
 
@@ -286,8 +288,9 @@ class StoredDelivery:
     attempts: int
     next_at: float
     deadline: float
-    failed_at: float | None
     last_status: int | None
+    failed_at: float | None
+    failed_status: int | None
     last_error: str | None
     done_at: float | None
 
@@ -336,12 +339,12 @@ class Attempted:
             )
             return sql, (self.attempts, self.status, self.at, self.row_id)
         sql = (
-            f"UPDATE outbox SET state = {mark}, attempts = {mark}, next_at = {mark}, failed_at = {mark}, "
-            f"last_status = {mark}, last_error = {mark} WHERE id = {mark} AND state = 'pending'"
+            f"UPDATE outbox SET state = {mark}, attempts = {mark}, next_at = {mark}, last_status = {mark}, "
+            f"failed_at = {mark}, failed_status = {mark}, last_error = {mark} WHERE id = {mark} AND state = 'pending'"
         )
         error = (self.error or "")[:ERROR_CHARS]
         next_at = self.at if self.next_at is None else self.next_at
-        return sql, (self.state, self.attempts, next_at, self.at, self.status, error, self.row_id)
+        return sql, (self.state, self.attempts, next_at, self.status, self.at, self.status, error, self.row_id)
 
 
 @dataclass(frozen=True)

@@ -340,8 +340,12 @@ SCHEMAS: dict[str, dict] = {
         backlog={**COUNT, "description": "deliveries pending"},
         dead=COUNT,
         last_success=_nullable(EPOCH),
-        last_failure=_nullable(_obj(["at", "status", "reason"], at=EPOCH, status=_nullable(INT), reason=TEXT)),
+        last_failure=_nullable(_ref("Failure")),
     ),
+    "Failure": {
+        **_obj(["at", "status", "reason"], at=EPOCH, status=_nullable(INT), reason=TEXT),
+        "description": "A failed attempt: when, the HTTP status if the receiver answered, and why it failed.",
+    },
     "Webhooks": _obj(["webhooks"], webhooks={"type": "array", "items": _ref("Webhook")}),
     "DeliveryBody": {
         **_obj(
@@ -366,10 +370,9 @@ SCHEMAS: dict[str, dict] = {
             "created_at",
             "next_attempt_at",
             "expires_at",
-            "failed_at",
             "last_status",
-            "last_error",
             "delivered_at",
+            "last_failure",
             "body",
         ],
         id=TEXT,
@@ -381,10 +384,9 @@ SCHEMAS: dict[str, dict] = {
         created_at=EPOCH,
         next_attempt_at=_nullable(EPOCH),
         expires_at=_nullable(EPOCH),
-        failed_at=_nullable(EPOCH),
-        last_status=_nullable(INT),
-        last_error=_nullable(TEXT),
+        last_status={**_nullable(INT), "description": "the last attempt's HTTP status (null: no answer)"},
         delivered_at=_nullable(EPOCH),
+        last_failure=_nullable(_ref("Failure")),
         body=_ref("DeliveryBody"),
     ),
     "Deliveries": _obj(

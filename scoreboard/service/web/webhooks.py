@@ -109,10 +109,11 @@ def delivery_json(d: StoredDelivery) -> dict:
         "created_at": d.stored_at,
         "next_attempt_at": d.next_at if d.state == "pending" else None,
         "expires_at": d.deadline if d.state == "pending" else None,
-        "failed_at": d.failed_at,
         "last_status": d.last_status,
-        "last_error": d.last_error or None,
         "delivered_at": d.done_at,
+        "last_failure": None
+        if d.failed_at is None
+        else {"at": d.failed_at, "status": d.failed_status, "reason": d.last_error or ""},
         "body": json.loads(d.body),
     }
 

@@ -56,6 +56,7 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float = TIMEOU
         )
     else:
         conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
+    conn.response_class = _Response
     watchdog = _Watchdog(conn, timeout)
     status: int | None = None
     try:
@@ -72,14 +73,50 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float = TIMEOU
     return Answer(status, None if 200 <= status < 300 else _refused(status), time.monotonic() - started)
 
 
+class _Response(http.client.HTTPResponse):
+    """http.client's response, refusing a head the receiver did not finish: the standard library takes the end of
+    the connection for the blank line that ends the headers, and would call a status line alone an answer."""
+
+    def begin(self) -> None:
+        lines = _LastLine(self.fp)
+        self.fp = lines  # type: ignore[assignment]
+        try:
+            super().begin()
+        finally:
+            if self.fp is lines:  # (a failed head closed and dropped it)
+                self.fp = lines.raw
+        if lines.last not in (b"\r\n", b"\n"):
+            raise http.client.IncompleteRead(lines.last)
+
+
+class _LastLine:
+    """A response's file, keeping the last line read (what ended the head)."""
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+        self.last = b""
+
+    def readline(self, limit: int = -1) -> bytes:
+        self.last = self.raw.readline(limit)
+        return self.last
+
+    def __getattr__(self, name: str):
+        return getattr(self.raw, name)
+
+
 def _read_answer(response: http.client.HTTPResponse) -> None:
-    """Read the answer's body (up to READ_LIMIT): one cut short by the receiver is a failure (IncompleteRead)."""
-    left = READ_LIMIT
-    while left > 0:
-        chunk = response.read(min(left, 8192))
+    """Read the answer's body (up to READ_LIMIT): one cut short by the receiver, before the length it announced,
+    is a failure (IncompleteRead)."""
+    announced = response.getheader("Content-Length")
+    expected = int(announced) if announced and announced.isdigit() else None
+    got = 0
+    while got < READ_LIMIT:
+        chunk = response.read(min(READ_LIMIT - got, 8192))
         if not chunk:
+            if expected is not None and got < expected:
+                raise http.client.IncompleteRead(b"", expected - got)
             return
-        left -= len(chunk)
+        got += len(chunk)
 
 
 def _refused(status: int) -> str:
