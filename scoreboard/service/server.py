@@ -20,10 +20,13 @@ import sqlite3
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 import click
 import gevent
+import gevent.lock
 from gevent import pywsgi
+from gevent import socket as gsocket
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .. import transports as feeds
@@ -320,6 +323,43 @@ class Handler(pywsgi.WSGIHandler):
         return line
 
 
+class WholeWrites(gsocket.socket):
+    """A client connection whose `send` writes everything it is given before it returns.
+
+    simple-websocket (under Engine.IO's WebSocket transport) writes each frame with one `socket.send` and ignores
+    how much of it the kernel took (its issue #45; 1.1.0 is the latest release): a message larger than the free send
+    buffer was cut short, and every message after it was read as part of the cut one, so a pit's first answer never
+    arrived and a slow link broke every burst. The library writes through a duplicate of the request's connection
+    (`socket.dup()` keeps this class), so completing the writes here fixes all of them, the library's pongs and close
+    frames included, without touching its code. The writes of one connection go one at a time: a frame is never
+    interleaved with another greenlet's (a pong) while it waits for the client to read.
+
+    tests/test_whole_messages.py sends a 1 MB message to a client reading slowly, and pins the library's version.
+    """
+
+    __slots__ = ("_writing",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._writing = gevent.lock.Semaphore()
+
+    @classmethod
+    def adopt(cls, sock: gsocket.socket) -> WholeWrites:
+        """The same connection as `sock` (which can no longer be used), as one of these."""
+        timeout = sock.gettimeout()
+        whole = cls(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        whole.settimeout(timeout)
+        return whole
+
+    def send(self, data: Any, flags: int = 0, *args: Any, **kwargs: Any) -> int:
+        view = memoryview(data).cast("B")
+        sent = 0
+        with self._writing:
+            while sent < len(view):
+                sent += super().send(view[sent:], flags, *args, **kwargs)
+        return sent
+
+
 class Server(pywsgi.WSGIServer):
     handler_class = Handler
 
@@ -338,3 +378,6 @@ class Server(pywsgi.WSGIServer):
         self.header_timeout, self.idle_timeout = header_timeout, idle_timeout
         self.half_open = HalfOpen(half_open_limit)
         self.socket_errors = logs.throttled("scoreboard.socketio")
+
+    def handle(self, sock, address):
+        super().handle(WholeWrites.adopt(sock), address)

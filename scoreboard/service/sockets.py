@@ -76,7 +76,9 @@ class BoundedQueue(gevent.queue.JoinableQueue):
     """An Engine.IO session's send queue that refuses to hold more than `limit` bytes.
 
     The packet that would pass the bound is dropped with every one after it, and `overflow(queue)` is called
-    once. `None` (Engine.IO's "closing" marker) is always accepted.
+    once. `None` (Engine.IO's "closing" marker) is always accepted, and so is a packet put into an empty queue: the
+    bound is on what waits behind a display's next message, never on one message (a pit's first answer can be
+    larger than the bound, and a display that reads gets it).
 
     Every update passes through one of these per display, so it stays close to gevent's own queue (compiled):
     only `put` counts bytes, and a `get` that has something to return, or is told not to wait, is gevent's alone.
@@ -105,7 +107,13 @@ class BoundedQueue(gevent.queue.JoinableQueue):
             if self.overflowed:
                 return
             size = packet_size(item)
-            held = self.held_at_most + size if self.qsize() else size
+            if not self.qsize():
+                # Nothing waits: the display keeps up, and the next message goes in whatever its size (the largest,
+                # a pit's first answer, is bounded by the rules' largest shoe and the tables it asks for).
+                self.held_at_most = size
+                super().put(item, block, timeout)
+                return
+            held = self.held_at_most + size
             if held > self.limit:
                 held = size + sum(map(packet_size, self.queue))
                 if held > self.limit:
