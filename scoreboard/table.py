@@ -34,6 +34,7 @@ from .seqs import SeqMemory
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .variants import Variant, check_super_six_pays, variant
 
+ROUND_CARDS = 4  # every round starts with four cards (004 rule 3.8, 000 and 003 rule 3.4): a shoe's rounds at most
 # What the service writes into an event before storing it; never part of what a seq stands for.
 SERVICE_ADDED = ("at", "received_at", "rules", "before", "after")
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -135,6 +136,7 @@ class ShoeState:
     burned: int = 0
     burned_unseen: int = 0  # burned by count: out of the shoe, faces unknown
     excess: int = 0  # cards the shoe could not hold (each voided its round)
+    keyed: int = 0  # cards that rounds entered without them (keypad results) took at least (ROUND_CARDS each)
     cut: bool = False
     rounds_left: int | None = None  # after the cut card: rounds still to deal
     ended: bool = False  # closed by a `shoe_end`
@@ -151,6 +153,11 @@ class ShoeState:
     def out(self) -> int:
         """Every card that came out of it: dealt, burned, and the excess ones."""
         return self.size - self.cards_left + self.excess
+
+    @property
+    def out_at_least(self) -> int:
+        """Every card that came out of it, with those the keypad's rounds took at least."""
+        return self.out + self.keyed
 
     @property
     def finished(self) -> bool:
@@ -446,21 +453,38 @@ def _burn(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return evolve(state, shoe=burned), Delta("burn", event, {"count": event["count"]})
 
 
-def _shoe_empty(shoe: ShoeState, coming: int = 1) -> None:
-    """A shoe of N cards yields at most N: past that, nothing the feed sends can be a card from it."""
-    if shoe.out + coming > shoe.size:
+def _shoe_empty(shoe: ShoeState, coming: int = 1, trusted: bool = True) -> None:
+    """A shoe of N cards yields at most N: past that, nothing the feed sends can be a card from it. A new event also
+    counts the cards the keypad's rounds took at least (a log's stored events apply as they were accepted)."""
+    out = shoe.out if trusted else shoe.out_at_least
+    if out + coming > shoe.size:
+        keyed = f", at least {shoe.keyed} in rounds entered without cards" * (not trusted and shoe.keyed > 0)
         raise Refusal(
             f"this shoe's {shoe.size} cards are all out ({shoe.size - shoe.cards_left} dealt or burned, "
-            f"{shoe.excess} in excess): void the round in progress if there is one, and start a new shoe",
+            f"{shoe.excess} in excess{keyed}; every round starts with {ROUND_CARDS} cards): void the round in "
+            "progress if there is one, and start a new shoe",
             "shoe_empty",
         )
+
+
+def keyed_cards(r: Round) -> int:
+    """The cards a round entered without them (a keypad result) took at least: the four every round starts with,
+    and the Banker's third when it says so. None for a round whose cards are known, or one the service voided for
+    an excess card (its cards, if any, are counted as cards).
+
+    >>> keyed_cards(Round("B")), keyed_cards(Round("B", banker_cards=3)), keyed_cards(Round("P", ("9H", "KD")))
+    (4, 5, 0)
+    """
+    if r.player or r.banker or r.irregularity:
+        return 0
+    return ROUND_CARDS + (r.banker_cards == 3)
 
 
 def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing cards")
     if state.squeezing:
         raise OutOfOrder("the round's cards are all out, face down: reveal them before the next card", "not_revealed")
-    _shoe_empty(shoe)
+    _shoe_empty(shoe, 1, trusted)
     card = event["card"]
     if shoe.cards.holds(card) == 0:
         return _excess(state, event, shoe, card)
@@ -511,7 +535,7 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
     _require_between_rounds(state, "a whole round")
     r = check_round(event["player"], event["banker"])
     cards = r.player + r.banker
-    _shoe_empty(shoe, len(cards))
+    _shoe_empty(shoe, len(cards), trusted)
     held, missing = shoe.cards, []
     for c in cards:
         if held.holds(c):
@@ -536,9 +560,14 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
 
 
 def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
-    _require_shoe(state, "entering a result")
+    shoe = _require_shoe(state, "entering a result")
     _require_between_rounds(state, "entering a result")
-    return _finish(state, event, keypad_round(event), {})
+    r = keypad_round(event)
+    # A shoe holds a bounded number of rounds (its cards, four a round at least), whichever way they are entered:
+    # without this, a keypad could grow one shoe, its roads and every display's first answer without end.
+    keyed = keyed_cards(r)
+    _shoe_empty(shoe, keyed, trusted)
+    return _finish(evolve(state, shoe=evolve(shoe, keyed=shoe.keyed + keyed)), event, r, {})
 
 
 def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[TableState, Delta]:
@@ -595,6 +624,8 @@ def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState,
         )
     else:
         new_round = keypad_round(event)
+    if shoe is not None:
+        shoe = evolve(shoe, keyed=shoe.keyed - keyed_cards(old) + keyed_cards(new_round))
     event["before"] = round_json(old, event["round"])
     event["after"] = round_json(new_round, event["round"])
     rounds = state.rounds[:i] + (new_round,) + state.rounds[i + 1 :]

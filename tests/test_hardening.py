@@ -168,6 +168,44 @@ def test_a_flood_of_excess_cards_stops_when_the_shoe_could_hold_no_more(tmp_path
     app.extensions["scoreboard"].close()
 
 
+def test_a_shoe_entered_on_the_keypad_holds_no_more_rounds_than_its_cards(tmp_path):
+    # Issue 23: 40,000 keypad results in one shoe made a 13.4 MB /roads and boards that could no longer join. Every
+    # round starts with four cards, so 4 decks (208 cards) hold at most 52 rounds, a Banker third card one more.
+    app = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8"\ndecks = 8\n')
+    client, post = poster(app)
+    post({"type": "shoe"})
+    assert post(*([{"type": "result", "winner": "B", "banker_cards": 3}] * 10)).status_code == 200  # 50 cards
+    r = post(*([{"type": "result", "winner": "P"}] * 50))
+    body = r.get_json()
+    assert r.status_code == 422 and body["error"] == "shoe_empty" and body["applied"] == 39, "158 more cards: 39"
+    assert "208 cards are all out" in body["message"] and "every round starts with 4 cards" in body["message"]
+    before = view(client)
+    assert post({"type": "result", "winner": "T"}).status_code == 422
+    whole = {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]}
+    assert post(whole).status_code == 422, "206 of 208 are out: no room for a round's cards either"
+    assert view(client) == before and client.get("/api/tables/T1").get_json()["rounds"] == 49
+    # A correction of a keypad round with its real cards counts those cards instead of its four.
+    fixed = client.post(
+        "/api/tables/T1/feed",
+        json=with_seq({"type": "correct", "round": 1, "player": ["2C", "3S", "4D"], "banker": ["KH", "5D", "4C"]}),
+        headers={"Authorization": f"Bearer {OPERATOR}"},
+    )
+    assert fixed.status_code == 200, fixed.get_json()
+    assert client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == 208 - 6
+    assert post({"type": "result", "winner": "T"}).status_code == 422, "6 cards for 5: 207 out, still full"
+    # An 8-deck shoe: at most 104 rounds, then the same refusal; the next shoe starts afresh.
+    _, post8 = poster(app, "T8", "secret-T8")
+    post8({"type": "shoe"})
+    r = post8(*([{"type": "result", "winner": "B"}] * 105))
+    assert r.status_code == 422 and r.get_json()["applied"] == 104
+    assert post8({"type": "shoe"}).status_code == 200 and post8({"type": "result", "winner": "B"}).status_code == 200
+    # A restart replays the shoe as it was accepted.
+    app.extensions["scoreboard"].close()
+    again = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8"\ndecks = 8\n')
+    assert again.test_client().get("/api/tables/T1").get_json()["rounds"] == 49
+    again.extensions["scoreboard"].close()
+
+
 # 9. No input makes a 5xx.
 
 

@@ -151,6 +151,32 @@ def test_forty_tables_fit_one_screen(browser, forty_tables, width, height):
     assert problems == []
 
 
+@pytest.mark.slow
+def test_forty_tables_late_in_a_shoe_go_live(browser, tmp_path):
+    # Issue 23: the pit's first answer grows with the tables and their shoes; with 9 tables late in a shoe it was cut
+    # short by the WebSocket layer and the pit never went live. A shoe holds at most 104 rounds (8 decks): forty
+    # tables at 100 rounds each is the largest answer a floor of forty tables gives, about 1.4 MB.
+    config = tmp_path / "tables.toml"
+    config.write_text(
+        "".join(f'[tables.P{i:02}]\nvariant = "super-six"\nfeed_token = "t{i}"\n\n' for i in range(1, 41))
+    )
+    server = Server(tmp_path / "live.sqlite3", config).start()
+    try:
+        for i in range(1, 41):
+            events = [{"type": "shoe"}] + [{"type": "result", "winner": "BPBBPTPB"[(n + i) % 8]} for n in range(100)]
+            r = server.post(f"P{i:02}", events, f"t{i}")
+            assert r.status_code == 200, r.text
+        page, problems = open_page(browser, f"{server.url}/pit", 1920, 1080)
+        wait_for(page, "[...document.querySelectorAll('.tcard')].every((c) => c.dataset.version === '101')", 20)
+        assert page.locator("#live").get_attribute("class") == "live"
+        assert page.locator("#t-P40 svg.big_road .circle").count() > 0
+        server.post("P07", {"type": "result", "winner": "B"}, "t7")
+        wait_for(page, "document.getElementById('t-P07').dataset.version === '102'")
+        assert problems == []
+    finally:
+        server.kill()
+
+
 def test_the_table_list_is_live(browser, pit_server):
     server = pit_server
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
