@@ -9,11 +9,14 @@ from flask import Flask
 
 from .config import DEMO, Config, load_config
 from .displays import DisplayCounts, SharedCounts
-from .extensions import AppJSON, socketio, socketio_options
+from .extensions import AppJSON, socketio
 from .hub import TableHub
-from .live import PIT_ROOM, Live, room
+from .live import Live, room
+from .relay import LiveGate, Relay
 from .runner import runner_for
 from .store import is_postgres, store_for
+
+CHANNEL = "scoreboard"  # the message queue's channel: this prefix, then the log's id (one channel per service)
 
 
 class Defaults:
@@ -59,26 +62,35 @@ def create_app(overrides: dict | None = None) -> Flask:
         app,
         async_mode=app.config["ASYNC_MODE"],
         cors_allowed_origins=app.config.get("CORS_ALLOWED_ORIGINS"),
-        **socketio_options(app.config["MESSAGE_QUEUE"], store.log_id),
     )
     socketio.on_namespace(Live("/"))
+    queue = app.config["MESSAGE_QUEUE"]
     hub = TableHub(
         config.tables,
         store,
-        publish=_publisher,
+        # The relay (made below: it needs the hub) sends each update to the displays, here or through the queue.
+        publish=lambda table_id, update: relay.publish(table_id, update),
         runner=runner_for(app.config["ASYNC_MODE"]),
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
         # With a message queue the displays of other processes listen too: every update is made and sent.
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
     )
+    relay = Relay(
+        socketio.server,
+        hub,
+        url=queue,
+        channel_name=f"{CHANNEL}:{store.log_id}",
+        spawn=socketio.start_background_task,
+        sleep=socketio.sleep,
+    )
     hub.replay()
     app.extensions["scoreboard"] = hub
-    queue = app.config["MESSAGE_QUEUE"]
+    app.extensions["relay"] = relay
     app.extensions["displays"] = DisplayCounts(
         local=hub.display_counts,
         tables=lambda: hub.tables,
-        tell=_tell_pits,
+        tell=relay.tell_pits,
         spawn=socketio.start_background_task,
         sleep=socketio.sleep,
         shared=SharedCounts(queue, store.log_id) if queue else None,
@@ -88,7 +100,7 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     errors.init_app(app)
     # Outside Flask-SocketIO's own middleware, so that the WebSocket library never sees a compression offer.
-    plain = websockets.PlainWebSockets(app.wsgi_app)
+    plain = websockets.PlainWebSockets(LiveGate(app.wsgi_app, relay) if queue else app.wsgi_app)
     app.wsgi_app = feed.FeedFastPath(images.ImageFastPath(plain, app), app)  # type: ignore[method-assign]
     security.init_app(app)
     metrics.init_app(app)
@@ -98,15 +110,6 @@ def create_app(overrides: dict | None = None) -> Flask:
     return app
 
 
-def _publisher(table_id: str, update: dict) -> None:
-    socketio.emit("update", update, to=room(table_id))
-
-
 def _has_listeners(table_id: str) -> bool:
     """Whether the table's room has anyone in it here (a board, an overlay, a pit monitor)."""
     return bool(socketio.server.manager.rooms.get("/", {}).get(room(table_id)))
-
-
-def _tell_pits(table_id: str, count: int, everywhere: bool) -> None:
-    """A table's display count to the pit monitors of every process, or of this one only."""
-    socketio.emit("displays", {"table": table_id, "displays": count}, to=PIT_ROOM, ignore_queue=not everywhere)

@@ -104,6 +104,11 @@ class TableHub:
             self.catch_up(view.config.id)
         return view
 
+    def known_version(self, table_id: str) -> int:
+        """The newest version of the table the log is known to hold: this process's, or one another process stored
+        (a shared log tells of each commit)."""
+        return max(self.tables[table_id].version, self._latest.get(table_id, 0))
+
     def blocking(self, fn, *args):
         """Run a call to the store where it may wait (at start, and for history that may take a while)."""
         return self._io(fn, *args)

@@ -108,6 +108,7 @@ def run(options: Options) -> None:
             'demo tables, dealt by the simulated shoe; their feed token is "demo", the operator "pit" has the '
             'token "demo-pit" (/operator)'
         )
+    app.extensions["relay"].start()
     app.extensions["displays"].start()
     collector.tune(socketio.start_background_task, socketio.sleep)
     listener.listen(BACKLOG)
