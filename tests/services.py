@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +15,7 @@ from pathlib import Path
 import psycopg
 import redis
 
-from tests.conftest import Server
+from tests.conftest import Server, free_port
 
 POSTGRES = os.environ.get("SCOREBOARD_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS = os.environ.get("SCOREBOARD_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -41,6 +44,56 @@ def redis_url() -> str:
     except redis.RedisError as e:
         raise RuntimeError(f"these tests need Redis at {REDIS} (.ci/run starts it): {e}") from None
     return REDIS
+
+
+class OwnRedis:
+    """A redis-server of the test's own on a free port, which the test may kill, restart, hang and resume (the shared
+    one on 6379 serves other engineers' tests and is never touched)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> OwnRedis:
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with redis.Redis(port=self.port, socket_connect_timeout=0.5) as client:
+                    client.ping()
+                return self
+            except redis.RedisError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # a hung one dies too
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def hang(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
+
+@contextlib.contextmanager
+def own_redis() -> Iterator[OwnRedis]:
+    server = OwnRedis().start()
+    try:
+        yield server
+    finally:
+        server.kill()
 
 
 class Node(Server):
