@@ -154,14 +154,14 @@ def test_displays_that_keep_receiving_are_left_alone(relay):
 
 
 def test_a_gap_resyncs_at_once_the_tables_behind_the_log(relay):
-    r, clock, sio, hub = relay
+    r, _clock, sio, hub = relay
     hub.in_log["T2"] = 10
     r._gapped("A")
     assert r.check() == ["T2"] and sio.closed == ["eio-c"]
 
 
 def test_an_update_the_displays_were_resynced_past_is_not_sent(relay):
-    r, clock, sio, hub = relay
+    r, _clock, sio, _hub = relay
     r._delivered("u", "T1", {"version": 6})
     r._delivered("u", "T1", {"version": 6})
     r._delivered("u", "T1", {"version": 4})
@@ -169,7 +169,7 @@ def test_an_update_the_displays_were_resynced_past_is_not_sent(relay):
 
 
 def test_a_lost_queue_sends_every_display_away_and_closes_the_gate(relay):
-    r, clock, sio, hub = relay
+    r, _clock, sio, _hub = relay
     r._lost("no heartbeat")
     assert not r.open and sorted(sio.closed) == ["eio-a", "eio-b", "eio-c"]
     answered: list = []
@@ -180,7 +180,7 @@ def test_a_lost_queue_sends_every_display_away_and_closes_the_gate(relay):
 
 
 def test_the_queue_back_catches_every_table_up_and_opens_the_gate(relay):
-    r, clock, sio, hub = relay
+    r, _clock, _sio, hub = relay
     r.channel = type("Up", (), {"up": True, "url": "redis://q"})()  # type: ignore[assignment]
     r._lost("no heartbeat")
     hub.in_log = {"T1": 8, "T2": 12}
