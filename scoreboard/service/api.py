@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from .errors import error, table_or_404
-from .intake import Caller, identify
+from .intake import Caller, TooManyAttempts, identify
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -15,11 +15,14 @@ def hub():
 
 
 def operator_view(table_id: str) -> bool:
-    """Whether the caller showed an operator's token for this table: they see face-down cards and who voided."""
+    """Whether the caller showed an operator's token for this table: they see face-down cards and who voided. A
+    wrong token counts against the caller's address like any other (a way to test tokens is a way to guess them)."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer":
         return False
-    caller = identify(hub(), table_id, token.strip())
+    caller = identify(hub(), table_id, token.strip(), request.remote_addr or "")
+    if isinstance(caller, tuple) and caller[0] == 429:
+        raise TooManyAttempts(caller[1])
     return isinstance(caller, Caller) and caller.operator is not None
 
 

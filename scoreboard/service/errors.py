@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..errors import Refusal
 from .hub import StorageFailed
+from .intake import TooManyAttempts
 from .logs import printable
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(StorageFailed)
     def storage_failed(e: StorageFailed):
         return error(503, "storage_failed", str(e))
+
+    @app.errorhandler(TooManyAttempts)
+    def too_many_attempts(e: TooManyAttempts):
+        answer, status = error(429, e.body["error"], e.body["message"])
+        answer.headers["Retry-After"] = str(e.body["retry_after"])
+        return answer, status
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):

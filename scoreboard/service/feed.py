@@ -8,7 +8,7 @@ from http import HTTPStatus
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .intake import NOT_JSON, receive
+from .intake import NOT_JSON, authenticate, receive
 from .logs import printable
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
@@ -23,12 +23,27 @@ def read_json(data: bytes) -> object:
         return NOT_JSON
 
 
+def _answer_headers(reply: dict) -> dict:
+    """The headers of a refusal made before the body was read: the connection closes (the server does not wait for
+    a stranger's body), and a client that must wait is told how long."""
+    headers = {"Connection": "close"}
+    if "retry_after" in reply:
+        headers["Retry-After"] = str(reply["retry_after"])
+    return headers
+
+
 @bp.post("/tables/<table_id>/feed")
 def post(table_id):
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     token = given.strip() if scheme.lower() == "bearer" else None
+    hub, client = current_app.extensions["scoreboard"], request.remote_addr or ""
+    # The token first: a stranger's body is never read (nor waited for).
+    caller = authenticate(hub, table_id, token, client, client)
+    if isinstance(caller, tuple):
+        status, reply = caller
+        return jsonify(reply), status, _answer_headers(reply)
     body = read_json(request.get_data(cache=False))
-    status, reply = receive(current_app.extensions["scoreboard"], table_id, token, body, request.remote_addr or "")
+    status, reply = receive(hub, table_id, token, body, client, caller=caller)
     return jsonify(reply), status
 
 
@@ -53,13 +68,19 @@ class FeedFastPath:
         table_id = self._table(environ)
         if table_id is None:
             return self.wsgi_app(environ, start_response)
-        data = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
         scheme, _, given = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
         token = given.strip() if scheme.lower() == "bearer" else None
+        hub, client = self.app.extensions["scoreboard"], environ.get("REMOTE_ADDR", "")
+        headers = []
         try:
-            status, reply = receive(
-                self.app.extensions["scoreboard"], table_id, token, read_json(data), environ.get("REMOTE_ADDR", "")
-            )
+            # The token first: a stranger's body is never read (the server closes the connection after the answer).
+            caller = authenticate(hub, table_id, token, client, client)
+            if isinstance(caller, tuple):
+                status, reply = caller
+                headers = list(_answer_headers(reply).items())
+            else:
+                data = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
+                status, reply = receive(hub, table_id, token, read_json(data), client, caller=caller)
         except Exception:  # as the app's own error handler would: logged once, one sentence for the caller
             log.exception("unexpected error on a feed post to %s", printable(table_id))
             status, reply = (
@@ -73,7 +94,7 @@ class FeedFastPath:
         body = self.app.json.dumps(reply).encode() + b"\n"
         start_response(
             f"{status} {HTTPStatus(status).phrase}",
-            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+            [("Content-Type", "application/json"), ("Content-Length", str(len(body))), *headers],
         )
         return [body]
 

@@ -28,6 +28,7 @@ from ..errors import Refusal
 from ..seqs import WINDOW, SeqMemory
 from ..table import Delta, TableConfig, TableState, apply, evolve
 from ..view import TableView
+from .attempts import GUESS_WINDOW, GUESSES, Attempts
 from .store import Record
 from .updates import Shown, shown_after, slim
 from .writer import GroupWriter, Outcome
@@ -75,6 +76,7 @@ class TableHub:
     ):
         self.store = store
         self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
+        self.attempts = Attempts(GUESSES, GUESS_WINDOW)  # wrong tokens per client address, on every route and feed
         self.log_id: str = store.log_id
         self.tables: dict[str, TableView] = {c.id: TableView(TableState(c), self.log_id) for c in configs}
         self._locks = {table_id: threading.Lock() for table_id in self.tables}

@@ -29,11 +29,15 @@ def operator_only(table_id: str, what: str):
         return None, error(
             401, "unauthorized", f'{what} needs an operator\'s token: send "Authorization: Bearer <operator token>"'
         )
-    caller = identify(current_app.extensions["scoreboard"], table_id, token)
+    caller = identify(current_app.extensions["scoreboard"], table_id, token, request.remote_addr or "")
     if isinstance(caller, tuple):
         status, body = caller
         if status == 401:  # identify's sentence offers the feed token too, which would not do here
             return None, error(401, "unauthorized", f"the token is wrong: {what} needs an operator's token")
+        if status == 429:
+            answer, code = error(429, body["error"], body["message"])
+            answer.headers["Retry-After"] = str(body["retry_after"])
+            return None, (answer, code)
         return None, error(status, body["error"], body["message"])
     if caller.operator is None:
         return None, error(403, "operator_required", f"{what} is for operators: the feed's token cannot read it")
