@@ -19,6 +19,9 @@ from tests.servers import Served
 
 pytestmark = [pytest.mark.slow]
 FLOODER = "127.0.0.2"  # the flood comes from another loopback address than the shoe: limits are per address
+# A shoe's post beside a flood answers within this (seconds): on a quiet machine, tens of milliseconds; before the
+# fixes it waited for ever (TCP) or timed out (HTTP). Generous, for a shared 2-core machine.
+PROMPT = 2.0
 
 
 def hello(port: int, token: str = TOKEN, table: str = "T1") -> tuple[socket.socket, dict]:
@@ -47,7 +50,7 @@ def test_slow_tcp_hellos_do_not_keep_a_shoe_out(tmp_path):
     drippers: list[socket.socket] = []
     stop = threading.Event()
     try:
-        assert server.post_feed("T1", {"type": "shoe"}, TOKEN).status_code == 200
+        assert server.post_feed("T1", {"type": "shoe", "seq": 1}, TOKEN).status_code == 200
         # 300 connections, more than the feed's 256 slots, each dripping a byte of its hello every 2 s.
         for _ in range(300):
             drippers.append(socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(FLOODER, 0)))
@@ -60,7 +63,7 @@ def test_slow_tcp_hellos_do_not_keep_a_shoe_out(tmp_path):
 
         threading.Thread(target=drip, daemon=True).start()
         took = [deal_over_tcp(port, seq) for seq in range(100, 105)]
-        assert max(took) < 1.0, f"a shoe took {max(took):.2f} s to deal beside the flood"
+        assert max(took) < PROMPT, f"a shoe took {max(took):.2f} s to deal beside the flood"
         # Every dripping connection is closed within the hello's deadline (10 s), however it drips.
         time.sleep(12)
         still_open = 0
@@ -74,7 +77,7 @@ def test_slow_tcp_hellos_do_not_keep_a_shoe_out(tmp_path):
             except OSError:
                 pass
         assert still_open == 0, f"{still_open} connections that never said their hello are still open"
-        assert deal_over_tcp(port, 200) < 1.0
+        assert deal_over_tcp(port, 200) < PROMPT
     finally:
         stop.set()
         for s in drippers:
@@ -102,7 +105,7 @@ def test_slow_http_bodies_do_not_keep_a_shoe_out(tmp_path, token):
     bodies: list[socket.socket] = []
     try:
         with requests.Session() as shoe:
-            assert server.post_feed("T1", {"type": "shoe"}, TOKEN).status_code == 200
+            assert server.post_feed("T1", {"type": "shoe", "seq": 1}, TOKEN).status_code == 200
             for _ in range(400):
                 try:
                     bodies.append(slow_body(server.port, token))
@@ -118,7 +121,7 @@ def test_slow_http_bodies_do_not_keep_a_shoe_out(tmp_path, token):
                     timeout=5,
                 )
                 assert r.status_code == 200, r.text
-                assert time.monotonic() - started < 1.0
+                assert time.monotonic() - started < PROMPT, "a shoe waited on the flood"
         if token != TOKEN:
             # A stranger's body is never read: its post is refused at once, and its connection closed.
             first = bodies[0]

@@ -1,4 +1,4 @@
-"""The parts of the message queue's handling that need no Redis to be seen (service/channel.py and relay.py): how a
+"""The parts of the message queue's handling that need no Redis to be seen (service/live/channel.py and relay.py): how a
 process reads the numbering of the messages, and when it resyncs a table's displays from the log. The whole, with
 Redis killed and hung under two processes, is tests/test_queue_faults.py."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from scoreboard.service.channel import Channel
-from scoreboard.service.relay import RESYNC_AFTER, LiveGate, Relay
+from scoreboard.service.live.channel import Channel
+from scoreboard.service.live.relay import RESYNC_AFTER, LiveGate, Relay
 
 
 class Clock:

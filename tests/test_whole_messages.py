@@ -124,9 +124,9 @@ def test_a_message_larger_than_the_send_buffer_reaches_a_slow_reader_whole(tmp_p
 
 def test_the_websocket_library_is_the_version_whose_writes_were_checked():
     """simple-websocket 1.1.0 writes a message with one `socket.send` and ignores how much of it the kernel took
-    (its issue #45, fixed on no release yet): server.WholeWrites completes every write on the connection it is
+    (its issue #45, fixed on no release yet): wsgi_server.WholeWrites completes every write on the connection it is
     given. An upgrade must be checked against the test above, and WholeWrites dropped if the library now does it."""
     assert version("simple-websocket") == "1.1.0", (
         "simple-websocket changed: run test_a_message_larger_than_the_send_buffer_reaches_a_slow_reader_whole, "
-        "and see whether server.WholeWrites is still needed"
+        "and see whether wsgi_server.WholeWrites is still needed"
     )
