@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -94,6 +96,64 @@ def own_redis() -> Iterator[OwnRedis]:
         yield server
     finally:
         server.kill()
+
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+class OwnPostgres:
+    """A throwaway PostgreSQL cluster of the test's own (initdb'd in `where`, run as the postgres user on a free
+    port), which the test may stop and start again; the shared one on 5432 is never touched."""
+
+    def __init__(self) -> None:
+        # Not under pytest's folder: the postgres user cannot enter root's 0700 temporary tree.
+        self.data = Path(tempfile.mkdtemp(prefix="scoreboard-pg-"))
+        self.port = free_port()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        os.chown(self.data, _uid("postgres"), _gid("postgres"))
+        self._as_postgres(str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
+
+    def _as_postgres(self, *command: str) -> None:
+        subprocess.run(
+            ["runuser", "-u", "postgres", "--", *command],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
+            cwd="/",
+        )
+
+    def start(self) -> OwnPostgres:
+        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-w", "start")
+        return self
+
+    def stop(self) -> None:
+        """Down at once, as a crash or a restart takes it (the clients' connections are cut)."""
+        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
+
+
+def _uid(name: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(name).pw_uid
+
+
+def _gid(name: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(name).pw_gid
+
+
+@contextlib.contextmanager
+def own_postgres() -> Iterator[OwnPostgres]:
+    cluster = OwnPostgres()
+    try:
+        yield cluster.start()
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            cluster.stop()
+        shutil.rmtree(cluster.data, ignore_errors=True)
 
 
 class Node(Server):

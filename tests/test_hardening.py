@@ -386,3 +386,41 @@ def test_a_lone_surrogate_or_a_time_that_is_not_iso_is_a_400_naming_its_field(tm
     ok = post({"type": "shoe", "at": "2026-11-22T09:00:01.250+08:00", "seq": 5}, seq=False)
     assert ok.status_code == 200, ok.get_json()
     app.extensions["scoreboard"].close()
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_every_route_answers_503_not_500_while_postgresql_is_down(tmp_path, tables_file):
+    # Issue 23: /shoes and /rounds?shoe= answered 500 while PostgreSQL was down.
+    import requests
+
+    from tests.services import Node, own_postgres
+
+    with own_postgres() as db:
+        node = Node(db.url, tables_file, tmp_path).start()
+        try:
+            assert node.post("T1", [{"type": "shoe"}, {"type": "result", "winner": "B"}], TOKEN).status_code == 200
+            assert node.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
+            operator = {"Authorization": f"Bearer {OPERATOR}"}
+            reads = [
+                ("/api/tables/T1/shoes", {}),
+                ("/api/tables/T1/rounds?shoe=1", {}),
+                ("/api/tables/T1/audit", operator),
+                ("/api/tables/T1/shoes/1/export", operator),
+            ]
+            for path, headers in reads:
+                assert requests.get(node.url + path, headers=headers, timeout=10).status_code == 200, path
+            db.stop()
+            for path, headers in reads:
+                r = requests.get(node.url + path, headers=headers, timeout=20)
+                assert r.status_code == 503, (path, r.status_code, r.text[:200])
+                assert r.json()["error"] == "storage_failed"
+            assert node.post("T1", {"type": "result", "winner": "P"}, TOKEN).status_code == 503
+            assert node.get("/api/tables/T1").status_code == 200, "what the process holds is still served"
+            db.start()
+            deadline = time.monotonic() + 20
+            while requests.get(node.url + reads[0][0], timeout=10).status_code != 200:
+                assert time.monotonic() < deadline, "the routes did not come back with PostgreSQL"
+                time.sleep(0.2)
+        finally:
+            node.kill(signal.SIGKILL)

@@ -122,6 +122,9 @@ class TableHub:
             return self._io(fn, *args, timeout=self.write_timeout)
         except TimeoutError:
             raise StorageFailed(f"the event log did not answer within {self.write_timeout:g} s") from None
+        except Exception as e:  # the database is down or refuses (PostgreSQL restarting, a disk error): a 503
+            log.error("reading the event log failed: %s", e)
+            raise StorageFailed(f"the event log could not be read ({str(e).strip() or type(e).__name__})") from None
 
     def close(self) -> None:
         self._following = False
