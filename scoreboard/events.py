@@ -21,9 +21,9 @@ from datetime import datetime
 
 from .cards import TABLE_DECKS, check_decks, parse_card, parse_cards
 from .errors import Malformed, Refusal
+from .seqs import SEQ_MAX
 from .sides import hand_code, result_code
 
-SEQ_MAX = 2**53 - 1  # the largest integer every JSON reader keeps exactly
 TEXT_MAX = 200  # a reason, an id or a feed name longer than this is a mistake, not a message
 CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

@@ -424,3 +424,19 @@ def test_every_route_answers_503_not_500_while_postgresql_is_down(tmp_path, tabl
                 time.sleep(0.2)
         finally:
             node.kill(signal.SIGKILL)
+
+
+def test_a_feed_that_reached_the_largest_seq_goes_on_under_another_feed_name(tmp_path):
+    # Issue 23: one legal seq of 2^53-1 blocked a feed name for good. The way on is documented (feed-protocol.md)
+    # and said in the refusal: another "feed" name, whose seqs start afresh.
+    app = make_app(tmp_path, T1.format(decks=8))
+    client, post = poster(app)
+    assert post({"type": "shoe", "seq": 2**53 - 1}, seq=False).status_code == 200
+    r = post({"type": "result", "winner": "B", "seq": 7}, seq=False)
+    assert r.status_code == 409 and r.get_json()["error"] == "seq_out_of_order"
+    assert 'the largest a seq can be: send the next events with another "feed" name' in r.get_json()["message"]
+    again = post({"type": "result", "winner": "B", "seq": 1, "feed": "shoe-2"}, seq=False)
+    assert again.status_code == 200 and again.get_json()["results"][0]["version"] == 2
+    retry = post({"type": "shoe", "seq": 2**53 - 1}, seq=False)
+    assert retry.status_code == 200 and retry.get_json()["results"][0]["duplicate"], "the old feed's retry still is one"
+    app.extensions["scoreboard"].close()
