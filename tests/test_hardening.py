@@ -430,7 +430,7 @@ def test_a_feed_that_reached_the_largest_seq_goes_on_under_another_feed_name(tmp
     # Issue 23: one legal seq of 2^53-1 blocked a feed name for good. The way on is documented (feed-protocol.md)
     # and said in the refusal: another "feed" name, whose seqs start afresh.
     app = make_app(tmp_path, T1.format(decks=8))
-    client, post = poster(app)
+    _, post = poster(app)
     assert post({"type": "shoe", "seq": 2**53 - 1}, seq=False).status_code == 200
     r = post({"type": "result", "winner": "B", "seq": 7}, seq=False)
     assert r.status_code == 409 and r.get_json()["error"] == "seq_out_of_order"
