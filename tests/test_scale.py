@@ -198,3 +198,19 @@ def test_a_pit_counts_the_displays_of_every_process(cluster):
         assert again["displays"] == {"T1": 2, "T2": 0}, "a pit joining now is given the totals"
     finally:
         pit.close()
+
+
+def test_a_second_process_on_the_log_without_a_message_queue_is_warned(tmp_path, tables_file):
+    # Issue 23: two processes on one PostgreSQL log and no message queue started silently; each one's displays never
+    # heard of the events the other took.
+    with postgres_database() as db:
+        first = Node(db, tables_file, tmp_path).start()
+        second = Node(db, tables_file, tmp_path).start()
+        try:
+            time.sleep(0.5)
+            assert "no --message-queue" not in first.log_text()
+            assert "another server process already serves the event log" in second.log_text()
+            assert "--message-queue redis://" in second.log_text()
+        finally:
+            first.kill(signal.SIGKILL)
+            second.kill(signal.SIGKILL)
