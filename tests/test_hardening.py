@@ -440,3 +440,32 @@ def test_a_feed_that_reached_the_largest_seq_goes_on_under_another_feed_name(tmp
     retry = post({"type": "shoe", "seq": 2**53 - 1}, seq=False)
     assert retry.status_code == 200 and retry.get_json()["results"][0]["duplicate"], "the old feed's retry still is one"
     app.extensions["scoreboard"].close()
+
+
+@pytest.mark.slow
+def test_a_log_whose_shared_memory_file_cannot_be_written_is_refused_at_start(tmp_path):
+    # Issue 23: an unwritable -shm let the server start (and then killed it with SIGBUS, or failed every post).
+    import subprocess
+
+    from tests.servers import Served, run_cli
+
+    first = Served(tmp_path).start()
+    assert first.post_feed("T1", {"type": "shoe"}, TOKEN).status_code == 200
+    first.proc.send_signal(signal.SIGKILL)  # as a power cut leaves them: the -wal and -shm files stay
+    first.proc.wait(10)
+    shm = tmp_path / "events.sqlite3-shm"
+    assert shm.exists()
+    subprocess.run(["chattr", "+i", str(shm)], check=True)  # unwritable even for root
+    try:
+        result = run_cli(
+            "serve", "--db", str(tmp_path / "events.sqlite3"), "--config", str(tmp_path / "tables.toml"), "--port", "0"
+        )
+        assert result.returncode == 1 and result.returncode != -7, "refused with a message, not killed by SIGBUS"
+        assert f"cannot write the event log's file {shm}" in result.stderr and "chattr -i" in result.stderr
+    finally:
+        subprocess.run(["chattr", "-i", str(shm)], check=True)
+    again = Served(tmp_path).start()
+    try:
+        assert again.post_feed("T1", {"type": "result", "winner": "B"}, TOKEN).status_code == 200
+    finally:
+        again.stop()

@@ -23,7 +23,7 @@ from .live.namespace import Live, room
 from .live.relay import RELAY, Relay
 from .live.socket_server import socketio
 from .server.runner import runner_for
-from .store import is_postgres, store_for
+from .store import StoreError, is_postgres, store_for
 from .tables.config import DEMO, Config, load_config
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
@@ -71,6 +71,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config["SIMULATED_TABLES"] = config.simulated
     app.config["SCOREBOARD_CONFIG"] = config
 
+    if not is_postgres(db):
+        _writable(db)
     store = store_for(db)
     socketio.init_app(
         app,
@@ -121,6 +123,22 @@ def create_app(overrides: dict | None = None) -> Flask:
     for blueprint in (api.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp, operator_page.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app
+
+
+def _writable(db: str) -> None:
+    """A SQLite log whose files cannot all be written is refused at start, naming the file: SQLite would open it
+    read-only and fail every write (or, with its shared-memory file unwritable, end the process with SIGBUS)."""
+    for path in (db, db + "-wal", db + "-shm"):
+        try:
+            with open(path, "r+b"):
+                pass
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise StoreError(
+                f"cannot write the event log's file {path} ({e.strerror or e}): fix its permissions (chattr -i if it "
+                "was made immutable), or, while no server runs, move it away"
+            ) from None
 
 
 def _has_listeners(table_id: str) -> bool:
