@@ -186,3 +186,22 @@ def test_the_queue_back_catches_every_table_up_and_opens_the_gate(relay):
     hub.in_log = {"T1": 8, "T2": 12}
     r._returned()
     assert r.open and sorted(hub.caught_up) == ["T1", "T2"] and r.delivered == {"T1": 8, "T2": 12}
+
+
+def test_an_update_that_comes_early_waits_for_the_one_before_it(relay):
+    # Two processes wrote T1: each publishes once its own commit is done, so 7 may reach Redis before 6.
+    r, _clock, sio, _hub = relay
+    waits: list = []
+    r._spawn = lambda fn, *a: waits.append((fn, a))
+    r._delivered("u", "T1", {"version": 7})
+    r._delivered("u", "T1", {"version": 8})
+    assert sio.emitted == [], "held for the version before them"
+    r._delivered("u", "T1", {"version": 6})
+    assert [d["version"] for _, d, _ in sio.emitted] == [6, 7, 8]
+    # A version that never comes: after the wait, what came goes out in order (the displays see the gap).
+    r._delivered("u", "T1", {"version": 11})
+    r._delivered("u", "T1", {"version": 10})
+    assert [d["version"] for _, d, _ in sio.emitted] == [6, 7, 8]
+    fn, args = waits[-1]
+    fn(*args)
+    assert [d["version"] for _, d, _ in sio.emitted] == [6, 7, 8, 10, 11] and r.delivered["T1"] == 11

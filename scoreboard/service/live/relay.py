@@ -33,6 +33,7 @@ resyncs = throttled("scoreboard.resync")
 
 RELAY = "relay"  # where the app factory keeps an app's relay in `app.extensions`
 CHECK_EVERY = 1.0  # seconds between looks at what the displays were sent
+REORDER_WAIT = 0.5  # seconds an update that came early waits for the version before it
 RESYNC_AFTER = 2.0  # seconds a table's displays may stay behind the log, nothing coming, before they resync
 RETRY_AFTER = 1  # seconds a display refused while the queue is lost is told to wait
 
@@ -58,6 +59,7 @@ class Relay:
         self.sio, self.hub = sio, hub
         self._spawn, self._sleep, self._clock = spawn, sleep, clock
         self.delivered: dict[str, int] = {}  # per table: the version last sent to its displays here
+        self._held: dict[str, dict[int, dict]] = {}  # per table: updates that came before the one preceding them
         self._behind: dict[str, tuple[int, float]] = {}  # per table: (delivered, since when) while behind the log
         self._gap = False
         self.resynced = 0
@@ -118,10 +120,34 @@ class Relay:
             return
         if kind != UPDATE or not isinstance(data, dict) or not isinstance(data.get("version"), int):
             return
-        if data["version"] <= self.delivered.get(table_id, 0):
+        version, sent = data["version"], self.delivered.get(table_id, 0)
+        if version <= sent:
             return  # the displays here were resynced past it already
-        self.delivered[table_id] = data["version"]
-        self.sio.emit("update", data, to=room(table_id))
+        if sent and version > sent + 1:
+            # Two processes wrote the table: each publishes from its own queue once its commit is done, so the
+            # later version may reach Redis first. It waits here (REORDER_WAIT at most) for the one before it.
+            held = self._held.setdefault(table_id, {})
+            if not held:
+                self._spawn(self._release_late, table_id)
+            held[version] = data
+            return
+        self._send(table_id, data)
+        waiting = self._held.get(table_id)
+        while waiting and self.delivered[table_id] + 1 in waiting:
+            self._send(table_id, waiting.pop(self.delivered[table_id] + 1))
+
+    def _send(self, table_id: str, update: dict) -> None:
+        self.delivered[table_id] = update["version"]
+        self.sio.emit("update", update, to=room(table_id))
+
+    def _release_late(self, table_id: str) -> None:
+        """After REORDER_WAIT, what still waits for a missing version goes out in order all the same: the displays see
+        the gap and join again (and the check resyncs the table if the log is ahead)."""
+        self._sleep(REORDER_WAIT)
+        held = self._held.pop(table_id, {})
+        for version in sorted(held):
+            if version > self.delivered.get(table_id, 0):
+                self._send(table_id, held[version])
 
     def _gapped(self, origin: str) -> None:
         log.warning("message queue: a message of process %s was missed; checking every table against the log", origin)
