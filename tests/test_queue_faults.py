@@ -210,3 +210,51 @@ def test_redis_hung_and_resumed(tmp_path, tables_file):
         probe, followers = deal_through(queue, a, [b, b, a], queue.hang, queue.resume)
         report("Redis hung for 8 s", probe, followers)
         check(probe, followers)
+
+
+@pytest.mark.browser
+def test_a_board_in_chromium_says_offline_while_its_process_has_lost_the_queue(tmp_path, tables_file):
+    """The issue's own probe: the table-side board in Chromium on the process that did not take the feed, Redis
+    killed, events dealt meanwhile on the other, Redis back and the table quiet. The board is never "Live" on an old
+    round: it says offline within moments of the loss, and is live on the table's round within 5 s of the return."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import ARGS, CHROMIUM
+
+    live = "document.getElementById('live').className === 'live'"
+    shown = "Number(document.body.dataset.version)"
+    with two_processes(tmp_path, tables_file) as (queue, a, b), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            assert a.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
+            page.goto(f"{b.url}/tables/T1")
+            page.wait_for_timeout(100)
+            deadline = time.monotonic() + 10
+            while not (page.evaluate(live) and page.evaluate(shown) == 1):
+                assert time.monotonic() < deadline, "the board did not go live"
+                time.sleep(0.05)
+            queue.kill()
+            lost = time.monotonic()
+            while page.evaluate(live):
+                assert time.monotonic() - lost < STALE_LIMIT, "the board stayed 'Live' after its queue was lost"
+                time.sleep(0.05)
+            offline_after = time.monotonic() - lost
+            version = 1
+            for winner in "BPB":
+                r = a.post("T1", {"type": "result", "winner": winner}, TOKEN)
+                assert r.status_code == 200
+                version = r.json()["results"][-1]["version"]
+                assert not page.evaluate(live), "'Live' while the queue is lost"
+            queue.start()
+            back = time.monotonic()
+            while not (page.evaluate(live) and page.evaluate(shown) == version):
+                assert page.evaluate(shown) == version or not page.evaluate(live), "'Live' on an old round"
+                assert time.monotonic() - back < STALE_LIMIT, "the board was not live on the table's round in time"
+                time.sleep(0.05)
+            print(
+                f"\nChromium board: offline {offline_after:.2f} s after the loss, live on version {version} "
+                f"{time.monotonic() - back:.2f} s after the return"
+            )
+        finally:
+            browser.close()
