@@ -374,7 +374,7 @@ def test_a_burst_of_image_requests_while_cards_are_fed_leaves_every_display_ever
 @pytest.mark.slow
 def test_a_flood_of_unique_sizes_is_refused_not_queued_and_a_screen_s_image_stays_quick(server):
     # Issue 23: unique-size image requests took a signage screen's image from 0.23 s to 4.5 s and grew the worker
-    # to 612 MB. Images never drawn before get two drawings at a time; past that, 503 and a second to wait.
+    # to 612 MB. Images never drawn before are drawn one at a time, 8 waiting; past that, 503 and a second to wait.
     post = server.post("T1", results(*"BPBBPTBPPB"), TOKEN)
     assert post.status_code == 200, post.text
     screen = f"{server.url}/tables/T1/board.png?width=960&height=540"
@@ -400,7 +400,7 @@ def test_a_flood_of_unique_sizes_is_refused_not_queued_and_a_screen_s_image_stay
                 if r.status_code == 503:
                     assert r.json()["error"] == "images_busy" and r.headers["Retry-After"] == "1"
 
-    threads = [threading.Thread(target=flood) for _ in range(8)]
+    threads = [threading.Thread(target=flood) for _ in range(24)]  # more at once than the worker lets wait
     for t in threads:
         t.start()
     try:
@@ -420,6 +420,7 @@ def test_a_flood_of_unique_sizes_is_refused_not_queued_and_a_screen_s_image_stay
         f"{', '.join(f'{t:.2f}' for t in took)} s; flood: {len(statuses)} asked, {statuses.count(503)} refused 503"
     )
     assert statuses.count(503) > 0, "the flood was queued, not refused"
-    # Behind one stranger's drawing at most (before: behind every one the flood had queued, 20 times its time).
-    bound = 1.5 * (cold + alone) + 0.5
+    # Behind one stranger's drawing at most, never behind all the flood had queued (the issue's 4.5 s). Generous:
+    # the machine's other work moves single drawings by a second.
+    bound = 2 * (cold + alone) + 1.5
     assert max(took) < bound, f"the screen's image took {max(took):.2f} s behind the flood (bound {bound:.2f} s)"

@@ -126,14 +126,15 @@ class ImageService:
     `draws` counts the images drawn: how tests and benchmarks see that a cached image is not drawn again.
 
     The work queued is bounded (issue 23: a flood of unique sizes took a signage screen's image from 0.23 s to 4.5 s
-    and grew the worker to 612 MB): at most NEW_AT_ONCE drawing of an image never drawn before (a size, a theme, a
-    language not asked for yet) and at most AT_ONCE drawings in all wait for the worker; past either, ImagesBusy
-    (503, try again in a second). An image drawn before, a screen's own, waits behind one stranger's at most.
-    The worker process is started again when it holds more than WORKER_MAX_BYTES (its caches are bounded, but the
-    allocator keeps the pages of large images drawn once).
+    and grew the worker to 612 MB). Images never drawn before (a size, a theme, a language not asked for yet) go to
+    the worker one at a time, NEW_WAITING of them waiting at most; images drawn before (the screens' own) go
+    straight to it, and so wait behind one stranger's drawing at most; AT_ONCE drawings in all. Past either bound,
+    ImagesBusy (503, try again in a second): a flood is refused, never queued. The worker process is started again
+    when it holds more than WORKER_MAX_BYTES (its caches are bounded, but the allocator keeps the pages of large
+    images drawn once).
     """
 
-    NEW_AT_ONCE = 1
+    NEW_WAITING = 8
     AT_ONCE = 32
     WORKER_MAX_BYTES = 384 * 1024 * 1024
 
@@ -146,6 +147,7 @@ class ImageService:
         self.draws = 0
         self._flights: dict[object, _Flight] = {}
         self._new: set[object] = set()  # the drawings in flight of images never drawn before
+        self._new_slot = threading.Semaphore(1)  # gevent's under `scoreboard serve` (monkey-patched)
         self._drawn: OrderedDict[object, None] = OrderedDict()  # the images drawn before (the newest 4,096)
         self.refused = 0
         self._lock = threading.Lock()
@@ -217,7 +219,7 @@ class ImageService:
                 leader = flight is None
                 if flight is None:
                     new = key not in self._drawn
-                    if len(self._flights) >= self.AT_ONCE or (new and len(self._new) >= self.NEW_AT_ONCE):
+                    if len(self._flights) >= self.AT_ONCE or (new and len(self._new) >= self.NEW_WAITING):
                         self.refused += 1
                         raise ImagesBusy("the image worker is busy: try again in a second")
                     flight = self._flights[key] = _Flight()
@@ -236,8 +238,13 @@ class ImageService:
         self, key: object, flight: _Flight, snapshot: Callable[[], tuple[Stamp, Job]]
     ) -> tuple[Stamp, bytes, str]:
         try:
-            stamp, job = snapshot()
-            png = self._run(job)
+            if key in self._new:
+                with self._new_slot:  # one stranger at a time: the screens' own images pass it by
+                    stamp, job = snapshot()
+                    png = self._run(job)
+            else:
+                stamp, job = snapshot()
+                png = self._run(job)
             self.draws += 1
             with self._lock:
                 self.cache.put(key, stamp, png)
