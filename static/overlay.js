@@ -64,16 +64,18 @@
     const rows = [has("big"), rowB, rowC].filter(Boolean).length;
     const height = (c) => (has("big") ? head + 6 * c : 0)
       + (rowB ? Math.max(has("bead") ? head + 6 * c : 0, rowsD ? rowsD * (head + 3 * c) + (rowsD - 1) * gap : 0) : 0)
-      + (rowC ? (panels.length ? 24 : 12) * u : 0) + (rows - 1) * gap;
+      + (rowC ? (panels.length ? Math.max(24 * u, 104) : 12 * u) : 0) + (rows - 1) * gap;
     let c = largest(height, h, h);
-    // With panels to show, the roads hold a whole shoe (36 Big Road columns) and give the panels the rest.
+    // The panels get at least 24% of the box's height (and room for six lines of 12 px text); with panels to show,
+    // the roads hold a whole shoe (36 Big Road columns) and give the panels the rest.
     if (cols) c = Math.min(c, w / cols);
     else if (rowC && has("big")) c = Math.min(c, w / 36);
     if (has("bead")) c = Math.min(c, (rowsD ? 0.5 * w : w) / (cols || 15));
     if (!has("big") && !has("bead") && cols) c = Math.min(c, 2 * (w / (rowsD === 2 ? 1 : derived.length)) / cols);
-    cell = Math.max(3, Math.floor(c));
+    // Not rounded: the panels take exactly the box; roads.js draws whole-pixel cells inside them.
+    cell = Math.max(3, c);
     setVar("--cell", `${cell}px`);
-    setVar("--bead-w", rowsD ? `${(cols || 15) * cell + 1}px` : "100%");
+    setVar("--bead-w", rowsD ? `${Math.ceil((cols || 15) * cell) + 1}px` : "100%");
     ov.style.gridTemplateColumns = "";
     for (const el of placed.splice(0)) { el.style.gridColumn = ""; el.style.gridRow = ""; }
   }
@@ -84,17 +86,19 @@
     const units = (has("big") ? 6 : 0) + (derived.length ? 3 : 0);
     let c = units ? (h - (has("big") ? head : 0) - (derived.length ? head : 0) - (has("big") && derived.length ? gap : 0)) / units : h;
     if (has("bead")) c = Math.min(c, (h - head) / 6);
-    const share = panels.length || noticeShown ? 0.62 : 1;
+    // Beside panels the roads take at most 62% of the width, in whole shoes' worth of columns; alone they fill the
+    // strip's height (and `cols` still holds).
+    const alone = !panels.length && !noticeShown;
     const across = (block ? blockCols : 0) + (has("bead") ? beadCols : 0);
-    c = Math.min(c, (share * w - gap) / across);
-    cell = Math.max(3, Math.floor(c));
+    if (!alone) c = Math.min(c, (0.62 * w - gap) / across);
+    else if (cols) c = Math.min(c, (w - (block && has("bead") ? gap : 0)) / across);
+    cell = Math.max(3, c);
     setVar("--cell", `${cell}px`);
     const columns = [];
     let n = 0;
-    const grow = !panels.length && !noticeShown; // the roads alone take the whole strip
-    if (block) columns.push(grow && !has("bead") ? "minmax(0, 1fr)" : `${blockCols * cell + 1}px`);
-    if (has("bead")) columns.push(grow ? "minmax(0, 1fr)" : `${beadCols * cell + 1}px`);
-    const weight = { ask: 1.3, stats: 1.3, cards: 2.4, last: 2 };
+    if (block) columns.push(alone ? "minmax(0, 2fr)" : `${Math.ceil(blockCols * cell) + 1}px`);
+    if (has("bead")) columns.push(alone ? "minmax(0, 1fr)" : `${Math.ceil(beadCols * cell) + 1}px`);
+    const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2 };
     for (const p of panels) columns.push(`minmax(0, ${weight[p]}fr)`);
     if (noticeShown) columns.push("minmax(0, 2fr)");
     ov.style.gridTemplateColumns = columns.join(" ");
@@ -130,6 +134,7 @@
     body.dataset.version = state.version;
     renderCards(); renderNotice();
     if (roadsChanged) { renderRoads(); renderStats(); renderAsk(); renderLast(); }
+    fitPanels();
   }
 
   function renderRoads() {
@@ -204,8 +209,19 @@
     if (box.hidden !== was) relayout();
   }
 
+  /* Each panel's text as large as the panel holds it whole (--k from 1 down, the fonts never under 12 px). */
+  function fitPanels() {
+    for (const panel of ov.querySelectorAll(".panel")) {
+      if (panel.hidden || panel.id === "last") continue;
+      const over = () => panel.scrollHeight > panel.clientHeight + 1 || panel.scrollWidth > panel.clientWidth + 1;
+      panel.style.setProperty("--k", 1);
+      for (let k = 1; over() && k > 0.3; ) { k -= 0.05; panel.style.setProperty("--k", k); }
+    }
+  }
+
   function relayout() {
     layout();
+    fitPanels();
     if (model) { renderRoads(); renderLast(); }
   }
 
@@ -215,5 +231,7 @@
     setInterval(() => { i = (i + 1) % cycle.length; asking = cycle[i]; if (model) { renderRoads(); renderAsk(); } }, askSeconds * 1000);
   }
   window.addEventListener("resize", relayout);
+  // A CJK font's chunks arrive after the first layout: the panels are fitted again in the glyphs they show.
+  document.fonts.addEventListener("loadingdone", fitPanels);
   layout();
 })();
