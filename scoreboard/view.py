@@ -30,7 +30,7 @@ class TableView:
         self._state_json: dict[tuple[int, bool], dict] = {}
         self._added: tuple[Round, dict | None] | None = None  # the last round added and its JSON (public)
         self._fixed: tuple[TableConfig, ShoeRules, dict] | None = None
-        self._pays: tuple[Round, Variant, list[dict]] | None = None  # the last result's payouts, made once
+        self._pays: tuple[Round, Variant, list[list[str]]] | None = None  # the last result's payouts, made once
 
     @property
     def config(self):
@@ -178,7 +178,7 @@ class TableView:
             return added[1]
         return round_json(last, number, public)
 
-    def _last_pays(self, last: Round | None, game: Variant) -> list[dict]:
+    def _last_pays(self, last: Round | None, game: Variant) -> list[list[str]]:
         """The bets the last result won and what each paid, from the variant registry: made once per round (the
         same list in every version's state until the next round, so the updates' diff passes it by at once)."""
         if last is None:
