@@ -26,6 +26,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "overlay": ("lang", "theme", "roads", "cols", "width", "height", "ask", "panel"),
     "pit": ("lang", "theme", "tables"),
     "rules": ("lang", "theme"),
+    "operator": ("lang",),
 }
 
 
