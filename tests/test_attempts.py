@@ -1,8 +1,8 @@
-"""The operator page's bound on refused logins per address (scoreboard.service.attempts)."""
+"""The operator page's bound on refused logins per address (scoreboard.service.web.attempts)."""
 
 from __future__ import annotations
 
-from scoreboard.service.attempts import Attempts
+from scoreboard.service.web.attempts import Attempts
 
 
 class Clock:

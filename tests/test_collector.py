@@ -4,7 +4,7 @@ what it frees is still freed."""
 import gc
 import weakref
 
-from scoreboard.service import collector
+from scoreboard.service.server import collector
 
 
 class Cycle:

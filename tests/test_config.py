@@ -4,7 +4,7 @@ import pytest
 from click.testing import CliRunner
 
 from scoreboard.cli import main
-from scoreboard.service.config import ConfigError, load_config
+from scoreboard.service.tables.config import ConfigError, load_config
 
 
 def write(tmp_path, text):

@@ -1,4 +1,4 @@
-"""The pit's display counts over several processes (scoreboard.service.displays), against the test Redis."""
+"""The pit's display counts over several processes (scoreboard.service.live.display_counts), against the test Redis."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from scoreboard.service.displays import DisplayCounts, SharedCounts
+from scoreboard.service.live.display_counts import DisplayCounts, SharedCounts
 from tests.services import redis_url
 
 

@@ -428,7 +428,7 @@ def test_a_round_with_known_cards_is_corrected_by_its_cards_not_a_bare_result(cl
 def test_a_post_answers_the_same_through_the_lean_path_and_through_flask(client, shoe, monkeypatch):
     """A plain post takes the feed's lean path; one without a length (chunked) goes through Flask's route. Both
     read, refuse and apply the same way."""
-    from scoreboard.service.feed import FeedFastPath
+    from scoreboard.service.feeds.http_feed import FeedFastPath
 
     lean_path, taken = FeedFastPath._table, []
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import scoreboard.commitment
-import scoreboard.service.history
+import scoreboard.service.web.history
 from scoreboard.cards import ALL_CARDS
 from scoreboard.service import create_app
 from tests.conftest import OPERATOR, TOKEN, Server
@@ -421,7 +421,7 @@ def test_feeder_killed_before_the_answer_sends_the_card_again_on_restart(server,
 
 @pytest.mark.parametrize(
     "module",
-    [scoreboard.commitment, scoreboard.service.history, importlib.import_module("scoreboard.cli.replay")],
+    [scoreboard.commitment, scoreboard.service.web.history, importlib.import_module("scoreboard.cli.replay")],
 )
 def test_doctests(module):
     result = doctest.testmod(module)

@@ -18,8 +18,8 @@ from scoreboard.options import Options
 from scoreboard.render import board_layout, image_spec, road_layout
 from scoreboard.render.sprites import BIG_R
 from scoreboard.roads import Roads, parse_results
-from scoreboard.service import images as images_module
-from scoreboard.service.images import ImageService
+from scoreboard.service.web import images as images_module
+from scoreboard.service.web.images import ImageService
 from tests.conftest import TOKEN
 from tests.screens import Screen
 

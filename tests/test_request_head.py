@@ -1,4 +1,4 @@
-"""The request head reader the server gives pywsgi (service/request_head.py): the same fields as http.client's
+"""The request head reader the server gives pywsgi (service/server/request_head.py): the same fields as http.client's
 parser for the heads clients send, http.client's limits, and a 400 from the real server for a head it refuses."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import socket
 import pytest
 import requests
 
-from scoreboard.service.request_head import MAX_LINE, MAX_LINES, RequestHead
+from scoreboard.service.server.request_head import MAX_LINE, MAX_LINES, RequestHead
 from tests.conftest import TOKEN
 from tests.servers import Served
 

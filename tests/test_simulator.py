@@ -6,7 +6,7 @@ import json
 import random
 
 from scoreboard.play import check_round
-from scoreboard.service.simulator import SimulatedShoe
+from scoreboard.service.feeds.simulator import SimulatedShoe
 
 
 def test_a_whole_shoe_then_the_next(app):

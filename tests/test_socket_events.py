@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from scoreboard.service.extensions import socketio
+from scoreboard.service.live.socket_server import socketio
 from tests.conftest import TOKEN
 
 
@@ -155,7 +155,7 @@ def test_a_table_that_does_not_squeeze_refuses_reveal(feed):
 
 
 def test_a_table_nobody_listens_to_makes_no_updates_and_a_display_that_comes_later_follows_exactly(app, sio, feed):
-    from scoreboard.service.updates import Shown, expand
+    from scoreboard.service.tables.updates import Shown, expand
     from scoreboard.view import TableView
 
     hub = app.extensions["scoreboard"]
@@ -197,7 +197,7 @@ def test_packets_find_binary_data_as_the_library_does_without_walking_json_in_py
 
     from socketio.packet import Packet
 
-    from scoreboard.service.extensions import WirePacket
+    from scoreboard.service.live.socket_server import WirePacket
 
     assert socketio.server.packet_class is WirePacket
     rng = random.Random(3)

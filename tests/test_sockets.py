@@ -1,5 +1,5 @@
-"""The send queue every update passes through once per display (service/sockets.py), on gevent as under `serve`:
-its byte bound, and the sweep that ends a wait past its timeout (the queue arms no timer of its own)."""
+"""The send queue every update passes through once per display (service/server/session_limits.py), on gevent as
+under `serve`: its byte bound, and the sweep that ends a wait past its timeout (the queue arms no timer of its own)."""
 
 import gevent
 import gevent.queue
@@ -7,7 +7,7 @@ import pytest
 import socketio
 from engineio import packet
 
-from scoreboard.service.sockets import BoundedQueue, SessionLimits
+from scoreboard.service.server.session_limits import BoundedQueue, SessionLimits
 
 
 def message(size: int) -> packet.Packet:

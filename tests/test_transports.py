@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import scoreboard.transports.drivers
-import scoreboard.transports.keypad
-import scoreboard.transports.session
+import scoreboard.service.feeds.drivers
+import scoreboard.service.feeds.keypad
+import scoreboard.service.feeds.line_protocol
 from scoreboard.cards import ALL_CARDS
 from tests.conftest import TOKEN, Server, free_port
 
@@ -356,7 +356,7 @@ def test_tcp_hello_must_come_in_time():
     code = """
 from gevent import monkey; monkey.patch_all()
 import socket, time
-from scoreboard.transports import drivers, tcp
+from scoreboard.service.feeds import drivers, tcp
 tcp.HELLO_SECONDS = 0.5
 feed = tcp.TcpFeed(None, drivers.get("ndjson"), "127.0.0.1", 0, 1024)
 feed.start()
@@ -418,7 +418,8 @@ def test_feed_options_from_the_environment(tmp_path, tables_file, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "module", [scoreboard.transports.drivers, scoreboard.transports.keypad, scoreboard.transports.session]
+    "module",
+    [scoreboard.service.feeds.drivers, scoreboard.service.feeds.keypad, scoreboard.service.feeds.line_protocol],
 )
 def test_doctests(module):
     result = doctest.testmod(module)

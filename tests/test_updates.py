@@ -8,7 +8,7 @@ import pytest
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.errors import Refusal
-from scoreboard.service.updates import EMPTY_DEAL, Shown, expand, shown_after, slim
+from scoreboard.service.tables.updates import EMPTY_DEAL, Shown, expand, shown_after, slim
 from scoreboard.table import TableConfig, TableState, apply
 from scoreboard.view import TableView
 

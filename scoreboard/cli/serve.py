@@ -44,7 +44,7 @@ def split_origins(text: str | None) -> tuple[str, ...]:
 
 
 def _feed_format(ctx, param, value: str) -> str:
-    from ..transports import drivers
+    from ..service.feeds import drivers
 
     try:
         drivers.get(value)
@@ -144,8 +144,8 @@ def serve(
     **feed: object,
 ) -> None:
     """Serve the feed, the API, live updates and the boards. Without --config, runs the demo tables."""
-    from ..service.server import Options, run
-    from ..transports import Options as FeedOptions
+    from ..service.feeds.transports import FeedOptions
+    from ..service.serve import ServeOptions, run
 
     transports = FeedOptions(
         tcp_port=feed["feed_tcp"],  # type: ignore[arg-type]
@@ -170,7 +170,7 @@ def serve(
     if db is None:
         db = str(directory / DB_NAME)
     run(
-        Options(
+        ServeOptions(
             config_file=config_file,
             db=db,
             data_dir=str(directory),

@@ -1,7 +1,7 @@
 """Images of the roads with Pillow: the whole board or one road as a PNG of exactly the size asked for.
 
 A pure view (no Flask): input the roads JSON of roads.md, the public state JSON of the table (or None offline) and
-the query options; output PNG bytes. The service (`scoreboard.service.images`) and `scoreboard render` both call
+the query options; output PNG bytes. The service (`scoreboard.service.web.images`) and `scoreboard render` both call
 `render_board` / `render_road`; tests and benchmarks can ask for the layout to find a mark's pixels.
 """
 

@@ -1,4 +1,15 @@
-"""The web shell around the core: Flask app factory, blueprints, Socket.IO, the event log."""
+"""The web shell around the core, in packages by role, and its app factory (`create_app`).
+
+- `web/`: the HTTP blueprints and pages; `feeds/`: the intake every feed goes through (HTTP, TCP, serial, the
+  simulated shoe); `live/`: Socket.IO, its rooms and the displays' counts;
+- `tables/`: the hub that applies, stores and publishes each table's events, the update it publishes, and the
+  configuration; the event log (`store.py`, `store_postgres.py`, `writer.py`) under it;
+- `server/`: what the process runs on (the WSGI server and its guards, the runner, the log set up once);
+- `wsgi_stack.py`: the one WSGI stack; `serve.py`: `scoreboard serve`, the one module that assembles the process.
+
+Imports go one way, down that list (pyproject.toml's import-linter contracts say exactly how, and `.ci/run`
+checks them); the core (`scoreboard/` outside `service/` and `cli/`) imports nothing of the shell.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +18,15 @@ from importlib.resources import files
 
 from flask import Flask
 
-from .config import DEMO, Config, load_config
-from .displays import DisplayCounts, SharedCounts
-from .extensions import AppJSON, socketio, socketio_options
-from .hub import TableHub
-from .live import PIT_ROOM, Live, room
-from .runner import runner_for
+from .live.display_counts import DisplayCounts, SharedCounts
+from .live.namespace import PIT_ROOM, Live, room
+from .live.socket_server import socketio, socketio_options
+from .server.runner import runner_for
 from .store import is_postgres, store_for
+from .tables.config import DEMO, Config, load_config
+from .tables.current import EXTENSION
+from .tables.hub import TableHub
+from .web.app_json import AppJSON
 
 
 class Defaults:
@@ -24,6 +37,7 @@ class Defaults:
     TABLES_FILE = None  # default: the demo tables
     MAX_CONTENT_LENGTH = 1024 * 1024
     WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
+    PROXY_HOPS = 0  # reverse proxies in front whose X-Forwarded-* headers are trusted (serve's --proxy-hops)
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -73,7 +87,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
     )
     hub.replay()
-    app.extensions["scoreboard"] = hub
+    app.extensions[EXTENSION] = hub
     queue = app.config["MESSAGE_QUEUE"]
     app.extensions["displays"] = DisplayCounts(
         local=hub.display_counts,
@@ -84,16 +98,15 @@ def create_app(overrides: dict | None = None) -> Flask:
         shared=SharedCounts(queue, store.log_id) if queue else None,
     )
 
-    from . import api, audit, errors, feed, health, history, images, metrics, operator, pages, security, websockets
+    from .feeds import http_feed
+    from .web import api, audit, health, history, images, json_errors, metrics, operator_page, pages
+    from .wsgi_stack import wsgi_stack
 
-    errors.init_app(app)
-    # Outside Flask-SocketIO's own middleware, so that the WebSocket library never sees a compression offer.
-    plain = websockets.PlainWebSockets(app.wsgi_app)
-    app.wsgi_app = feed.FeedFastPath(images.ImageFastPath(plain, app), app)  # type: ignore[method-assign]
-    security.init_app(app)
+    json_errors.init_app(app)
+    app.wsgi_app = wsgi_stack(app, app.wsgi_app)  # type: ignore[method-assign, assignment]
     metrics.init_app(app)
-    operator.init_app(app, secret_file=beside + ".secret")
-    for blueprint in (api.bp, audit.bp, feed.bp, health.bp, history.bp, images.bp, operator.bp, pages.bp):
+    operator_page.init_app(app, secret_file=beside + ".secret")
+    for blueprint in (api.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp, operator_page.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app
 

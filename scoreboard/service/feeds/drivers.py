@@ -1,0 +1,141 @@
+"""Wire formats: a driver turns a feed's bytes into the hello and the events of feed.md, and the replies into bytes.
+
+A vendor's format is one module: subclass `Driver`, give it a `name`, implement `decode`, and register it with
+`@register` (built in) or under the entry point group `scoreboard.feed_formats` (a separate package). The TCP and
+serial transports take `--feed-format NAME`. `ndjson` (one JSON event or list per line) is the default.
+
+A frame is what the driver's `delimiter` ends (a line, by default); the transport bounds its length, so `decode`
+never sees more than `max_frame` bytes. `decode` returns a `Hello` (the credentials), an event or a list of events
+(handed to the feed as HTTP hands a body), `NOT_JSON`, or `None` for a frame that carries nothing (a blank line a
+shoe sends to keep its line alive); it raises `BadFrame` for bytes it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import ClassVar
+
+from .intake import NOT_JSON
+
+ENTRY_POINTS = "scoreboard.feed_formats"
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The first frame of a connection: which table it feeds (None: the one the line is bound to) and the token."""
+
+    table: str | None
+    token: str
+
+
+class BadFrame(Exception):
+    """Bytes the driver cannot read; answered with a 400 line, and the connection goes on."""
+
+    def __init__(self, message: str, code: str = "malformed"):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class Driver:
+    name: ClassVar[str] = ""
+    delimiter: ClassVar[bytes] = b"\n"
+
+    def decode(self, frame: bytes) -> Hello | object | None:
+        raise NotImplementedError
+
+    def hello_example(self, bound: bool) -> str:
+        """How the hello reads in this format, for refusals; `bound`: the line feeds one table already."""
+        return (
+            '{"token": "<the table\'s feed token>"}'
+            if bound
+            else '{"table": "T1", "token": "<the table\'s feed token>"}'
+        )
+
+    def reply(self, status: int, body: dict) -> bytes:
+        """One reply frame: the HTTP body plus its status, as a JSON line (ASCII, so any serial line carries it)."""
+        return json.dumps({"status": status, **body}, separators=(",", ":")).encode() + b"\n"
+
+    @staticmethod
+    def text(frame: bytes) -> str:
+        """The frame as text, without the line end and surrounding blanks.
+
+        >>> Driver.text(b'  C 9H\\r')
+        'C 9H'
+        """
+        try:
+            return frame.decode("utf-8").strip()
+        except UnicodeDecodeError as e:
+            raise BadFrame(f"the line is not UTF-8 text (byte {e.start} is 0x{frame[e.start]:02x})") from None
+
+
+_DRIVERS: dict[str, Callable[[], Driver]] = {}
+
+
+def register(cls: type[Driver]) -> type[Driver]:
+    """Class decorator: make a built-in driver known by its `name`."""
+    _DRIVERS[cls.name] = cls
+    return cls
+
+
+def names() -> list[str]:
+    """Every format `--feed-format` takes: the built-in ones and those installed packages declare."""
+    _load_builtins()
+    return sorted({*_DRIVERS, *(ep.name for ep in entry_points(group=ENTRY_POINTS))})
+
+
+def get(name: str) -> Callable[[], Driver]:
+    """The factory of driver `name` (called once per connection, so a driver may keep state per connection).
+
+    >>> get("ndjson")().decode(b'{"type": "cut", "seq": 4}')
+    {'type': 'cut', 'seq': 4}
+    >>> get("morse")
+    Traceback (most recent call last):
+    ...
+    LookupError: unknown feed format 'morse': use one of keypad, ndjson
+    """
+    _load_builtins()
+    if name in _DRIVERS:
+        return _DRIVERS[name]
+    for ep in entry_points(group=ENTRY_POINTS, name=name):
+        return ep.load()
+    raise LookupError(f"unknown feed format {name!r}: use one of {', '.join(names())}")
+
+
+def _load_builtins() -> None:
+    from . import keypad  # noqa: F401  (registers itself)
+
+
+@register
+class NDJSON(Driver):
+    """The contract's format: one JSON event, or a list of events, per line; the hello is
+    `{"table": "T1", "token": "…"}` (on a serial line bound to a table, `{"token": "…"}` is enough).
+
+    >>> d = NDJSON()
+    >>> d.decode(b'{"table": "T1", "token": "s3cret"}\\r')
+    Hello(table='T1', token='s3cret')
+    >>> d.decode(b'[{"type": "card", "card": "9H", "seq": 7}]')
+    [{'type': 'card', 'card': '9H', 'seq': 7}]
+    >>> d.decode(b'{"type": "card", "card": ') is NOT_JSON, d.decode(b'   ') is None
+    (True, True)
+    """
+
+    name = "ndjson"
+
+    def decode(self, frame: bytes) -> Hello | object | None:
+        text = self.text(frame)
+        if not text:
+            return None
+        try:
+            body = json.loads(text)
+        except (ValueError, RecursionError):  # RecursionError: a line of ten thousand "[" is not an event either
+            return NOT_JSON
+        if isinstance(body, dict) and "token" in body and "type" not in body:
+            table, token = body.get("table"), body["token"]
+            if not isinstance(token, str) or not (table is None or isinstance(table, str)):
+                raise BadFrame('the hello is {"table": "T1", "token": "<the table\'s feed token>"}, both text')
+            return Hello(table, token)
+        return NOT_JSON if body is None else body

@@ -1,0 +1,200 @@
+"""The built-in simulated shoe: shuffled shoes dealt card by card through the feed path, at a dealer's pace.
+
+It burns and places the cut card as a dealer does, ends the shoe when its last round is dealt and starts the next.
+Every shoe commits to its order before the first card: the `shoe` event carries
+`commitment = sha256(seed + ":" + " ".join(order))`, and the `shoe_end` event publishes the seed and the cards left
+undealt, so anyone holding the shoe's export can check that the cards came out in the committed order
+(`scoreboard verify`). The secret (seed and order) is kept on disk beside the event log until the shoe ends, so a
+restart deals on in the same order.
+
+Several processes on one log run the same table file, so each would deal the simulated tables: one deals a table,
+the one that holds the log's claim on it (`store.claim`: with PostgreSQL, an advisory lock that lasts as long as the
+holder's connection). The others ask again every CLAIM_EVERY seconds and take over when the dealer stops: they deal
+on from the table's state (verifiably if they share the dealer's data directory, where the secret is).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import secrets
+from pathlib import Path
+
+from ...cards import ALL_CARDS, point
+from ...commitment import commitment
+from ..store import Claim
+from ..tables.hub import FeedRefused, StorageFailed
+
+log = logging.getLogger(__name__)
+FEED = "simulator"
+CLAIM_EVERY = 5.0  # seconds between asks for a table another process deals
+
+
+class SimulatedShoe:
+    def __init__(
+        self,
+        hub,
+        table_id: str,
+        pace: float = 1.0,
+        rng: random.Random | None = None,
+        secrets_dir: str | Path | None = None,
+    ):
+        self.hub = hub
+        self.table_id = table_id
+        self.pace = pace  # seconds between cards; rounds and shoes pause longer
+        self.rng = rng or random.SystemRandom()
+        self.secrets_dir = Path(secrets_dir) if secrets_dir else None
+        self.order: list[str] = []  # the whole shoe in dealing order
+        self.seed = ""
+        self.next = 0  # index in `order` of the next card out
+        self.shoe_id: str | None = None
+        self.cut_at = 14  # cards left when the cut card comes out
+        self._claim: Claim | None = None  # the log's claim on dealing this table, once this process holds it
+        self._told_waiting = False
+
+    @property
+    def table(self):
+        return self.hub.get(self.table_id)
+
+    def step(self) -> float:
+        """Post the next event a dealer would; returns how long to wait before the next step."""
+        state = self.table.state
+        if state.phase == "shoe_finished" and not state.shoe.ended:
+            self._end_shoe(state)
+            return self.pace
+        if state.phase in ("no_shoe", "shoe_finished"):
+            self._new_shoe()
+            return 3 * self.pace
+        if state.shoe.id != self.shoe_id:
+            self._resume(state)
+        if not state.shoe.cut and len(self.order) - self.next <= self.cut_at:
+            self._post({"type": "cut"})
+            return self.pace
+        card = self.order[self.next]
+        result = self._post({"type": "card", "card": card})
+        if result:
+            self.next += 1
+            if result["results"][-1]["kind"] in ("round", "void"):
+                return 5 * self.pace
+        return self.pace
+
+    # -- shoes ----------------------------------------------------------------------------------------------------
+
+    def _new_shoe(self) -> None:
+        decks = self.table.config.decks
+        self.order = [c for c in ALL_CARDS for _ in range(decks)]
+        self.rng.shuffle(self.order)
+        self.seed = secrets.token_hex(16)
+        number = self.table.state.shoes + 1
+        self.shoe_id = f"sim-{self.table_id}-{number}"
+        self.next = 0
+        self.cut_at = self.rng.randint(14, 16)
+        self._keep_secret()
+        shoe = {"type": "shoe", "shoe": self.shoe_id, "decks": decks, "commitment": commitment(self.seed, self.order)}
+        if not self._post(shoe):
+            return
+        # The dealer turns the first card and burns as many more as it is worth (a ten or picture: ten).
+        burn = self.order[: 1 + (point(self.order[0]) or 10)]
+        if self._post({"type": "burn", "cards": burn}):
+            self.next = len(burn)
+
+    def _end_shoe(self, state) -> None:
+        if state.shoe.id == self.shoe_id or self._resume(state):
+            end = {"type": "shoe_end", "seed": self.seed, "undealt": self.order[self.next :]}
+        else:
+            end = {"type": "shoe_end", "reason": "the simulator lost this shoe's secret: it cannot be verified"}
+        if self._post(end):
+            self._forget_secret()
+
+    def _resume(self, state) -> bool:
+        """Carry on a shoe we did not start in this process (after a restart), from the secret kept on disk."""
+        kept = self._read_secret()
+        shoe = state.shoe
+        if kept and kept["shoe"] == shoe.id and commitment(kept["seed"], kept["order"]) == shoe.commitment:
+            self.order, self.seed, self.shoe_id = kept["order"], kept["seed"], shoe.id
+            self.next = shoe.size - shoe.cards.remaining
+            return True
+        # No secret for this shoe (it came from elsewhere): deal on from what it still holds, unverifiably.
+        self.order = [c for c in ALL_CARDS for _ in range(shoe.cards.holds(c))]
+        self.rng.shuffle(self.order)
+        self.seed, self.next, self.shoe_id = "", 0, shoe.id
+        return False
+
+    # -- the secret on disk ---------------------------------------------------------------------------------------
+
+    def _secret_path(self) -> Path | None:
+        return self.secrets_dir / f"{self.table_id}.json" if self.secrets_dir else None
+
+    def _keep_secret(self) -> None:
+        path = self._secret_path()
+        if path is None:
+            return
+        # On a pool thread: the fsync must not hold up the event loop (and the cards of every other table).
+        self.hub.runner.blocking(_write_durably, path, {"shoe": self.shoe_id, "seed": self.seed, "order": self.order})
+
+    def _read_secret(self) -> dict | None:
+        path = self._secret_path()
+        try:
+            return json.loads(path.read_text()) if path else None
+        except (OSError, ValueError):
+            return None
+
+    def _forget_secret(self) -> None:
+        path = self._secret_path()
+        if path is not None:
+            path.unlink(missing_ok=True)
+
+    # -- posting --------------------------------------------------------------------------------------------------
+
+    def _post(self, event: dict) -> dict | None:
+        seqs = self.table.state.seqs.feeds.get(FEED)
+        event = {**event, "feed": FEED, "seq": (seqs.last or 0) + 1 if seqs else 1}
+        try:
+            return self.hub.submit(self.table_id, [event])
+        except (FeedRefused, StorageFailed) as e:
+            log.warning("simulated shoe %s: %s", self.table_id, e)
+            self.shoe_id = None  # resynchronise from the table's state on the next step
+            return None
+
+    def run(self, sleep, running=lambda: True) -> None:
+        while running():
+            try:
+                pause = self.step() if self.dealing() else CLAIM_EVERY
+            except Exception:  # never let one bad step stop the demo table for good
+                log.exception("simulated shoe %s failed a step", self.table_id)
+                pause = 5 * self.pace
+            sleep(pause)
+
+    def dealing(self) -> bool:
+        """Whether this process deals the table: it holds the log's claim on it (checked before every step, so that
+        a claim lost with its connection stops the dealing here), or takes it now that no other process does."""
+        if self._claim is not None:
+            if self._claim.held():
+                return True
+            log.warning("simulated shoe %s: lost the claim on dealing it; another process may take over", self.table_id)
+            self._claim = None
+        self._claim = self.hub.store.claim(f"simulator:{self.table_id}")
+        if self._claim is None:
+            if not self._told_waiting:
+                log.info("simulated shoe %s: another process deals it; this one takes over if it stops", self.table_id)
+                self._told_waiting = True
+            return False
+        if self._told_waiting:
+            log.info("simulated shoe %s: dealt by this process now", self.table_id)
+            self._told_waiting = False
+        self.shoe_id = None  # take the shoe up from the table as it is (another process may have dealt it)
+        return True
+
+
+def _write_durably(path: Path, secret: dict) -> None:
+    """Write the secret and make it durable before the shoe's commitment is published: a power cut must not lose
+    the order the shoe committed to."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w") as f:
+        json.dump(secret, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

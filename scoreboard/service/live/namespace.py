@@ -1,0 +1,74 @@
+"""Live updates over Socket.IO: a room per table; `join` answers with a snapshot, then `update` deltas follow.
+
+A board or an overlay `join`s its table; the pit monitor `join_pit`s every table it shows over the one connection,
+and also hears how many displays each table has (over every process: display_counts.py). Bad input gets an error
+answer, never a traceback.
+"""
+
+from __future__ import annotations
+
+from flask import current_app, request
+from flask_socketio import Namespace, join_room
+
+from ..tables.current import current_hub
+
+PIT_ROOM = "pit"
+ID_SHOWN = 40  # an unknown table id is echoed back at most this long
+
+
+def room(table_id: str) -> str:
+    return f"table:{table_id}"
+
+
+def _error(code: str, message: str) -> dict:
+    return {"error": code, "message": message}
+
+
+class Live(Namespace):
+    """The default namespace's events (registered by the app factory)."""
+
+    @property
+    def hub(self):
+        return current_hub()
+
+    @property
+    def counts(self):
+        return current_app.extensions["displays"]
+
+    def on_join(self, data=None):
+        table_id = data.get("table") if isinstance(data, dict) else None
+        if not isinstance(table_id, str):
+            return _error("bad_join", 'join with {"table": "<table id>"}')
+        table = self.hub.get(table_id)
+        if table is None:
+            return _error("unknown_table", f"there is no table {table_id[:ID_SHOWN]!r} here")
+        # Join first, then snapshot: nothing yields in between, so no update can fall between the two.
+        join_room(room(table_id))
+        if self.hub.display_joined(table_id, request.sid):
+            self.counts.changed(table_id)
+        return table.snapshot()
+
+    def on_join_pit(self, data=None):
+        asked = data.get("tables") if isinstance(data, dict) else None
+        hub = self.hub
+        if asked is None:
+            ids = list(hub.tables)
+        elif isinstance(asked, list) and asked and all(isinstance(t, str) for t in asked):
+            unknown = [t for t in asked if t not in hub.tables]
+            if unknown:
+                return _error("unknown_table", f"there is no table {unknown[0][:ID_SHOWN]!r} here")
+            ids = list(dict.fromkeys(asked))
+        else:
+            return _error("bad_join", 'join_pit with {"tables": ["<table id>", ...]} or {"tables": null} for all')
+        join_room(PIT_ROOM)
+        for table_id in ids:
+            join_room(room(table_id))
+        return {
+            "log": hub.log_id,
+            "tables": [hub.tables[t].snapshot() for t in ids],
+            "displays": self.counts.of(ids),
+        }
+
+    def on_disconnect(self, reason=None):
+        for table_id in self.hub.display_left(request.sid):
+            self.counts.changed(table_id)

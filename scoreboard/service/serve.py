@@ -1,0 +1,105 @@
+"""`scoreboard serve`: the app on the WSGI server (server/wsgi_server.py), with the simulated shoes and the feed
+transports the options ask for.
+
+This is the one module that assembles the process: it sets up the log, makes the app (whose WSGI stack
+wsgi_stack.py builds, behind `proxy_hops` proxies), bounds the Engine.IO sessions, starts the shoes, the
+transports, the pits' display counts and the collector's timer, then serves.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import sys
+from dataclasses import dataclass, field
+
+import click
+
+from . import create_app
+from .feeds import transports
+from .feeds.simulator import SimulatedShoe
+from .feeds.transports import FeedOptions
+from .live.socket_server import socketio
+from .server import collector, logs
+from .server.session_limits import SessionLimits
+from .server.wsgi_server import BACKLOG, Server, listen, raise_open_files_limit
+from .store import StoreError
+from .tables.config import ConfigError
+from .tables.current import hub_of
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What `scoreboard serve` was asked for (see cli/serve.py for each option's meaning)."""
+
+    config_file: str | None
+    db: str
+    data_dir: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    demo_pace: float | None = None
+    access_log: bool = False
+    allowed_origins: tuple[str, ...] = ()
+    proxy_hops: int = 0
+    log_level: str = "info"
+    message_queue: str | None = None
+    transports: FeedOptions = field(default_factory=FeedOptions)
+
+
+def run(options: ServeOptions) -> None:
+    logs.setup(options.log_level)
+    logs.quiet_gevent_hub()
+    raise_open_files_limit()
+    listener = listen(options.host, options.port)
+    overrides: dict = {
+        "ASYNC_MODE": "gevent",
+        "DATABASE": options.db,
+        "TABLES_FILE": options.config_file,
+        "MESSAGE_QUEUE": options.message_queue,
+        "DATA_DIR": options.data_dir,
+        "PROXY_HOPS": options.proxy_hops,
+    }
+    if options.allowed_origins:
+        overrides["CORS_ALLOWED_ORIGINS"] = "*" if "*" in options.allowed_origins else list(options.allowed_origins)
+    try:
+        app = create_app(overrides)
+    except (ConfigError, StoreError) as e:
+        listener.close()
+        raise click.ClickException(str(e)) from None
+    except (OSError, sqlite3.Error) as e:
+        listener.close()
+        raise click.ClickException(f"cannot open the event log {options.db}: {e}") from None
+    SessionLimits(socketio.server).install()
+
+    hub = hub_of(app)
+    pace = 1.0 if options.demo_pace is None else options.demo_pace
+    for table_id in sorted(app.config["SIMULATED_TABLES"]):
+        shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])
+        socketio.start_background_task(shoe.run, socketio.sleep)
+    transports.start(hub, app, options.transports)
+    where = listener.getsockname()
+    say(f"serving tables {', '.join(hub.tables)} on http://{_url_host(where[0])}:{where[1]}/")
+    say(f"event log {hub.store.url}")
+    if not options.config_file:
+        say(
+            'demo tables, dealt by the simulated shoe; their feed token is "demo", the operator "pit" has the '
+            'token "demo-pit" (/operator)'
+        )
+    app.extensions["displays"].start()
+    collector.tune(socketio.start_background_task, socketio.sleep)
+    listener.listen(BACKLOG)
+    Server(
+        listener,
+        app,
+        log=logging.getLogger("scoreboard.access") if options.access_log else None,
+        # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
+        error_log=logs.throttled("scoreboard.http", by_message=False),
+    ).serve_forever()
+
+
+def say(line: str) -> None:
+    print(f"scoreboard: {line}", file=sys.stderr, flush=True)
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

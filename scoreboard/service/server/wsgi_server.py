@@ -1,0 +1,234 @@
+"""`scoreboard serve`'s WSGI server: gevent's pywsgi (WebSocket included), hardened here, where it runs, not in the
+app factory:
+- a slow or idle client cannot hold a connection: the request headers must be complete within `header_timeout`
+  seconds of their first byte, and a kept-alive connection waits `idle_timeout` seconds for its next request;
+- a client address holds at most `half_open_limit` connections whose headers are not complete; past that its
+  oldest such connection is shut, so a flood of half-sent requests cannot starve anyone, a legitimate client
+  from the same address included (its own request is the newest);
+- the soft limit on open files is raised to the hard limit;
+- Engine.IO sessions are bounded (session_limits.py) and the log cannot be flooded (logs.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import resource
+import socket
+from collections import OrderedDict
+
+import click
+import gevent
+from gevent import pywsgi
+
+from . import logs, session_limits
+from .request_head import RequestHead
+
+HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
+IDLE_TIMEOUT = 75.0  # seconds a connection may wait for its (next) request; above nginx's upstream keepalive 60 s
+HALF_OPEN_LIMIT = 64  # connections per client address still sending their request headers
+BACKLOG = 1024
+WEBSOCKET_SEND_BUFFER = 128 * 1024  # bytes; Linux doubles it for its bookkeeping
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound, or a one-line error saying why there is none (a busy port, an unknown host).
+
+    It listens only once the app is ready (`sock.listen`): until then a client is refused at once rather than
+    left waiting while the log is replayed.
+    """
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as e:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {_reason(e)}") from None
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        raise click.ClickException(f"cannot listen on {host}:{port}: {_reason(e)}") from None
+    return sock
+
+
+def _reason(e: BaseException) -> str:
+    """
+    >>> import errno, os
+    >>> _reason(OSError(errno.EADDRINUSE, os.strerror(errno.EADDRINUSE)))
+    'address already in use (another server is running on this port?)'
+    """
+    if isinstance(e, OSError) and e.errno == 98:  # EADDRINUSE on Linux
+        return "address already in use (another server is running on this port?)"
+    text = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+    return text[:1].lower() + text[1:]
+
+
+def raise_open_files_limit() -> tuple[int, int]:
+    """Raise the soft limit on open files to the hard one: each display holds a socket. Returns the new limits."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            logging.getLogger(__name__).warning("could not raise the open files limit from %d to %d", soft, hard)
+    return soft, hard
+
+
+class HalfOpen:
+    """The connections of each client address that have not sent their whole request head yet, oldest first."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._by_address: dict[str, OrderedDict] = {}
+        self.evicted = 0
+
+    def add(self, handler: Handler) -> None:
+        address = handler.peer
+        waiting = self._by_address.setdefault(address, OrderedDict())
+        waiting[handler] = None
+        while len(waiting) > self.limit:
+            oldest, _ = waiting.popitem(last=False)
+            oldest.shut()
+            self.evicted += 1
+
+    def discard(self, handler: Handler) -> None:
+        waiting = self._by_address.get(handler.peer)
+        if waiting is not None:
+            waiting.pop(handler, None)
+            if not waiting:
+                del self._by_address[handler.peer]
+
+    def count(self, address: str) -> int:
+        return len(self._by_address.get(address, ()))
+
+
+class HeadersTooSlow(ValueError):
+    """The request head did not arrive in time (a ValueError: pywsgi answers 400 and logs one line)."""
+
+
+class Handler(pywsgi.WSGIHandler):
+    """pywsgi's handler with the limits above, TCP_NODELAY, and one short line for a broken Socket.IO stream.
+
+    With Nagle's algorithm a small write waits for the ACK of the previous one, and a client delaying its ACK
+    holds a keep-alive response or a delta back by 40 ms: every response and WebSocket frame is sent at once.
+    """
+
+    server: Server
+    _deadline: gevent.Timeout | None = None
+
+    @property
+    def peer(self) -> str:
+        address = self.client_address
+        return str(address[0] if isinstance(address, tuple) else address)
+
+    def handle(self):
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        session_limits.register_connection(self.socket)
+        try:
+            super().handle()
+        except (OSError, HeadersTooSlow):
+            pass  # the client went away or was too slow: nothing left to tell it
+        finally:
+            self._head_done()
+
+    def read_requestline(self):
+        self.socket.settimeout(self.server.idle_timeout)
+        try:
+            if not self.rfile.peek(1):
+                return ""  # closed by the client, or shut as the oldest half-open connection of its address
+        except (OSError, ValueError):
+            return ""
+        finally:
+            self.socket.settimeout(None)
+        # Half-open from its request's first byte: a kept-alive connection waiting for its next request (a
+        # signage screen between two images, nginx's idle upstream connections) is idle, not half-open, and
+        # only the idle timeout ends it.
+        self.server.half_open.add(self)
+        self._deadline = gevent.Timeout.start_new(
+            self.server.header_timeout, HeadersTooSlow(f"request head not complete in {self.server.header_timeout:g} s")
+        )
+        try:
+            return super().read_requestline()
+        except HeadersTooSlow:
+            return ""
+
+    def MessageClass(self, fp, *_args):  # pywsgi's name for what reads the request's headers
+        return RequestHead.read(fp)
+
+    def read_request(self, raw_requestline):
+        try:
+            result = super().read_request(raw_requestline)
+        finally:
+            self._head_done()
+        if (self.headers.get("Upgrade") or "").lower() == "websocket":
+            # When the WebSocket ends, so does the connection: what the client sent last (its close frame) is not
+            # the start of another HTTP request.
+            self.close_connection = True
+            # A fixed send buffer (no autotuning, which grows to megabytes on a fast link) bounds what the kernel
+            # holds for a display that stops reading; session_limits.py bounds the rest.
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, WEBSOCKET_SEND_BUFFER)
+        return result
+
+    def _head_done(self) -> None:
+        if self._deadline is not None:
+            self._deadline.close()
+            self._deadline = None
+        self.server.half_open.discard(self)
+
+    def shut(self) -> None:
+        """End this connection now (it is the oldest half-open one of its address)."""
+        sock = self.__dict__.get("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, t, v, tb):
+        path = self.environ.get("PATH_INFO", "") if isinstance(self.environ, dict) else ""
+        if path.startswith("/socket.io"):
+            # A malformed Engine.IO packet on a WebSocket ends up here: it is the client's fault, not a bug.
+            self.server.socket_errors.warning(
+                "malformed Socket.IO traffic from %s: %s", self.peer, logs.exception_summary(t, v)
+            )
+            if self.environ.get("HTTP_UPGRADE", "").lower() == "websocket":
+                self.close_connection = True
+                self.shut()  # the stream is a WebSocket now: end it rather than write an HTTP reply into it
+            else:
+                self._send_error_response_if_possible(400)
+            return
+        super().handle_error(t, v, tb)
+
+    def log_request(self):
+        # pywsgi formats every request's line (a clock reading, strftime, the request line), even for no log at
+        # all: 2 % of a feed post's time on the server.
+        if self.server.access_log:
+            super().log_request()
+
+    def format_request(self):
+        # The access log names the client, not the proxy in front of it (ProxyFix has set REMOTE_ADDR).
+        line = super().format_request()
+        remote = self.environ.get("REMOTE_ADDR") if isinstance(self.environ, dict) else None
+        if remote and remote != self.peer and line.startswith(self.peer):
+            line = remote + line[len(self.peer) :]
+        return line
+
+
+class Server(pywsgi.WSGIServer):
+    handler_class = Handler
+
+    def __init__(
+        self,
+        listener,
+        application,
+        *,
+        header_timeout: float = HEADER_TIMEOUT,
+        idle_timeout: float = IDLE_TIMEOUT,
+        half_open_limit: int = HALF_OPEN_LIMIT,
+        **kwargs,
+    ):
+        super().__init__(listener, application, **kwargs)
+        self.access_log = kwargs.get("log", "default") is not None  # pywsgi writes to stderr unless told None
+        self.header_timeout, self.idle_timeout = header_timeout, idle_timeout
+        self.half_open = HalfOpen(half_open_limit)
+        self.socket_errors = logs.throttled("scoreboard.socketio")

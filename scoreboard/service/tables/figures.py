@@ -1,0 +1,145 @@
+"""The service's figures, counted as the hub and its writer work (`GET /metrics` serves them: web/metrics.py).
+
+- `scoreboard_events_accepted_total{table, type}` and `scoreboard_events_refused_total{table, type, code}`: feed
+  events taken into the log, and posts refused (the refused event's type, or "" when there is none to name; code
+  `storage_failed` when the log did not confirm in time);
+- `scoreboard_feed_to_push_seconds{table}`: from taking a post to handing its update to the displays' sockets;
+- `scoreboard_displays{table}`: boards and overlays connected to the table;
+- `scoreboard_seconds_since_last_event{table}`: how long the table has been silent (tables with no event yet have
+  no sample), and `scoreboard_table_version{table}`;
+- `scoreboard_store_write_seconds` and `scoreboard_store_commit_posts`: each commit's time and how many posts shared it.
+
+Several processes (`PROMETHEUS_MULTIPROC_DIR` set, an empty directory they share, before they start): each writes its
+counters to files there and any of them answers for all: counters and histograms add up, displays add up over the
+live processes; the silence and version gauges come from the process asked (every process follows the log).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
+
+LATENCY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+POSTS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200)
+_LIVE_FILE = re.compile(r"^gauge_live\w*_(\d+)\.db$")
+
+
+class Metrics:
+    """The figures of one service process; the hub and its group writer report to it."""
+
+    def __init__(self, hub, multiprocess_dir: str | None = None):
+        self.hub = hub
+        self.multiprocess_dir = multiprocess_dir
+        # One registry per app in a single process (tests make many apps); the shared files in multi-process mode.
+        self.registry: CollectorRegistry | None = None if multiprocess_dir else CollectorRegistry()
+        r = self.registry
+        self._accepted = Counter(
+            "scoreboard_events_accepted", "Feed events taken into the log.", ["table", "type"], registry=r
+        )
+        self._refused = Counter(
+            "scoreboard_events_refused",
+            "Feed posts refused, by the refused event's type.",
+            ["table", "type", "code"],
+            registry=r,
+        )
+        self._push = Histogram(
+            "scoreboard_feed_to_push_seconds",
+            "From taking a feed post to handing its update to the displays.",
+            ["table"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self._displays = Gauge(
+            "scoreboard_displays", "Displays connected to a table.", ["table"], multiprocess_mode="livesum", registry=r
+        )
+        self._write = Histogram(
+            "scoreboard_store_write_seconds",
+            "Time of one commit to the event log.",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self._posts = Histogram(
+            "scoreboard_store_commit_posts", "Feed posts sharing one commit.", buckets=POSTS_BUCKETS, registry=r
+        )
+        if r is not None:
+            r.register(_Tables(hub))
+        # Each event counts on the card path: look a label set's child up once, not on every event.
+        self._children: dict[tuple[str, str], tuple] = {}
+
+    # -- what the hub and the writer tell ------------------------------------------------------------------------
+
+    def applied(self, table_id: str, kind: str, seconds: float) -> None:
+        children = self._children.get((table_id, kind))
+        if children is None:
+            children = (self._accepted.labels(table_id, kind), self._push.labels(table_id))
+            self._children[(table_id, kind)] = children
+        children[0].inc()
+        children[1].observe(seconds)
+
+    def refused(self, table_id: str, kind: str, code: str) -> None:
+        self._refused.labels(table_id, kind, code).inc()
+
+    def displays(self, table_id: str, count: int) -> None:
+        self._displays.labels(table_id).set(count)
+
+    def committed(self, seconds: float, posts: int) -> None:
+        self._write.observe(seconds)
+        self._posts.observe(posts)
+
+    # -- answering ------------------------------------------------------------------------------------------------
+
+    def exposition(self) -> bytes:
+        if self.registry is not None:
+            return generate_latest(self.registry)
+        assert self.multiprocess_dir is not None
+        _forget_dead(self.multiprocess_dir)
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=self.multiprocess_dir)
+        registry.register(_Tables(self.hub))
+        return generate_latest(registry)
+
+
+class _Tables:
+    """Read at each scrape from this process's tables."""
+
+    def __init__(self, hub):
+        self.hub = hub
+
+    def collect(self) -> Iterator[Metric]:
+        now = time.time()
+        silent = GaugeMetricFamily(
+            "scoreboard_seconds_since_last_event", "Seconds since the table's last feed event.", labels=["table"]
+        )
+        version = GaugeMetricFamily(
+            "scoreboard_table_version", "The table's version (events applied).", labels=["table"]
+        )
+        for table_id, view in list(self.hub.tables.items()):
+            version.add_metric([table_id], view.version)
+            if view.state.last_event_at is not None:
+                silent.add_metric([table_id], max(0.0, now - view.state.last_event_at))
+        yield silent
+        yield version
+
+
+def _forget_dead(path: str) -> None:
+    """Drop the live gauges of processes that are gone (a kill -9 runs no exit hook): their displays left with them."""
+    for name in os.listdir(path):
+        match = _LIVE_FILE.match(name)
+        if match and not _alive(int(match.group(1))):
+            mark_process_dead(int(match.group(1)), path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

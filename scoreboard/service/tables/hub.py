@@ -1,0 +1,443 @@
+"""The tables a service runs: apply feed events in order, store them durably, then publish the change.
+
+One writer per table: a lock per table keeps its events in order, and each post is applied to the table's state (a
+value) before anything is stored, so a refusal changes nothing. The accepted events are committed (group commit,
+off the event loop) and only then does the table take its new state and do the displays hear of it. A commit that
+does not finish in time answers 503 but keeps the table closed until it does: if it lands after all, the table still
+takes it, so a retry with the same seq is acknowledged as a duplicate, never applied twice.
+
+Across processes (a shared PostgreSQL log), the store locks the table for the length of the write: inside it, the
+events other processes stored since this one last saw the table are applied first (they were accepted once:
+`trusted`), the post is staged again on that state, inserted, committed, and published before the lock goes. The
+other processes follow the log (the store tells them of each commit) so that their snapshots are current; a display
+joined to any process receives each update once, in version order, through the message queue.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import TYPE_CHECKING
+
+from ...errors import Refusal
+from ...seqs import WINDOW, SeqMemory
+from ...table import Delta, TableConfig, TableState, apply, evolve
+from ...view import TableView
+from ..store import Record
+from ..writer import GroupWriter, Outcome
+from .updates import Shown, shown_after, slim
+
+if TYPE_CHECKING:
+    from .figures import Metrics
+
+log = logging.getLogger(__name__)
+
+MAX_EVENTS_PER_POST = 1_000  # a shoe posts a round or a burst, not a whole history
+OPERATOR_KINDS = ("void", "correct")  # refused with a feed's token, these are refused operator actions
+
+
+class FeedRefused(Exception):
+    """An event of a feed post was refused; `applied` events before it stand."""
+
+    def __init__(self, refusal: Refusal, applied: int, index: int | None):
+        super().__init__(refusal.message)
+        self.refusal = refusal
+        self.applied = applied
+        self.index = index  # the refused event's position in a posted list (None for a single event)
+
+    def as_json(self) -> dict:
+        body = {**self.refusal.as_json(), "applied": self.applied}
+        if self.index is not None:
+            body["event"] = self.index
+        return body
+
+
+class StorageFailed(Exception):
+    """The event log could not store an event in time; nothing was applied (yet)."""
+
+
+class TableHub:
+    def __init__(
+        self,
+        configs: Iterable[TableConfig],
+        store,
+        publish: Callable[[str, dict], None],
+        runner,
+        write_timeout: float = 5.0,
+        on_applied: Callable[[str, Delta, float], None] | None = None,
+        operators: Iterable = (),
+        listening: Callable[[str], bool] | None = None,
+    ):
+        self.store = store
+        self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
+        self.log_id: str = store.log_id
+        self.tables: dict[str, TableView] = {c.id: TableView(TableState(c), self.log_id) for c in configs}
+        self._locks = {table_id: threading.Lock() for table_id in self.tables}
+        self.publish = publish
+        # Whether a display of the table could receive an update: with none (and no other process to tell), the
+        # table takes each event without making the update (the JSON, its diff, ASK, stats and patterns: half of
+        # an event's time on the server). Unless told, every table is listened to.
+        self.listening = listening or (lambda table_id: True)
+        self.runner = runner
+        self.write_timeout = write_timeout
+        # A store whose calls block goes through the thread pool; psycopg under gevent waits on the loop itself.
+        self._io = runner.blocking if store.blocking else runner.cooperative
+        self.writer = GroupWriter(store, self._io, runner.spawn, future=runner.future)
+        self.on_applied = on_applied  # told of every applied event (metrics)
+        self.metrics: Metrics | None = None  # set by the metrics blueprint
+        self.ready = False
+        self._displays: dict[str, set[str]] = defaultdict(set)
+        self._shown: dict[str, Shown] = {}  # per table: what its displays hold, the base of the next slim update
+        self._latest: dict[str, int] = {}  # shared log: the newest version each table is known to have there
+        self._following = False
+
+    def get(self, table_id: object) -> TableView | None:
+        """A table, caught up first if another process is known to have stored newer events (a display joining
+        here gets the current snapshot)."""
+        view = self.tables.get(table_id) if isinstance(table_id, str) else None
+        if view is not None and self._latest.get(view.config.id, 0) > view.version:
+            self.catch_up(view.config.id)
+        return view
+
+    def blocking(self, fn, *args):
+        """Run a call to the store where it may wait (at start, and for history that may take a while)."""
+        return self._io(fn, *args)
+
+    def read(self, fn, *args):
+        """A read of the log for a request: off the event loop, and StorageFailed if the disk does not answer in
+        time (a stalled disk must not hang the readers with the writers)."""
+        try:
+            return self._io(fn, *args, timeout=self.write_timeout)
+        except TimeoutError:
+            raise StorageFailed(f"the event log did not answer within {self.write_timeout:g} s") from None
+
+    def close(self) -> None:
+        self._following = False
+        self.store.close()
+
+    # -- starting -------------------------------------------------------------------------------------------------
+
+    def replay(self) -> None:
+        """Rebuild every table from the log: the current shoe's events, a round half dealt included, and the seqs
+        stored before that shoe (the seq memory survives restarts and shoe changes)."""
+        for table_id, view in self.tables.items():
+            current = self.blocking(self.store.current_shoe, table_id)
+            if current is None:
+                continue
+            shoe, before = current
+            seqs = SeqMemory.load(self.blocking(self.store.seqs_before, table_id, before, WINDOW * 4))
+            state = TableState(view.config, version=before, shoes=shoe - 1, seqs=seqs)
+            rows = self.blocking(self.store.shoe_events, table_id, shoe)
+            # The view is built once, from the state after the shoe's last event.
+            state = collections.deque(_fold_stored(state, rows, table_id), maxlen=1)[-1][0] if rows else state
+            self.tables[table_id] = TableView(state, self.log_id)
+        self.ready = True
+        follow = getattr(self.store, "follow", None)
+        if self.store.shared and follow is not None:
+            self._following = True
+            self.runner.spawn(follow, self._told, lambda: self._following)
+
+    # -- following the other processes (a shared log) ----------------------------------------------------------
+
+    def _told(self, table_id: str, version: int) -> None:
+        """The log holds `version` of `table_id` (any process stored it): catch up now if this one is behind."""
+        view = self.tables.get(table_id)
+        if view is None or version <= self._latest.get(table_id, 0):
+            return
+        self._latest[table_id] = version
+        if version > view.version:
+            self.runner.spawn(self.catch_up, table_id)
+
+    def catch_up(self, table_id: str) -> None:
+        """Apply the events other processes stored since this one last saw the table, without publishing them
+        (the process that took them did). Skipped while a write of the table is under way here: it catches the
+        table up itself, under the log's lock."""
+        lock = self._locks[table_id]
+        if not lock.acquire(blocking=False):
+            return
+        try:
+            view = self.tables[table_id]
+            rows = self._io(self.store.events_after, table_id, view.version)
+            for state, delta in _fold_stored(view.state, rows, table_id):
+                view.take(state, delta)
+        except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
+            log.error("table %s: catching up from the event log failed: %s", table_id, e)
+        finally:
+            lock.release()
+
+    # -- feeding --------------------------------------------------------------------------------------------------
+
+    def submit(self, table_id: str, events: list, *, operator: str | None = None, is_list: bool = True) -> dict:
+        """Apply events in order, each stored before it changes the table; stops at the first refused.
+
+        `operator` is the name of the operator whose token sent them (None for the table's feed token).
+        """
+        started = time.perf_counter()
+        if len(events) > MAX_EVENTS_PER_POST:
+            refusal = Refusal(
+                f"a post carries at most {MAX_EVENTS_PER_POST} events, not {len(events)}: send them in parts",
+                "too_many_events",
+                status=413,
+            )
+            self._count_refused(table_id, None, refusal.code)
+            raise FeedRefused(refusal, 0, None)
+        lock = self._locks[table_id]
+        if not lock.acquire(timeout=self.write_timeout):
+            self._count_refused(table_id, None, "storage_failed")
+            raise StorageFailed("the table is still storing an earlier event: try again with the same seq")
+        handed_off = False
+        try:
+            base = self.tables[table_id].state
+            staged, refused = self._stage(base, events, operator)
+            post = _Post(self, table_id, base, events, operator, staged, refused, started)
+            if self.store.shared or any(not delta.duplicate for _, delta in staged):
+                # A shared log may hold newer events of this table than this process has seen: even a refusal or a
+                # duplicate is only known for sure under the table's lock there, on the caught-up state.
+                done = self.writer.write(post)
+                try:
+                    done.result(timeout=self.write_timeout)
+                except FutureTimeout:
+                    # The write may still land (and then the table takes it): keep the table closed until it does.
+                    handed_off = True
+                    self.runner.spawn(self._settle_late, table_id, done, lock)
+                    log.error("table %s: the event log did not commit within %.1f s", table_id, self.write_timeout)
+                    self._count_refused(table_id, None, "storage_failed")
+                    raise StorageFailed(
+                        f"the event log did not confirm the write within {self.write_timeout:g} s; it may still "
+                        "land: retry with the same seq"
+                    ) from None
+                except Exception as e:
+                    log.error("table %s: storing events failed: %s", table_id, e)
+                    self._count_refused(table_id, None, "storage_failed")
+                    raise StorageFailed(f"the event could not be stored ({e}); nothing was applied") from None
+            else:
+                post.committed()  # duplicates only: acknowledged, nothing to store
+        finally:
+            if not handed_off:
+                lock.release()
+        view = self.tables[table_id]
+        if self._latest.get(table_id, 0) > view.version:
+            # Another process committed while this write held the table here: its catch-up was put off till now.
+            self.runner.spawn(self.catch_up, table_id)
+        if post.refused is not None:
+            refusal, index = post.refused
+            self._count_refused(table_id, _kind(events[index]), refusal.code)
+            if operator is not None or _kind(events[index]) in OPERATOR_KINDS:
+                self._audit_refusal(table_id, operator, events[index], refusal)
+            raise FeedRefused(refusal, len(post.results), index if is_list else None)
+        return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
+
+    def _stage(self, state: TableState, events: list, operator: str | None):
+        """Apply the events to a copy of the state (a value): what would change, and the first refusal if any."""
+        staged: list[tuple[TableState, Delta]] = []
+        now = time.time()
+        for index, raw in enumerate(events):
+            try:
+                new, delta = apply(state, raw, received_at=now, operator=operator)
+            except Refusal as e:
+                return staged, (e, index)
+            staged.append((new, delta))
+            state = new
+        return staged, None
+
+    @staticmethod
+    def _record(table_id: str, state: TableState, delta: Delta) -> Record:
+        event = delta.event
+        return Record(
+            table_id,
+            state.version,
+            state.shoes,
+            event,
+            event["type"],
+            event.get("feed", ""),
+            event.get("seq"),
+            delta.digest,
+        )
+
+    def _take(self, post: _Post) -> list[dict]:
+        """The stored events change the table, and every display hears of each change (the events another process
+        stored first only change the table: that process told the displays)."""
+        table_id = post.table_id
+        view = self.tables[table_id]
+        for state, delta in post.caught:
+            view.take(state, delta)
+        results = []
+        # Asked once a post: nothing here yields, so no display joins under gevent until the post is taken (its
+        # snapshot then has all of it); with threads, one that joins in between re-joins on the version gap.
+        listening = self.listening(table_id)
+        for state, delta in post.staged:
+            if delta.duplicate:
+                results.append({"version": view.version, "kind": delta.event["type"], "duplicate": True})
+                continue
+            if listening:
+                before = self._shown_of(table_id, view)
+                update = view.advance(state, delta)
+                self._shown[table_id] = shown_after(update, before)
+                try:
+                    self.publish(table_id, slim(update, before))
+                except Exception as e:  # stored and applied all the same; the displays re-join on the version gap
+                    log.error("table %s: publishing version %s failed: %s", table_id, state.version, e)
+            else:
+                view.take(state, delta)
+            if self.on_applied is not None:
+                self.on_applied(table_id, delta, state.last_event_at or time.time())
+            if self.metrics is not None:
+                self.metrics.applied(table_id, delta.event["type"], time.perf_counter() - post.started)
+            results.append({"version": state.version, "kind": delta.kind})
+        return results
+
+    def _shown_of(self, table_id: str, view: TableView) -> Shown:
+        """What the table's displays hold now: remembered from the last update sent, or (after a restart, or events
+        another process published) read from the table itself."""
+        shown = self._shown.get(table_id)
+        if shown is None or shown.version != view.version:
+            shown = Shown(view.version, view.state_json(), view.roads.stats_json(), view.roads.patterns())
+        return shown
+
+    def _settle_late(self, table_id: str, done: Outcome, lock) -> None:
+        try:
+            done.result()
+        except Exception as e:
+            log.error("table %s: a late write failed: %s; nothing was applied", table_id, e)
+        else:
+            log.warning("table %s: a late write landed; the table took it", table_id)
+        finally:
+            lock.release()
+
+    def _count_refused(self, table_id: str, kind: object, code: str) -> None:
+        if self.metrics is not None:
+            self.metrics.refused(table_id, kind if isinstance(kind, str) else "", code)
+
+    def _audit_refusal(self, table_id: str, operator: str | None, event: object, refusal: Refusal) -> None:
+        try:
+            self.blocking(self.store.record_refusal, table_id, operator, event, refusal.code, refusal.message)
+        except Exception as e:  # the refusal stands either way; the audit note is best effort
+            log.error("table %s: could not record a refused operator action: %s", table_id, e)
+
+    # -- history --------------------------------------------------------------------------------------------------
+
+    def shoe_state(self, table_id: str, number: int) -> TableView | None:
+        """Shoe `number` of a table, folded again from its events (they are all in the log)."""
+        events = self.read(self.store.shoe_events, table_id, number)
+        if not events:
+            return None
+        config = self.tables[table_id].config
+        state = TableState(config, version=events[0][0] - 1, shoes=number - 1)
+        for version, event in events:
+            try:
+                state, _ = apply(state, event, trusted=True)
+            except Refusal as e:
+                log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
+            state = evolve(state, version=version)
+        return TableView(state, self.log_id)
+
+    def shoe_history(self, table_id: str, number: int) -> dict | None:
+        view = self.shoe_state(table_id, number)
+        if view is None or view.state.shoe is None:
+            return None
+        return {"shoe": view.state.shoe.id, "number": number, "rounds": view.rounds_json()}
+
+    def shoe_export(self, table_id: str, number: int) -> dict | None:
+        """Everything about one shoe: its rules, rounds and every stored event, in order."""
+        view = self.shoe_state(table_id, number)
+        if view is None or view.state.shoe is None:
+            return None
+        shoe = view.state.shoe
+        events = [event for _, event in self.read(self.store.shoe_events, table_id, number)]
+        return {
+            "table": table_id,
+            "log": self.log_id,
+            "shoe": {
+                "number": number,
+                "id": shoe.id,
+                **shoe.rules.as_json(),
+                "commitment": shoe.commitment,
+                "seed": shoe.seed,
+                "ended": shoe.ended,
+                "cut": shoe.cut,
+            },
+            "rounds": view.rounds_json(public=False),
+            "events": events,
+        }
+
+    # -- displays -------------------------------------------------------------------------------------------------
+
+    def display_joined(self, table_id: str, sid: str) -> bool:
+        """Count a display (a board or an overlay) of a table; True if the count changed."""
+        before = len(self._displays[table_id])
+        self._displays[table_id].add(sid)
+        changed = len(self._displays[table_id]) != before
+        if changed and self.metrics is not None:
+            self.metrics.displays(table_id, len(self._displays[table_id]))
+        return changed
+
+    def display_left(self, sid: str) -> list[str]:
+        """Forget a display; the tables whose count changed."""
+        changed = [t for t, sids in self._displays.items() if sid in sids]
+        for t in changed:
+            self._displays[t].discard(sid)
+            if self.metrics is not None:
+                self.metrics.displays(t, len(self._displays[t]))
+        return changed
+
+    def display_counts(self) -> dict[str, int]:
+        """This process's displays per table (the pit's counts sum every process's: service/displays.py)."""
+        return {t: len(sids) for t, sids in self._displays.items()}
+
+
+class _Post:
+    """One feed post on its way into the log: staged on the table's state, staged again under the log's lock if
+    another process stored events of the table first, then applied and published once committed."""
+
+    def __init__(
+        self,
+        hub: TableHub,
+        table_id: str,
+        base: TableState,
+        events: list,
+        operator: str | None,
+        staged: list[tuple[TableState, Delta]],
+        refused: tuple[Refusal, int] | None,
+        started: float,
+    ):
+        self.hub, self.table_id, self.base, self.events, self.operator = hub, table_id, base, events, operator
+        self.after = base.version
+        self.staged, self.refused, self.started = staged, refused, started
+        self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
+        self.results: list[dict] = []
+
+    def stage(self, rows: list[tuple[int, dict]]) -> list[Record]:
+        """The records to insert, given the events the log holds past `after` (the store calls this in the write
+        transaction, the table locked). With none, the post stands as it was staged; else it is staged again on
+        the caught-up state (every call starts from `base`: a retried transaction gets the same answer)."""
+        if rows:
+            self.caught = list(_fold_stored(self.base, rows, self.table_id))
+            self.staged, self.refused = self.hub._stage(self.caught[-1][0], self.events, self.operator)
+        return [TableHub._record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
+
+    def committed(self) -> None:
+        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes)."""
+        self.results = self.hub._take(self)
+
+
+def _fold_stored(
+    state: TableState, rows: Iterable[tuple[int, dict]], table_id: str
+) -> Iterator[tuple[TableState, Delta]]:
+    """Apply stored events (accepted once: trusted), each state numbered with its stored version."""
+    for version, event in rows:
+        try:
+            state, delta = apply(state, event, trusted=True)
+        except Refusal as e:  # a stored event that no longer applies: say so, keep the versions aligned
+            log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
+            delta = Delta(str(_kind(event) or "event"), event if isinstance(event, dict) else {})
+        state = evolve(state, version=version)
+        yield state, delta
+
+
+def _kind(event: object) -> object:
+    return event.get("type") if isinstance(event, dict) else None

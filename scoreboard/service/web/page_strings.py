@@ -1,0 +1,88 @@
+"""The words the pages' scripts write (phases, winners, notices, alarms), in the request's language.
+
+The scripts hold no text of their own: the page hands them this object in a JSON data block. Messages with
+`%(name)s` placeholders are filled in by the script (`fmt` in page.js) with live values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from flask_babel import gettext as _
+from flask_babel import gettext as translated  # for texts made elsewhere (odds, variant titles), in the catalogs
+from flask_babel import pgettext
+
+from ...insurance import PAY_TABLE, Offer
+from ...variants import bet_titles
+
+# How the service writes an insurance offer's odds ("2 to 1"): the texts a board may show, each translated.
+ODDS_TEXTS = tuple(
+    dict.fromkeys(
+        Offer(row.hand, stage, row.odds, row.tie_pays).as_json()["odds"]
+        for stage, rows in PAY_TABLE.items()
+        for row in rows
+    )
+)
+
+
+def _pattern_names() -> dict[str, str]:
+    # Pattern names by code (roads.md); one-hall-two-rooms is named by its hall, the side of the single column.
+    return {
+        "long_banker": _("Long Banker"),
+        "long_player": _("Long Player"),
+        "ping_pong": _("Ping-pong"),
+        "double_jump": _("Double jump"),
+        "one_hall_two_rooms:B": _("One Banker two Player"),
+        "one_hall_two_rooms:P": _("One Player two Banker"),
+        "banker_streaks": _("Every Banker a streak"),
+        "player_streaks": _("Every Player a streak"),
+    }
+
+
+def page_strings(variant_titles: Iterable[str] = ()) -> dict:
+    """Everything a page's script may write; `variant_titles` are the titles of the tables the page shows."""
+    return {
+        "winner": {w: pgettext("winner", w) for w in ("B", "P", "T")},
+        "wins": {"B": _("Banker wins"), "P": _("Player wins"), "T": _("Tie")},
+        "hand": {"player": _("Player"), "banker": _("Banker")},
+        "phase": {
+            "no_shoe": _("Waiting for a shoe"),
+            "ready": _("Place your bets"),
+            "dealing": _("Dealing"),
+            "squeeze": _("Squeeze"),
+            "shoe_finished": _("Shoe finished"),
+        },
+        "last_rounds": _("Last rounds"),
+        "connecting": _("Connecting"),
+        "lost": _("Connection lost — no bets"),
+        "live": _("Live"),
+        "offline": _("Offline"),
+        "round": _("Round %(round)s"),
+        "void": _("Round %(round)s void: %(reason)s"),
+        "void_unnumbered": _("Round void: %(reason)s"),
+        # The service's own void for a card the shoe cannot hold, in plain words (its `reason` cites the rule:
+        # that is for operators and the audit, not for players).
+        "excess": _("Round void: excess card %(cards)s"),
+        "corrected": _("Round %(round)s corrected: %(reason)s"),
+        "insurance": _("Insurance: %(offers)s"),
+        "offer": _("%(hand)s %(odds)s"),
+        "super_six": _("Super 6"),
+        # The last round's winning bets, each with what it paid (state.last_pays, from the variant registry).
+        "pays": _("%(bet)s · pays %(odds)s"),
+        "bets": {title: translated(title) for title in bet_titles()},
+        "hidden": {"one": _("1 earlier column not shown"), "many": _("%(count)s earlier columns not shown")},
+        "odds": {text: translated(text) for text in ODDS_TEXTS},
+        "patterns": _pattern_names(),
+        "ask": {"P": _("ASK P"), "B": _("ASK B")},
+        "titles": {title: translated(title) for title in variant_titles},
+        "alarm": {
+            "stale": _("No feed for %(time)s"),
+            "void": _("Void"),
+            "irregularity": _("Excess card"),
+            "cut": _("Cut card out"),
+            "no_display": _("No display"),
+        },
+        "displays": _("Displays: %(count)s"),
+        "idle": _("Waiting for the next round"),
+        "no_tables": _("No tables"),
+    }

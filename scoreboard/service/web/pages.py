@@ -1,0 +1,137 @@
+"""The pages: the table list, the table-side board, the stream overlay, the pit monitor and each table's rules.
+
+Every page reads its query options with the one reader (page_query), renders in the language it settles on, and
+hands its script the words (page_strings) and the server's display settings (tables/display_settings.py); the
+script draws the live state it receives over Socket.IO. A bad option is a 400 JSON answer naming it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from ... import palette
+from ...options import BadOption, Options, check_tables
+from ..tables import display_settings
+from ..tables.current import current_hub
+from . import babel, page_fonts
+from .json_errors import table_or_404
+from .page_query import page_options
+from .page_strings import page_strings
+from .rules_page import brief, insurance_table, pay_table
+
+bp = Blueprint("pages", __name__)
+
+
+@bp.record_once
+def _setup(state) -> None:
+    babel.init_app(state.app)
+    display_settings.init_app(state.app)
+
+
+@bp.errorhandler(BadOption)
+def _bad_option(e: BadOption):
+    return jsonify(e.as_json()), 400
+
+
+@dataclass
+class PageInfo:
+    """What base.html needs: language, theme, CJK stylesheet, the script's strings, display settings, server time."""
+
+    lang: str
+    theme: str
+    font: str | None
+    strings: dict
+    display: dict = field(default_factory=dict)
+    query: dict = field(default_factory=dict)  # the language and theme asked for, carried on to linked pages
+    now: float = field(default_factory=time.time)
+
+
+def _page(options: Options, states: list[dict], *, settings: bool = True, scripted: bool = True) -> PageInfo:
+    lang = options.lang or "en"
+    babel.use_language(lang)
+    titles = sorted({s["variant_title"] for s in states})
+    return PageInfo(
+        lang=lang,
+        theme=options.theme,
+        font=page_fonts.stylesheet(lang, [s["name"] for s in states]),
+        strings=page_strings(titles) if scripted else {},
+        display=display_settings.settings().as_data() if settings else {},
+        query={k: request.args[k] for k in ("lang", "theme") if k in request.args},
+    )
+
+
+@bp.get("/palette.css")
+def palette_css():
+    response = Response(palette.stylesheet(), mimetype="text/css")
+    response.add_etag()
+    response.cache_control.no_cache = True  # revalidated with the ETag: a new palette shows on the next load
+    return response.make_conditional(request)
+
+
+@bp.get("/")
+def index():
+    states = [t.state_json() for t in current_hub().tables.values()]
+    options = page_options(request.args, "index", None, request.headers.get("Accept-Language"))
+    return render_template("index.html", page=_page(options, states), tables=states)
+
+
+@bp.get("/tables/<table_id>")
+def board(table_id):
+    table, err = table_or_404(table_id)
+    if err:
+        return err
+    state = table.state_json()
+    options = page_options(request.args, "board", state.get("lang"), request.headers.get("Accept-Language"))
+    return render_template(
+        "board.html",
+        page=_page(options, [state]),
+        table=state,
+        capabilities=state["capabilities"],
+        orientation=options.orientation or "",
+        clock=options.clock,
+        cols=options.cols,
+    )
+
+
+@bp.get("/overlay/<table_id>")
+def overlay(table_id):
+    table, err = table_or_404(table_id)
+    if err:
+        return err
+    state = table.state_json()
+    options = page_options(request.args, "overlay", state.get("lang"), request.headers.get("Accept-Language"))
+    # Overlays never shift or go idle: the stream's picture must not move under the streamer's layout.
+    page = _page(options, [state], settings=False)
+    page.display = {"notice_seconds": display_settings.settings().notice_seconds}
+    return render_template("overlay.html", page=page, table=state, capabilities=state["capabilities"], options=options)
+
+
+@bp.get("/pit")
+def pit():
+    tables = current_hub().tables
+    options = page_options(request.args, "pit", None, request.headers.get("Accept-Language"))
+    ids = check_tables(options.tables, tables) if options.tables else tuple(tables)
+    states = [tables[i].state_json() for i in ids]
+    return render_template("pit.html", page=_page(options, states), tables=states, asked=options.tables)
+
+
+@bp.get("/tables/<table_id>/rules")
+def rules(table_id):
+    table, err = table_or_404(table_id)
+    if err:
+        return err
+    state = table.state_json()
+    options = page_options(request.args, "rules", state.get("lang"), request.headers.get("Accept-Language"))
+    page = _page(options, [state], settings=False, scripted=False)
+    caps = state["capabilities"]
+    return render_template(
+        "rules.html",
+        page=page,
+        table=state,
+        brief=brief(state["variant"], state.get("super_six_pays"), caps),
+        bets=pay_table(state["variant"], state["decks"], state.get("super_six_pays")),
+        insurance=insurance_table() if caps["insurance"] else [],
+    )

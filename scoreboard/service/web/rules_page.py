@@ -1,0 +1,133 @@
+"""What a table's rules page shows: the variant's bets, how each pays, and its exact return from the odds engine.
+
+`scoreboard.odds.report` enumerates every ordered six-card sequence of the shoe (about 0.2 s of CPU), so its result
+is kept per number of decks, and the first computation runs on a worker thread under gevent: the event loop keeps
+carrying cards to the boards meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import current_app
+from flask_babel import gettext as _
+from flask_babel import gettext as translated  # for texts made elsewhere (pays, odds), listed in the catalogs
+
+from ...insurance import PAY_TABLE, PLAYER_THIRD, Offer
+from ...odds import report
+
+# Reports by number of decks. Two first requests at once may both compute it: the same result, stored twice.
+_reports: dict[int, dict] = {}
+
+
+def odds_report(decks: int) -> dict:
+    """The odds report for `decks`, computed once per service; off the event loop under gevent."""
+    cached = _reports.get(decks)
+    if cached is None:
+        cached = _reports[decks] = _off_loop(report, decks)
+    return cached
+
+
+def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
+    if current_app.config.get("ASYNC_MODE") == "gevent":
+        import gevent
+
+        return gevent.get_hub().threadpool.apply(fn, args)
+    return fn(*args)
+
+
+def brief(variant: str, super_six_pays: int | None, capabilities: dict) -> list[str]:
+    """The variant's rules in a few sentences, in the request's language."""
+    lines = [
+        _(
+            "Player and Banker each get two cards; a third card is drawn by the fixed drawing rules. "
+            "The hand whose points are closer to 9 wins."
+        )
+    ]
+    if variant == "commission":
+        lines.append(_("A Banker win pays 0.95 to 1: the house keeps a commission on Banker wins."))
+    else:
+        lines.append(_("No commission: a Banker win pays 1 to 1, except a Banker win on 6 points, which pays 1 to 2."))
+    lines.append(_("On a tie, Player and Banker bets are returned; a Tie bet pays 8 to 1."))
+    lines.append(_("Player Pair and Banker Pair win when that hand's first two cards are of the same rank."))
+    if variant == "super-six":
+        lines.append(_("Super 6: a Banker win on 6 points pays %(pays)s to 1.", pays=super_six_pays))
+    elif variant == "super-six-plus":
+        lines.append(
+            _("Super 6 Plus: a Banker win on 6 points pays 12 to 1 with two Banker cards, 20 to 1 with three.")
+        )
+    if capabilities.get("banker_six"):
+        lines.append(_("The roads mark a Banker win on 6 points with a 6."))
+    if capabilities.get("insurance"):
+        lines.append(
+            _(
+                "Insurance: while the outcome is open, the board offers insurance on the hand that is ahead; "
+                "it pays when that hand loses, at the odds below."
+            )
+        )
+    return lines
+
+
+def bet_names() -> dict[str, str]:
+    return {
+        "banker": _("Banker"),
+        "player": _("Player"),
+        "tie": _("Tie"),
+        "player_pair": _("Player Pair"),
+        "banker_pair": _("Banker Pair"),
+        "super_six": _("Super 6"),
+        "super_six_plus": _("Super 6 Plus"),
+    }
+
+
+def pay_table(variant: str, decks: int, super_six_pays: int | None) -> list[dict]:
+    """The variant's bets in the order the odds engine lists them, with how each pays and its exact RTP."""
+    names = bet_names()
+    rows = []
+    for row in odds_report(decks)["bets"]:
+        if row["variant"] != variant:
+            continue
+        if row["bet"] == "super_six" and row.get("super_six_pays") != super_six_pays:
+            continue
+        rows.append(
+            {
+                "bet": row["bet"],
+                "name": names.get(row["bet"], row["bet"]),
+                "pays": translated(row["pays"]),
+                "rtp": row["rtp"],
+                "house_edge": row["house_edge"],
+                "rtp_exact": row["rtp_exact"],
+            }
+        )
+    return rows
+
+
+def insurance_table() -> list[dict]:
+    """The insurance offers (003 rule 4.1.2): when, on which hand, at which points, at what odds."""
+    stage_names = {PLAYER_THIRD: _("After the Player's third card")}
+    hands = {"P": _("Player"), "B": _("Banker")}
+    rows = []
+    for stage, offers in PAY_TABLE.items():
+        for row in offers:
+            rows.append(
+                {
+                    "stage": stage_names.get(stage, _("After four cards")),
+                    "hand": hands[row.hand],
+                    "player": _span(row.player),
+                    "banker": _span(row.banker),
+                    "odds": translated(Offer(row.hand, stage, row.odds, row.tie_pays).as_json()["odds"]),
+                    "pays_on_tie": row.tie_pays,
+                }
+            )
+    return rows
+
+
+def _span(points: range) -> str:
+    """A range of points for people.
+
+    >>> _span(range(0, 5)), _span(range(6, 7))
+    ('0–4', '6')
+    """
+    low, high = points.start, points.stop - 1
+    return str(low) if low == high else f"{low}–{high}"
