@@ -23,9 +23,11 @@
 
   /* The table's name as large as fits on one line, down to the size of the other labels; a name longer still
      wraps onto more lines at that size (the header grows, the roads keep their size). */
+  let nameWidth = 0; // the width the name was last fitted in
   function fitName() {
     const name = document.getElementById("name");
     name.style.fontSize = "";
+    nameWidth = name.clientWidth;
     const largest = parseFloat(getComputedStyle(name).fontSize);
     const smallest = parseFloat(getComputedStyle(document.getElementById("variant")).fontSize);
     const fits = (size) => {
@@ -42,6 +44,8 @@
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
   Live.table(socket, tableId, {
     snapshot(snap) {
+      // For bench/page.py: when the first snapshot arrived (the first road's time is the wait for it plus drawing).
+      if (!performance.getEntriesByName("scoreboard:snapshot").length) performance.mark("scoreboard:snapshot");
       state = snap.state; model = RoadView.fromJSON(snap.roads); connected = true;
       showConnection();
       render(true);
@@ -174,11 +178,17 @@
   /* The roads: the Big Road first, whose cell sets the derived roads' (half of it); the Bead Road holds a whole
      shoe (90 rounds, 15 columns). A road that cannot show all its columns says how many are out of view. */
   function renderRoads() {
+    // Every size read before anything is drawn: one layout, not one per road.
     const minMark = document.getElementById("probe").getBoundingClientRect().width;
+    const sections = Object.fromEntries(RoadView.ROADS.map((name) => [name, document.querySelector(`[data-road="${name}"]`)]));
+    const boxes = Object.fromEntries(RoadView.ROADS.map((name) => {
+      const svg = sections[name].querySelector("svg");
+      return [name, { svg, width: svg.clientWidth, height: svg.clientHeight }];
+    }));
     const draw = (name, opts) => {
-      const section = document.querySelector(`[data-road="${name}"]`);
-      const f = RoadView.draw(section.querySelector("svg"), name, model, RoadView.askCell(model, name, asking), { look, minMark, ...opts });
-      hiddenCount(section, f ? f.hidden : 0);
+      const { svg, width, height } = boxes[name];
+      const f = RoadView.draw(svg, name, model, RoadView.askCell(model, name, asking), { look, minMark, width, height, ...opts });
+      hiddenCount(sections[name], f ? f.hidden : 0);
       return f;
     };
     const big = draw("big_road", cols ? { cols } : { minCols: body.classList.contains("portrait") ? 36 : 48 });
@@ -213,7 +223,11 @@
       return b;
     });
     strip.replaceChildren(...beads);
-    while (strip.firstChild && strip.scrollWidth > strip.clientWidth) strip.removeChild(strip.firstChild);
+    // As many of the newest as the strip holds, from one measurement (the discs are all one size).
+    if (!beads.length) return;
+    const gap = parseFloat(getComputedStyle(strip).columnGap) || 0;
+    const room = Math.floor((strip.clientWidth + gap) / (beads[0].offsetWidth + gap));
+    if (room < beads.length) strip.replaceChildren(...beads.slice(beads.length - Math.max(0, room)));
   }
 
   function ask(side) {
@@ -248,10 +262,8 @@
   // The bottom row is as tall as the screen leaves it (a notice comes or goes, the name wraps): the Bead Road is
   // drawn again and the round's panel fitted again when it changes.
   // The name's room changes with what stands beside it (the limits, the phase): fitted again when its width does.
-  let nameWidth = 0;
   new ResizeObserver(() => {
-    const w = document.getElementById("name").clientWidth;
-    if (w !== nameWidth) { nameWidth = w; fitName(); }
+    if (document.getElementById("name").clientWidth !== nameWidth) fitName();
   }).observe(document.getElementById("name"));
   const bottom = new ResizeObserver(() => { if (model) { fitRound(); renderRoads(); } });
   bottom.observe(document.querySelector("#bead-road svg"));

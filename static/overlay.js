@@ -172,7 +172,12 @@
       b.textContent = c.banker_six ? "6" : S.winner[c.winner];
       return b;
     }));
-    while (strip.firstChild && strip.scrollWidth > strip.clientWidth) strip.removeChild(strip.firstChild);
+    // As many of the newest as the strip holds, from one measurement (the discs are all one size).
+    const discs = [...strip.children];
+    if (!discs.length) return;
+    const gap = parseFloat(getComputedStyle(strip).columnGap) || 0;
+    const room = Math.floor((strip.clientWidth + gap) / (discs[0].offsetWidth + gap));
+    if (room < discs.length) strip.replaceChildren(...discs.slice(discs.length - Math.max(0, room)));
   }
 
   function cardNode(card) {

@@ -57,7 +57,12 @@ const Page = (() => {
   }
 
   /* A whole number with thousands separators in the page's language. */
-  function number(n) { return n === null || n === undefined ? "—" : new Intl.NumberFormat(document.documentElement.lang).format(n); }
+  let numbers = null; // made once: an Intl.NumberFormat costs milliseconds to make
+  function number(n) {
+    if (n === null || n === undefined) return "—";
+    numbers = numbers || new Intl.NumberFormat(document.documentElement.lang);
+    return numbers.format(n);
+  }
 
   /* Against burn-in: every `every` seconds the picture moves one step round a square of `pixels` each side of
      its place, through CSS variables the stylesheet turns into a transform. */

@@ -66,7 +66,8 @@ const RoadView = (() => {
   /* Lay the grid into the SVG's box. The newest mark and the ASK entry always stay in view, even when an older
      dragon tail reaches further right; `hidden` is how many grid columns are left of the view. */
   function frame(svg, rows, cells, ask, opts) {
-    const w = svg.clientWidth, h = svg.clientHeight;
+    // opts.width / opts.height: the box, when the caller measured it already (reading it here forces a layout).
+    const w = opts.width ?? svg.clientWidth, h = opts.height ?? svg.clientHeight;
     if (!w || !h) return null;
     const { cell, fit } = fitCells(w, h, rows, opts);
     let last = 0;
@@ -167,7 +168,7 @@ const RoadView = (() => {
 
   /* Draw one road; `ask` is the hypothetical next entry (ASK P / ASK B), drawn blinking. `opts.look` gives the
      colours and letters; opts.cell / cols / minCols size the cells (fitCells); opts.minMark is the smallest size a
-     mark that carries meaning may have, in pixels. Returns the frame: its `cell`, `fit` (columns shown) and
+     mark that carries meaning may have, in pixels; opts.width and opts.height the SVG's box, if already measured. Returns the frame: its `cell`, `fit` (columns shown) and
      `hidden` (grid columns left of the view). */
   function draw(svg, name, m, ask, opts) {
     const cells = m[name];
