@@ -6,6 +6,7 @@
 (() => {
   const body = document.body, grid = document.getElementById("grid");
   const S = Page.strings;
+  const look = Page.look();
   const tables = new Map();
   document.querySelectorAll(".tcard").forEach((el) => tables.set(el.dataset.table, { el, state: null, model: null, displays: null }));
   const asked = body.dataset.tables ? body.dataset.tables.split(",") : null;
@@ -47,7 +48,7 @@
     for (const name of RoadView.ROADS) {
       const svg = el(t, `svg[data-road="${name}"]`);
       // Miniatures show a good stretch of the shoe, however tall the card: at least 24 Big Road columns.
-      if (svg) RoadView.draw(svg, name, m, null, { minCols: name === "big_road" ? 24 : 16 });
+      if (svg) RoadView.draw(svg, name, m, null, { look, minCols: name === "big_road" ? 24 : 16 });
     }
     const recent = el(t, ".recent");
     recent.replaceChildren(...m.bead.slice(-8).map((c) => {

@@ -69,7 +69,13 @@ def _feed_format(ctx, param, value: str) -> str:
 )
 @option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every IPv4 one).")
 @option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port to listen on.")
-@option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
+@option(
+    "--demo-pace",
+    type=click.FloatRange(0.01, 3600),
+    default=None,
+    help="Seconds between the simulated shoe's cards (demo tables and simulate = true ones), 0.01 to 3600; a round's "
+    "end waits five times as long, a new shoe three times.  [default: 1.0]",
+)
 @option("--access-log/--no-access-log", default=False, show_default=True, help="Log one line per HTTP request.")
 @option(
     "--allowed-origins",
@@ -151,7 +157,7 @@ def serve(
     )
     if transports.serial_device and not transports.serial_table:
         raise click.UsageError("--feed-serial needs --feed-serial-table: the table the serial line feeds")
-    from ..service.store import is_postgres
+    from ..service.log import is_postgres
 
     directory = Path(data_dir) if data_dir else default_data_dir()
     if db is None or is_postgres(db):

@@ -3,7 +3,7 @@
 - `web/`: the HTTP blueprints and pages; `feeds/`: the intake every feed goes through (HTTP, TCP, serial, the
   simulated shoe); `live/`: Socket.IO, its rooms and the displays' counts;
 - `tables/`: the hub that applies, stores and publishes each table's events, the update it publishes, and the
-  configuration; the event log (`store.py`, `store_postgres.py`, `writer.py`) under it;
+  configuration; the event log (`log/`: its one writer, its readers, SQLite and PostgreSQL) under it;
 - `server/`: what the process runs on (the WSGI server and its guards, the runner, the log set up once);
 - `wsgi_stack.py`: the one WSGI stack; `serve.py`: `scoreboard serve`, the one module that assembles the process.
 
@@ -22,8 +22,8 @@ from .live.display_counts import DisplayCounts, SharedCounts
 from .live.namespace import Live, room
 from .live.relay import RELAY, Relay
 from .live.socket_server import socketio
+from .log import StoreError, is_postgres, store_for
 from .server.runner import runner_for
-from .store import StoreError, is_postgres, store_for
 from .tables.config import DEMO, Config, load_config
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
@@ -73,7 +73,8 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     if not is_postgres(db):
         _writable(db)
-    store = store_for(db)
+    runner = runner_for(app.config["ASYNC_MODE"])
+    store = store_for(db, runner)
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
@@ -86,7 +87,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         store,
         # The relay (made below: it needs the hub) sends each update to the displays, here or through the queue.
         publish=lambda table_id, update: relay.publish(table_id, update),
-        runner=runner_for(app.config["ASYNC_MODE"]),
+        runner=runner,
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
         # With a message queue the displays of other processes listen too: every update is made and sent.

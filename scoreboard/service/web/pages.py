@@ -92,6 +92,7 @@ def board(table_id):
         capabilities=state["capabilities"],
         orientation=options.orientation or "",
         clock=options.clock,
+        cols=options.cols,
     )
 
 
