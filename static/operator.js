@@ -67,6 +67,14 @@
     for (const tab of tabs()) tab.setAttribute("aria-pressed", String(tab.dataset.table === tableId));
     $("desk").hidden = false;
     $("audit-csv").href = `${data.urls.table}${encodeURIComponent(tableId)}/audit?format=csv`;
+    // The forms this operator's role allows here (the server's list; it judges every action all the same).
+    const may = data.may[tableId] || [];
+    let offered = 0;
+    for (const form of document.querySelectorAll(".op-action")) {
+      form.hidden = !form.dataset.needs.split(" ").some((a) => may.includes(a));
+      if (!form.hidden) offered += 1;
+    }
+    $("no-actions").hidden = offered > 0;
     for (const r of document.querySelectorAll(".op-result")) r.textContent = "";
     refreshDetail();
   }

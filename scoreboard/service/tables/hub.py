@@ -30,9 +30,11 @@ from ...table import Delta, TableConfig, TableState, apply, evolve
 from ...view import TableView
 from ..store import Record
 from ..writer import GroupWriter, Outcome
+from . import permissions
 from .updates import Shown, shown_after, slim
 
 if TYPE_CHECKING:
+    from .config import Operator
     from .figures import Metrics
 
 log = logging.getLogger(__name__)
@@ -172,10 +174,11 @@ class TableHub:
 
     # -- feeding --------------------------------------------------------------------------------------------------
 
-    def submit(self, table_id: str, events: list, *, operator: str | None = None, is_list: bool = True) -> dict:
+    def submit(self, table_id: str, events: list, *, operator: Operator | None = None, is_list: bool = True) -> dict:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
-        `operator` is the name of the operator whose token sent them (None for the table's feed token).
+        `operator` is the operator whose token sent them (None for the table's feed token): each event is an action
+        their role must allow at this table (permissions.py), judged on the table as that event finds it.
         """
         started = time.perf_counter()
         if len(events) > MAX_EVENTS_PER_POST:
@@ -232,13 +235,18 @@ class TableHub:
             raise FeedRefused(refusal, len(post.results), index if is_list else None)
         return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
 
-    def _stage(self, state: TableState, events: list, operator: str | None):
+    def _stage(self, state: TableState, events: list, operator: Operator | None):
         """Apply the events to a copy of the state (a value): what would change, and the first refusal if any."""
         staged: list[tuple[TableState, Delta]] = []
         now = time.time()
+        name = operator.name if operator is not None else None
         for index, raw in enumerate(events):
             try:
-                new, delta = apply(state, raw, received_at=now, operator=operator)
+                if operator is not None:
+                    denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
+                    if denied is not None:
+                        raise denied
+                new, delta = apply(state, raw, received_at=now, operator=name)
             except Refusal as e:
                 return staged, (e, index)
             staged.append((new, delta))
@@ -313,9 +321,14 @@ class TableHub:
         if self.metrics is not None:
             self.metrics.refused(table_id, kind if isinstance(kind, str) else "", code)
 
-    def _audit_refusal(self, table_id: str, operator: str | None, event: object, refusal: Refusal) -> None:
+    def _audit_refusal(self, table_id: str, operator: Operator | None, event: object, refusal: Refusal) -> None:
+        self.audit_refusal(table_id, operator.name if operator else None, event, refusal)
+
+    def audit_refusal(self, table_id: str, operator: str | None, tried: object, refusal: Refusal) -> None:
+        """Keep a refused operator action for the table's audit trail: `tried` is the event, or for an action that
+        is no event (a read, an acknowledgement) `{"type": action, ...}`."""
         try:
-            self.blocking(self.store.record_refusal, table_id, operator, event, refusal.code, refusal.message)
+            self.blocking(self.store.record_refusal, table_id, operator, tried, refusal.code, refusal.message)
         except Exception as e:  # the refusal stands either way; the audit note is best effort
             log.error("table %s: could not record a refused operator action: %s", table_id, e)
 
@@ -400,7 +413,7 @@ class _Post:
         table_id: str,
         base: TableState,
         events: list,
-        operator: str | None,
+        operator: Operator | None,
         staged: list[tuple[TableState, Delta]],
         refused: tuple[Refusal, int] | None,
         started: float,

@@ -38,6 +38,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 from ...errors import Malformed
 from ...events import SEQ_MAX
 from ..feeds.intake import token_matches
+from ..tables import permissions
 from ..tables.config import Operator
 from ..tables.current import current_hub
 from ..tables.hub import FeedRefused, StorageFailed
@@ -52,7 +53,8 @@ csrf = CSRFProtect()
 
 SESSION_HOURS = 12  # a shift: after that the operator logs in again
 LOGIN_ATTEMPTS, LOGIN_WINDOW = 5, 300.0  # refused logins from one address, then it waits out the five minutes
-ACTIONS = ("void", "correct", "shoe", "close-shoe")
+EVENT_TYPES = {"void": "void", "correct": "correct", "shoe": "shoe", "close-shoe": "shoe_end"}  # the page's actions
+ACTIONS = tuple(EVENT_TYPES)
 SECURITY_HEADERS = {
     # Beside the service's policy (security_headers.py: no framing of /operator): older browsers' no-framing header, and
     # nothing of the page is cached (it shows an operator's view).
@@ -186,18 +188,21 @@ def signed_in() -> Operator | None:
 
 
 def _tables_of(op: Operator) -> list[str]:
-    return [t for t in current_hub().tables if op.may_act_on(t)]
+    return [t for t in current_hub().tables if permissions.check(op, "read", t) is None]
 
 
-def _operator_for(table_id: str):
-    """(the operator, None), or (None, the JSON refusal): signed out 401, unknown table 404, not theirs 403."""
+def _operator_for(table_id: str, tried: dict):
+    """(the operator, None), or (None, the JSON refusal): signed out 401, unknown table 404, not theirs 403 (kept in
+    the table's audit with what was `tried`, as every refused action is)."""
     op = signed_in()
     if op is None:
         return None, error(401, "signed_out", "you are signed out: log in again on the operator page")
     if current_hub().get(table_id) is None:
         return None, error(404, "unknown_table", f"there is no table {table_id[:60]!r} here")
-    if not op.may_act_on(table_id):
-        return None, error(403, "wrong_table", f"operator {op.name} may not act on table {table_id}")
+    denied = permissions.check(op, "read", table_id)
+    if denied is not None:
+        current_hub().audit_refusal(table_id, op.name, tried, denied)
+        return None, error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
     return op, None
 
 
@@ -227,11 +232,15 @@ def page():
     tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
     data = {
         "operator": op.name,
+        "role": op.role,
+        # What the page offers: the actions this operator's role allows at each table (the service still checks
+        # every one: a refusal shows its sentence).
+        "may": {t["table"]: permissions.allowed(op, t["table"]) for t in tables},
         "csrf": generate_csrf(),
         "tables": tables,
         "urls": {"tables": url_for(".tables"), "table": url_for(".tables") + "/"},
     }
-    return render_template("operator.html", login=False, operator=op.name, tables=tables, data=data)
+    return render_template("operator.html", login=False, operator=op.name, role=op.role, tables=tables, data=data)
 
 
 @bp.post("/login")
@@ -291,7 +300,7 @@ def tables():
 
 @bp.get("/tables/<table_id>")
 def table(table_id: str):
-    op, refused = _operator_for(table_id)
+    op, refused = _operator_for(table_id, {"type": "read", "what": "the table"})
     if refused:
         return refused
     view = current_hub().tables[table_id]
@@ -306,13 +315,15 @@ def table(table_id: str):
 
 @bp.get("/tables/<table_id>/audit")
 def audit(table_id: str):
-    _, refused = _operator_for(table_id)
+    _, refused = _operator_for(table_id, {"type": "read", "what": "the audit"})
     return refused or answer(table_id, request.args.get("format"))
 
 
 @bp.post("/tables/<table_id>/<action>")
 def act(table_id: str, action: str):
-    op, refused = _operator_for(table_id)
+    # The event the action would have been, for the audit of a refusal (every role may read, so only an operator of
+    # other tables is refused here; the hub judges the action itself against their role).
+    op, refused = _operator_for(table_id, {"type": EVENT_TYPES.get(action, action[:40])})
     if refused:
         return refused
     if action not in ACTIONS:
@@ -328,7 +339,7 @@ def act(table_id: str, action: str):
         return error(e.status, e.code, e.message)
     hub = current_hub()
     try:
-        reply = hub.submit(table_id, [event], operator=op.name, is_list=False)
+        reply = hub.submit(table_id, [event], operator=op, is_list=False)
     except FeedRefused as e:
         log.info("operator %s: %s on table %s refused: %s", op.name, event["type"], table_id, e.refusal.code)
         return jsonify(e.as_json()), e.refusal.status
