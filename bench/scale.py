@@ -477,7 +477,7 @@ class _LogWriter:
         self.seq = 0
 
     def add(self, event: dict) -> None:
-        from scoreboard.service.store import Record
+        from scoreboard.service.log import Record
         from scoreboard.table import apply
 
         self.seq += 1
@@ -490,16 +490,16 @@ class _LogWriter:
             self.flush()
 
     def flush(self) -> None:
-        self.store.append(self.records)
+        self.store.writer.append(self.records)
         self.records = []
 
 
 def build_log(path: str, tables: int, history_shoes: int, history_table: str = "B1") -> None:
     """A SQLite log written straight through the store: every table with a current shoe of 70 rounds dealt card
     by card, and `history_table` with `history_shoes` shoes before it (a shoe event and 20 results each)."""
-    from scoreboard.service.store import SQLiteStore
+    from scoreboard.service.log import store_for
 
-    store = SQLiteStore(path)
+    store = store_for(path)
     rng = random.Random(3)
     try:
         for i in range(1, tables + 1):

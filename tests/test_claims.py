@@ -9,15 +9,15 @@ import time
 
 import psycopg
 
-from scoreboard.service.store import SQLiteStore
-from scoreboard.service.store_postgres import PostgresStore
+from scoreboard.service.log.postgres import PostgresLog
+from scoreboard.service.log.sqlite import SQLiteLog
 from tests.services import Node, postgres_database
 
 SIMULATED = '[tables.S1]\nname = "Simulated"\nvariant = "super-six"\nfeed_token = "sim-token"\nsimulate = true\n'
 
 
 def test_a_sqlite_log_has_one_process_and_it_holds_every_claim(tmp_path):
-    store = SQLiteStore(str(tmp_path / "log.sqlite3"))
+    store = SQLiteLog(str(tmp_path / "log.sqlite3"))
     try:
         claim = store.claim("simulator:T1")
         assert claim.held() and store.claim("simulator:T1").held()
@@ -27,7 +27,7 @@ def test_a_sqlite_log_has_one_process_and_it_holds_every_claim(tmp_path):
 
 def test_a_claim_on_a_shared_log_is_one_process_s_until_it_lets_go_or_loses_its_connection():
     with postgres_database() as db:
-        a, b = PostgresStore(db), PostgresStore(db)
+        a, b = PostgresLog(db), PostgresLog(db)
         try:
             mine = a.claim("simulator:T1")
             assert mine is not None and mine.held()

@@ -4,6 +4,7 @@ log copied onto itself are refused."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 
@@ -85,3 +86,6 @@ def test_a_missing_source_is_named_and_not_made_and_a_log_is_not_copied_onto_its
     sqlite3.connect(log).close()
     same = run_cli("copy-log", str(log), str(tmp_path / "." / "log.sqlite3"))
     assert same.returncode == 1 and "the same log" in same.stderr
+    os.link(log, tmp_path / "link.sqlite3")  # another name for the same file is the same log too
+    linked = run_cli("copy-log", str(log), str(tmp_path / "link.sqlite3"))
+    assert linked.returncode == 1 and "the same log" in linked.stderr

@@ -4,7 +4,7 @@ standard library writes, the standard library elsewhere. Digests in logs written
 import json
 import random
 
-from scoreboard.service.store import Record
+from scoreboard.service.log import Record
 from scoreboard.table import canonical_json, digest
 
 
@@ -65,8 +65,9 @@ def test_stored_event_text_reads_back_as_the_event():
             "received_at": rng.uniform(0, 2e9),
             "rules": {"decks": 8, "tiny": rng.random() * 1e-9},
         }
-        text = Record("T1", 1, 1, event, "card", "", event["seq"], "d").row(0.0)[4]
+        text = Record("T1", 1, 1, event, "card", "", event["seq"], "d").values(0.0)[4]
         assert json.loads(text) == event
         assert json.loads(text) == json.loads(json.dumps(event, ensure_ascii=False))
     huge = {"type": "note", "n": 2**70}  # past 64 bits: written by the standard library
-    assert Record("T1", 1, 1, huge, "note", "", None, None).row(0.0)[4] == '{"type":"note","n":1180591620717411303424}'
+    text = Record("T1", 1, 1, huge, "note", "", None, None).values(0.0)[4]
+    assert text == '{"type":"note","n":1180591620717411303424}'

@@ -71,7 +71,7 @@ def test_the_seq_memory_keeps_at_least_a_window_per_feed(count):
 
 def test_a_stored_event_that_no_longer_applies_is_skipped_and_the_versions_stay_aligned(tmp_path, caplog):
     from scoreboard.service import create_app
-    from scoreboard.service.store import Record
+    from scoreboard.service.log import Record
     from tests.conftest import TOKEN
 
     config = tmp_path / "t.toml"
@@ -82,8 +82,8 @@ def test_a_stored_event_that_no_longer_applies_is_skipped_and_the_versions_stay_
     client.post("/api/tables/T1/feed", json=[{"type": "shoe"}, {"type": "result", "winner": "B"}], headers=auth)
     hub = app.extensions["scoreboard"]
     # A log written by hand (or by a future version): a card no shoe holds, between two good events.
-    hub.store.append([Record("T1", 3, 1, {"type": "card", "card": "1X"}, "card")])
-    hub.store.append([Record("T1", 4, 1, {"type": "result", "winner": "P"}, "result")])
+    hub.store.writer.append([Record("T1", 3, 1, {"type": "card", "card": "1X"}, "card")])
+    hub.store.writer.append([Record("T1", 4, 1, {"type": "result", "winner": "P"}, "result")])
     hub.close()
     again = create_app({"TESTING": True, "DATABASE": str(tmp_path / "l.sqlite3"), "TABLES_FILE": str(config)})
     state = again.test_client().get("/api/tables/T1").get_json()
@@ -96,15 +96,22 @@ def test_a_stored_event_that_no_longer_applies_is_skipped_and_the_versions_stay_
 
 def test_a_store_that_fails_answers_503_and_applies_nothing(app, client, feed):
     feed({"type": "shoe"})
-    store = app.extensions["scoreboard"].store
+    writer = app.extensions["scoreboard"].writer
 
-    def broken(posts):  # a disk that fails every write (fault injection)
+    def broken(jobs, tables):  # a disk that fails every write (fault injection, where the writer's transaction is)
         raise OSError(28, "No space left on device")
 
-    store.commit = broken
+    writer._transact = broken
     before = client.get("/api/tables/T1").get_data()
     r = feed({"type": "result", "winner": "B"})
     assert r.status_code == 503 and r.get_json()["error"] == "storage_failed" and "No space" in r.get_json()["message"]
     assert client.get("/api/tables/T1").get_data() == before
-    del store.commit  # the store's own method again
+    # A refused operator action is kept for the audit trail before it is answered: not while the log cannot.
+    void = feed({"type": "void", "round": 1, "reason": "x"})
+    assert void.status_code == 503 and void.get_json()["error"] == "storage_failed"
+    del writer._transact  # the writer's own method again
     assert feed({"type": "result", "winner": "B"}).status_code == 200
+    void = feed({"type": "void", "round": 1, "reason": "x"})
+    assert void.status_code == 403 and void.get_json()["error"] == "operator_required"
+    [kept] = app.extensions["scoreboard"].store.refusals("T1")
+    assert kept["code"] == "operator_required" and kept["event"]["reason"] == "x"

@@ -221,14 +221,14 @@ def test_a_stalled_disk_answers_503_and_the_late_write_is_taken_once(tmp_path):
     app = make_app(tmp_path, T1.format(decks=8), WRITE_TIMEOUT=0.3)
     client, post = poster(app)
     post({"type": "shoe"})
-    store = app.extensions["scoreboard"].store
-    real_commit, thawed = store.commit, threading.Event()
+    writer = app.extensions["scoreboard"].writer
+    real_transact, thawed = writer._transact, threading.Event()
 
-    def frozen_commit(posts):  # a disk that stops answering until it is thawed (fault injection)
+    def frozen_transact(jobs, tables):  # a disk that stops answering until it is thawed (fault injection)
         thawed.wait(10)
-        return real_commit(posts)
+        return real_transact(jobs, tables)
 
-    store.commit = frozen_commit
+    writer._transact = frozen_transact
     card = {"type": "card", "card": "9H", "seq": 10**6}
     started = time.monotonic()
     r = post(card, seq=False)
@@ -245,7 +245,7 @@ def test_a_stalled_disk_answers_503_and_the_late_write_is_taken_once(tmp_path):
     retry = post(card, seq=False)
     assert retry.status_code == 200 and retry.get_json()["results"][0]["duplicate"]
     assert client.get("/api/tables/T1").get_json()["version"] == state["version"], "applied once"
-    del store.commit
+    del writer._transact
     app.extensions["scoreboard"].close()
 
 

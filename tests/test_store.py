@@ -1,14 +1,18 @@
 """The event log, the same tests on SQLite (the embedded default) and on a real PostgreSQL: reads, one transaction per
-group commit, versions unique per table, a restart that replays exactly what was acknowledged (kill -9 included)."""
+group commit, rows written with a table's events in its transaction, versions unique per table, the write connection
+the writer's alone, a restart that replays exactly what was acknowledged (kill -9 included)."""
 
 from __future__ import annotations
 
 import signal
+import threading
 
 import pytest
 
 from scoreboard.service import create_app
-from scoreboard.service.store import ROWS_PER_STATEMENT, Record, store_for
+from scoreboard.service.log import RefusedAction, Writes, store_for
+from scoreboard.service.log.rows import Record
+from scoreboard.service.log.sqlite import ROWS_PER_STATEMENT
 from tests.conftest import TOKEN, Feed, with_seq
 from tests.services import Node, postgres_database
 
@@ -35,21 +39,33 @@ def record(version: int, event: dict, shoe: int = 1, table: str = "T1", feed: st
 
 
 class FakePost:
-    """What the group writer hands the store: records staged on version `after` of a table."""
+    """A job of the writer: records (and rows beside them) staged on version `after` of a table."""
 
-    def __init__(self, table_id: str, after: int, records: list[Record]):
-        self.table_id, self.after, self.records = table_id, after, records
+    def __init__(self, table_id: str, after: int, records: list[Record], rows=()):
+        self.table_id, self.after, self.records, self.rows = table_id, after, records, list(rows)
         self.told: list[list] = []
+        self.committed_at: list[float] = []
 
-    def stage(self, rows):
-        self.told.append(rows)
-        return self.records
+    def stage(self, newer):
+        self.told.append(list(newer))
+        return Writes(self.records, self.rows)
+
+    def committed(self):
+        self.committed_at.append(1.0)
+
+
+def commit(store, *posts: FakePost) -> None:
+    """Posts through the log's writer, waiting for their commit (an error is raised here)."""
+    outcomes = [store.writer.write(post) for post in posts]
+    for outcome in outcomes:
+        outcome.result(timeout=10)
 
 
 def test_reads_return_what_was_stored(store):
-    store.append([record(1, {"type": "shoe", "shoe": "A"}, seq=1), record(2, {"type": "result", "winner": "B"}, seq=2)])
-    store.append([record(3, {"type": "shoe", "shoe": "B"}, shoe=2, seq=3), record(1, {"type": "shoe"}, table="T2")])
-    store.append([record(4, {"type": "void", "round": 1, "reason": "x"}, shoe=2, feed="operator:pit", seq=1)])
+    append = store.writer.append
+    append([record(1, {"type": "shoe", "shoe": "A"}, seq=1), record(2, {"type": "result", "winner": "B"}, seq=2)])
+    append([record(3, {"type": "shoe", "shoe": "B"}, shoe=2, seq=3), record(1, {"type": "shoe"}, table="T2")])
+    append([record(4, {"type": "void", "round": 1, "reason": "x"}, shoe=2, feed="operator:pit", seq=1)])
     assert store.current_shoe("T1") == (2, 2), "shoe 2 starts after version 2"
     assert store.current_shoe("NONE") is None
     assert store.shoe_events("T1", 1) == [(1, {"type": "shoe", "shoe": "A"}), (2, {"type": "result", "winner": "B"})]
@@ -60,7 +76,7 @@ def test_reads_return_what_was_stored(store):
     assert [(s["shoe"], s["events"]) for s in store.shoes("T1")] == [(1, 2), (2, 2)]
     [(version, _, event)] = store.operator_events("T1", ["void", "correct"])
     assert version == 4 and event["reason"] == "x"
-    store.record_refusal("T1", "pit", {"type": "void"}, "no_round", "no round is being dealt")
+    store.writer.put(RefusedAction("T1", "pit", {"type": "void"}, "no_round", "no round is being dealt")).result(10)
     [refusal] = store.refusals("T1")
     assert refusal["operator"] == "pit" and refusal["code"] == "no_round" and refusal["event"] == {"type": "void"}
     store.ping()
@@ -82,30 +98,79 @@ def test_a_group_commit_stores_every_post_and_a_version_only_once(store):
         FakePost("T1", 0, [record(1, {"type": "shoe"})]),
         FakePost("T2", 0, [record(1, {"type": "shoe"}, table="T2")]),
     ]
-    held = store.commit(posts)
-    store.release(held)
+    commit(store, *posts)
     assert [p.told for p in posts] == [[[]], [[]]], "nothing to catch up on: this process wrote everything"
+    assert [p.committed_at for p in posts] == [[1.0], [1.0]], "each post is told once, after its commit"
     assert store.current_shoe("T1") == (1, 0) and store.current_shoe("T2") == (1, 0)
     with pytest.raises(Exception):  # noqa: B017 - sqlite3.IntegrityError or psycopg's UniqueViolation
-        store.commit([FakePost("T1", 1, [record(2, {"type": "burn", "count": 1}), record(1, {"type": "shoe"})])])
+        commit(store, FakePost("T1", 1, [record(2, {"type": "burn", "count": 1}), record(1, {"type": "shoe"})]))
     assert [v for v, _ in store.events_after("T1", 0)] == [1], "a failed commit stores none of its events"
+
+
+def test_rows_written_with_a_table_s_events_are_in_its_transaction_or_not_at_all(store):
+    """A refused operator action (or, later, a webhook's outbox entry) goes into the transaction of its post: a
+    post that fails stores neither its events nor its rows, and a post that commits stores both."""
+    refused = RefusedAction("T1", "pit", {"type": "void", "round": 9}, "no_such_round", "there is no round 9")
+    commit(store, FakePost("T1", 0, [record(1, {"type": "shoe"})]))
+    bad = FakePost("T1", 1, [record(2, {"type": "cut"}), record(1, {"type": "shoe"})], [refused])
+    with pytest.raises(Exception):  # noqa: B017 - the second event takes a version stored already
+        commit(store, bad)
+    assert store.refusals("T1") == [] and len(store.events_after("T1", 0)) == 1, "nothing of the failed post"
+    good = FakePost("T1", 1, [record(2, {"type": "cut"})], [refused, refused])
+    alone = FakePost("T2", 0, [], [RefusedAction("T2", None, "not even an object", "malformed", "not JSON")])
+    commit(store, good, alone)
+    assert [v for v, _ in store.events_after("T1", 0)] == [1, 2]
+    assert [(r["code"], r["operator"], r["event"]) for r in store.refusals("T1")] == [
+        ("no_such_round", "pit", {"type": "void", "round": 9}),
+        ("no_such_round", "pit", {"type": "void", "round": 9}),
+    ]
+    [kept] = store.refusals("T2")
+    assert (kept["event"], kept["kind"], kept["operator"]) == ("not even an object", None, None)
+
+
+def test_a_table_s_second_post_waits_for_its_first_s_commit(store):
+    """The writer never puts two posts of one table in one transaction (the second is staged on the version the
+    first makes); other tables' posts share it."""
+    first = FakePost("T1", 0, [record(1, {"type": "shoe"})])
+    second = FakePost("T1", 1, [record(2, {"type": "cut"})])
+    other = FakePost("T2", 0, [record(1, {"type": "shoe"}, table="T2")])
+    observed: list[int] = []
+    store.writer.observe = lambda seconds, jobs: observed.append(jobs)
+    commit(store, first, second, other)
+    assert [v for v, _ in store.events_after("T1", 0)] == [1, 2] and store.current_shoe("T2") == (1, 0)
+    assert sum(observed) == 3 and max(observed) <= 2, observed
+
+
+def test_the_write_connection_is_the_writer_s_alone(store):
+    """Nothing but the writer can reach the connection: the log object holds none, and the writer's side is used
+    on the writer's own thread (SQLite's connection refuses any other thread outright)."""
+    assert not any("db" in name or "conn" in name for name in vars(store)), vars(store)
+    side = store.writer._side
+    if store.blocking:
+        caller = []
+        store.writer._use(lambda: caller.append(threading.get_ident()))
+        assert caller and caller[0] != threading.get_ident(), "the writer's calls run on its own thread"
+    if not store.shared:  # SQLite: the connection itself refuses a thread that is not the writer's
+        with pytest.raises(Exception, match="thread"):
+            side._db.execute("SELECT 1")
 
 
 @pytest.mark.parametrize("count", [1, 2, 50, ROWS_PER_STATEMENT, ROWS_PER_STATEMENT + 1, 1200])
 def test_a_write_of_any_size_is_all_or_nothing(store, count):
     """SQLite writes up to ROWS_PER_STATEMENT events as one INSERT outside a transaction, more in a transaction:
     either way every event is stored, in order, or none is."""
+    append = store.writer.append
     events = [{"type": "burn", "count": v} for v in range(1, count + 1)]
     rows = [record(v, e, seq=v) for v, e in enumerate(events, start=1)]
     if count > 1:
         with pytest.raises(Exception):  # noqa: B017 - sqlite3.IntegrityError or psycopg's UniqueViolation
-            store.append([*rows[:-1], record(1, {"type": "shoe"})])  # the last one takes the first one's version
+            append([*rows[:-1], record(1, {"type": "shoe"})])  # the last one takes the first one's version
         assert store.events_after("T1", 0) == [], "a write refused at its last event stores none of the others"
-    store.append(rows)
+    append(rows)
     assert store.events_after("T1", 0) == list(enumerate(events, start=1))
     assert store.seqs_before("T1", count, 1) == [("", count, f"d{count}")]
     with pytest.raises(Exception):  # noqa: B017
-        store.append([record(count + 1, {"type": "cut"}), record(count, {"type": "shoe"})])
+        append([record(count + 1, {"type": "cut"}), record(count, {"type": "shoe"})])
     assert len(store.events_after("T1", 0)) == count, "a version stored already refuses the whole write"
 
 
@@ -114,9 +179,9 @@ def test_a_shared_log_hands_a_post_what_others_stored_first():
         one, two = store_for(url), store_for(url)
         try:
             assert one.shared and two.shared
-            two.release(two.commit([FakePost("T1", 0, [record(1, {"type": "shoe"}), record(2, {"type": "cut"})])]))
+            commit(two, FakePost("T1", 0, [record(1, {"type": "shoe"}), record(2, {"type": "cut"})]))
             late = FakePost("T1", 0, [])  # staged by `one` on version 0: it has not seen what `two` stored
-            one.release(one.commit([late]))
+            commit(one, late)
             assert late.told == [[(1, {"type": "shoe"}), (2, {"type": "cut"})]]
         finally:
             one.close()
@@ -191,11 +256,20 @@ def test_sigkill_loses_nothing_acknowledged(db_url, tables_file, tmp_path):
 
 def test_a_postgresql_log_closed_while_a_write_finishes_opens_no_connection_again():
     """A release that finds the log closed (the service stopping while a post's locks are let go) must not
-    reconnect: the new connection would outlive the store, open."""
+    reconnect: the new connection would outlive the log, open."""
     with postgres_database() as url:
         store = store_for(url)
-        held = store.commit([FakePost("T1", 0, [record(1, {"type": "shoe"})])])
-        assert held, "the table is locked in the database until its post is published"
+        side = store.writer._side
+        closing = FakePost("T1", 0, [record(1, {"type": "shoe"})])
+        closing.committed = lambda: side.close()  # the log closes while the post is told, its table still locked
+        commit(store, closing)
+        assert side._db.closed, "the release after the commit opened no connection again"
         store.close()
-        store.release(held)
-        assert store._writer.closed
+
+
+def test_a_write_after_close_fails_at_once(db_url):
+    store = store_for(db_url)
+    store.close()
+    with pytest.raises(Exception, match="closed"):
+        store.writer.write(FakePost("T1", 0, [record(1, {"type": "shoe"})])).result(timeout=5)
+    store.close()  # again: nothing more to do

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from ..service.store import StoreError, is_postgres, store_for
+from ..service.log import TABLES, StoreError, is_postgres, store_for
 
 
 def copy_log(source: str, target: str) -> tuple[int, int, str, str]:
@@ -15,20 +15,26 @@ def copy_log(source: str, target: str) -> tuple[int, int, str, str]:
     refusals copied, the log's id and the target as shown (without a password)."""
     if not is_postgres(source) and not os.path.exists(source):
         raise StoreError(f"there is no event log {source}")
-    if source == target or (
-        not is_postgres(source) and not is_postgres(target) and os.path.abspath(source) == os.path.abspath(target)
-    ):
+    if source == target or (not is_postgres(source) and not is_postgres(target) and _same_file(source, target)):
         raise StoreError("the source and the target are the same log")
     src = store_for(source)
     try:
         dst = store_for(target)
         try:
-            events, refusals = dst.adopt(src.log_id, src.export("events"), src.export("refusals"))
-            return events, refusals, src.log_id, dst.url
+            written = dst.writer.adopt(src.log_id, {table.name: src.export(table.name) for table in TABLES})
+            return written["events"], written["refusals"], src.log_id, dst.url
         finally:
             dst.close()
     finally:
         src.close()
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (by any link), or one path not made yet (the same name)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
 
 
 @click.command("copy-log")

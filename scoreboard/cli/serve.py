@@ -151,7 +151,7 @@ def serve(
     )
     if transports.serial_device and not transports.serial_table:
         raise click.UsageError("--feed-serial needs --feed-serial-table: the table the serial line feeds")
-    from ..service.store import is_postgres
+    from ..service.log import is_postgres
 
     directory = Path(data_dir) if data_dir else default_data_dir()
     if db is None or is_postgres(db):

@@ -3,7 +3,7 @@
 - `web/`: the HTTP blueprints and pages; `feeds/`: the intake every feed goes through (HTTP, TCP, serial, the
   simulated shoe); `live/`: Socket.IO, its rooms and the displays' counts;
 - `tables/`: the hub that applies, stores and publishes each table's events, the update it publishes, and the
-  configuration; the event log (`store.py`, `store_postgres.py`, `writer.py`) under it;
+  configuration; the event log (`log/`: its one writer, its readers, SQLite and PostgreSQL) under it;
 - `server/`: what the process runs on (the WSGI server and its guards, the runner, the log set up once);
 - `wsgi_stack.py`: the one WSGI stack; `serve.py`: `scoreboard serve`, the one module that assembles the process.
 
@@ -21,8 +21,8 @@ from flask import Flask
 from .live.display_counts import DisplayCounts, SharedCounts
 from .live.namespace import PIT_ROOM, Live, room
 from .live.socket_server import socketio, socketio_options
+from .log import is_postgres, store_for
 from .server.runner import runner_for
-from .store import is_postgres, store_for
 from .tables.config import DEMO, Config, load_config
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
@@ -68,7 +68,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config["SIMULATED_TABLES"] = config.simulated
     app.config["SCOREBOARD_CONFIG"] = config
 
-    store = store_for(db)
+    runner = runner_for(app.config["ASYNC_MODE"])
+    store = store_for(db, runner)
     socketio.init_app(
         app,
         async_mode=app.config["ASYNC_MODE"],
@@ -80,7 +81,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         config.tables,
         store,
         publish=_publisher,
-        runner=runner_for(app.config["ASYNC_MODE"]),
+        runner=runner,
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
         # With a message queue the displays of other processes listen too: every update is made and sent.

@@ -20,10 +20,10 @@ from .feeds import transports
 from .feeds.simulator import SimulatedShoe
 from .feeds.transports import FeedOptions
 from .live.socket_server import socketio
+from .log import StoreError
 from .server import collector, logs
 from .server.session_limits import SessionLimits
 from .server.wsgi_server import BACKLOG, Server, listen, raise_open_files_limit
-from .store import StoreError
 from .tables.config import ConfigError
 from .tables.current import hub_of
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...cards import ALL_CARDS, point
 from ...commitment import commitment
-from ..store import Claim
+from ..log import Claim
 from ..tables.hub import FeedRefused, StorageFailed
 
 log = logging.getLogger(__name__)

@@ -6,6 +6,9 @@ with a time limit goes to a thread so that the caller can stop waiting.
 
 A call that waits cooperatively (psycopg on patched sockets) needs no thread: `cooperative` runs it where it is,
 which saves the hand-over to a pool thread and back (and the wait for the GIL that comes with it).
+
+`thread()` gives one real thread of its own, the same for every call: the event log's writer makes its connection
+there and uses it there only.
 """
 
 from __future__ import annotations
@@ -38,7 +41,32 @@ class ThreadRunner:
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         threading.Thread(target=fn, args=args, daemon=True).start()
 
+    def thread(self) -> ExecutorThread:
+        """A thread of its own (the log's writer's)."""
+        return ExecutorThread()
+
     future = Future  # a result one thread sets and another waits for
+
+
+class ExecutorThread:
+    """The one thread of a ThreadPoolExecutor of one: every call runs there, in order; the caller's thread waits.
+
+    >>> import threading
+    >>> own = ExecutorThread()
+    >>> first, second = own(threading.get_ident), own(threading.get_ident)
+    >>> first == second != threading.get_ident()
+    True
+    >>> own.close()
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="scoreboard-log-writer")
+
+    def __call__(self, fn: Callable[..., T], *args: Any) -> T:
+        return self._pool.submit(fn, *args).result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
 
 
 class GeventRunner:
@@ -77,9 +105,38 @@ class GeventRunner:
 
         gevent.spawn(fn, *args)
 
+    def thread(self) -> GeventThread:
+        """A real thread of its own (the log's writer's), apart from the pool: its calls never queue behind reads
+        or drawings."""
+        return GeventThread()
+
     @staticmethod
     def future() -> GreenFuture:
         return GreenFuture()
+
+
+class GeventThread:
+    """A gevent thread pool of one thread, kept for the life of the object: every call runs on that thread, in
+    order, and only the calling greenlet waits.
+
+    >>> import threading
+    >>> own = GeventThread()
+    >>> first, second = own(threading.get_ident), own(threading.get_ident)
+    >>> first == second != threading.get_ident()
+    True
+    >>> own.close()
+    """
+
+    def __init__(self) -> None:
+        from gevent.threadpool import ThreadPool
+
+        self._pool = ThreadPool(1)
+
+    def __call__(self, fn: Callable[..., T], *args: Any) -> T:
+        return self._pool.apply(fn, args)
+
+    def close(self) -> None:
+        self._pool.kill()
 
 
 class GreenFuture:

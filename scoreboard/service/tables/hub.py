@@ -6,11 +6,13 @@ off the event loop) and only then does the table take its new state and do the d
 does not finish in time answers 503 but keeps the table closed until it does: if it lands after all, the table still
 takes it, so a retry with the same seq is acknowledged as a duplicate, never applied twice.
 
-Across processes (a shared PostgreSQL log), the store locks the table for the length of the write: inside it, the
-events other processes stored since this one last saw the table are applied first (they were accepted once:
-`trusted`), the post is staged again on that state, inserted, committed, and published before the lock goes. The
-other processes follow the log (the store tells them of each commit) so that their snapshots are current; a display
-joined to any process receives each update once, in version order, through the message queue.
+A post is a job of the log's writer (log/writer.py), the only owner of the log's write connection: its events and
+the rows that go with them (a refused operator action, kept for the audit trail) are stored in one transaction, or
+none of them. Across processes (a shared PostgreSQL log), the writer locks the table for the length of the write:
+inside it, the events other processes stored since this one last saw the table are applied first (they were
+accepted once: `trusted`), the post is staged again on that state, inserted, committed, and published before the
+lock goes. The other processes follow the log (it tells them of each commit) so that their snapshots are current; a
+display joined to any process receives each update once, in version order, through the message queue.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING
 
@@ -28,8 +30,7 @@ from ...errors import Refusal
 from ...seqs import WINDOW, SeqMemory
 from ...table import Delta, TableConfig, TableState, apply, evolve
 from ...view import TableView
-from ..store import Record
-from ..writer import GroupWriter, Outcome
+from ..log import Log, Outcome, Record, RefusedAction, Stored, Writes
 from . import permissions
 from .updates import Shown, shown_after, slim
 
@@ -67,7 +68,7 @@ class TableHub:
     def __init__(
         self,
         configs: Iterable[TableConfig],
-        store,
+        store: Log,
         publish: Callable[[str, dict], None],
         runner,
         write_timeout: float = 5.0,
@@ -87,9 +88,9 @@ class TableHub:
         self.listening = listening or (lambda table_id: True)
         self.runner = runner
         self.write_timeout = write_timeout
-        # A store whose calls block goes through the thread pool; psycopg under gevent waits on the loop itself.
+        # Reads that block go through the thread pool; psycopg under gevent waits on the loop itself.
         self._io = runner.blocking if store.blocking else runner.cooperative
-        self.writer = GroupWriter(store, self._io, runner.spawn, future=runner.future)
+        self.writer = store.writer  # the log's one writer: every write of the hub is a job submitted to it
         self.on_applied = on_applied  # told of every applied event (metrics)
         self.metrics: Metrics | None = None  # set by the metrics blueprint
         self.ready = False
@@ -139,10 +140,9 @@ class TableHub:
             state = collections.deque(_fold_stored(state, rows, table_id), maxlen=1)[-1][0] if rows else state
             self.tables[table_id] = TableView(state, self.log_id)
         self.ready = True
-        follow = getattr(self.store, "follow", None)
-        if self.store.shared and follow is not None:
+        if self.store.shared:
             self._following = True
-            self.runner.spawn(follow, self._told, lambda: self._following)
+            self.runner.spawn(self.store.follow, self._told, lambda: self._following)
 
     # -- following the other processes (a shared log) ----------------------------------------------------------
 
@@ -196,11 +196,12 @@ class TableHub:
         handed_off = False
         try:
             base = self.tables[table_id].state
-            staged, refused = self._stage(base, events, operator)
+            staged, refused = _stage(base, events, operator)
             post = _Post(self, table_id, base, events, operator, staged, refused, started)
-            if self.store.shared or any(not delta.duplicate for _, delta in staged):
+            if self.store.shared or post.writes():
                 # A shared log may hold newer events of this table than this process has seen: even a refusal or a
-                # duplicate is only known for sure under the table's lock there, on the caught-up state.
+                # duplicate is only known for sure under the table's lock there, on the caught-up state. A refused
+                # operator action is kept for the audit trail before it is answered.
                 done = self.writer.write(post)
                 try:
                     done.result(timeout=self.write_timeout)
@@ -219,7 +220,7 @@ class TableHub:
                     self._count_refused(table_id, None, "storage_failed")
                     raise StorageFailed(f"the event could not be stored ({e}); nothing was applied") from None
             else:
-                post.committed()  # duplicates only: acknowledged, nothing to store
+                post.committed()  # duplicates, or a refusal of a feed's event: nothing to store
         finally:
             if not handed_off:
                 lock.release()
@@ -230,42 +231,8 @@ class TableHub:
         if post.refused is not None:
             refusal, index = post.refused
             self._count_refused(table_id, _kind(events[index]), refusal.code)
-            if operator is not None or _kind(events[index]) in OPERATOR_KINDS:
-                self._audit_refusal(table_id, operator, events[index], refusal)
             raise FeedRefused(refusal, len(post.results), index if is_list else None)
         return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
-
-    def _stage(self, state: TableState, events: list, operator: Operator | None):
-        """Apply the events to a copy of the state (a value): what would change, and the first refusal if any."""
-        staged: list[tuple[TableState, Delta]] = []
-        now = time.time()
-        name = operator.name if operator is not None else None
-        for index, raw in enumerate(events):
-            try:
-                if operator is not None:
-                    denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
-                    if denied is not None:
-                        raise denied
-                new, delta = apply(state, raw, received_at=now, operator=name)
-            except Refusal as e:
-                return staged, (e, index)
-            staged.append((new, delta))
-            state = new
-        return staged, None
-
-    @staticmethod
-    def _record(table_id: str, state: TableState, delta: Delta) -> Record:
-        event = delta.event
-        return Record(
-            table_id,
-            state.version,
-            state.shoes,
-            event,
-            event["type"],
-            event.get("feed", ""),
-            event.get("seq"),
-            delta.digest,
-        )
 
     def _take(self, post: _Post) -> list[dict]:
         """The stored events change the table, and every display hears of each change (the events another process
@@ -321,16 +288,17 @@ class TableHub:
         if self.metrics is not None:
             self.metrics.refused(table_id, kind if isinstance(kind, str) else "", code)
 
-    def _audit_refusal(self, table_id: str, operator: Operator | None, event: object, refusal: Refusal) -> None:
-        self.audit_refusal(table_id, operator.name if operator else None, event, refusal)
-
     def audit_refusal(self, table_id: str, operator: str | None, tried: object, refusal: Refusal) -> None:
-        """Keep a refused operator action for the table's audit trail: `tried` is the event, or for an action that
-        is no event (a read, an acknowledgement) `{"type": action, ...}`."""
+        """Keep a refused operator action that is no feed event (a read, an acknowledgement: `tried` is
+        `{"type": action, ...}`) for the table's audit trail; StorageFailed if the log does not keep it in time
+        (a feed post's refusal is kept in its own transaction: _Post.writes)."""
         try:
-            self.blocking(self.store.record_refusal, table_id, operator, tried, refusal.code, refusal.message)
-        except Exception as e:  # the refusal stands either way; the audit note is best effort
-            log.error("table %s: could not record a refused operator action: %s", table_id, e)
+            self.writer.put(RefusedAction(table_id, operator, tried, refusal.code, refusal.message)).result(
+                timeout=self.write_timeout
+            )
+        except Exception as e:
+            log.error("table %s: could not keep a refused operator action: %s", table_id, e)
+            raise StorageFailed(f"the refusal could not be kept for the audit trail ({e}); try again") from None
 
     # -- history --------------------------------------------------------------------------------------------------
 
@@ -404,8 +372,9 @@ class TableHub:
 
 
 class _Post:
-    """One feed post on its way into the log: staged on the table's state, staged again under the log's lock if
-    another process stored events of the table first, then applied and published once committed."""
+    """One feed post on its way into the log, a job of the log's writer: staged on the table's state, staged again
+    in the write transaction if another process stored events of the table first, then applied and published once
+    committed."""
 
     def __init__(
         self,
@@ -423,19 +392,68 @@ class _Post:
         self.staged, self.refused, self.started = staged, refused, started
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
         self.results: list[dict] = []
+        self._writes: Writes | None = None
 
-    def stage(self, rows: list[tuple[int, dict]]) -> list[Record]:
-        """The records to insert, given the events the log holds past `after` (the store calls this in the write
-        transaction, the table locked). With none, the post stands as it was staged; else it is staged again on
-        the caught-up state (every call starts from `base`: a retried transaction gets the same answer)."""
-        if rows:
-            self.caught = list(_fold_stored(self.base, rows, self.table_id))
-            self.staged, self.refused = self.hub._stage(self.caught[-1][0], self.events, self.operator)
-        return [TableHub._record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
+    def stage(self, newer: Sequence[Stored]) -> Writes:
+        """What to store, given the events the log holds past `after` (the writer asks in its transaction, the
+        table locked). With none, the post stands as it was staged; else it is staged again on the caught-up state
+        (every call starts from `base`: a retried transaction gets the same answer)."""
+        if newer:
+            self.caught = list(_fold_stored(self.base, newer, self.table_id))
+            self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator)
+            self._writes = None
+        return self.writes()
+
+    def writes(self) -> Writes:
+        """The post's new events, and the refused operator action that ended it, if one did (the audit trail keeps
+        every refused void and correction, and whatever an operator's token sent)."""
+        if self._writes is None:
+            self._writes = self._make_writes()
+        return self._writes
+
+    def _make_writes(self) -> Writes:
+        records = [_record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
+        rows = []
+        if self.refused is not None:
+            refusal, index = self.refused
+            event = self.events[index]
+            if self.operator is not None or _kind(event) in OPERATOR_KINDS:
+                name = self.operator.name if self.operator is not None else None
+                rows.append(RefusedAction(self.table_id, name, event, refusal.code, refusal.message))
+        return Writes(records, rows)
 
     def committed(self) -> None:
         """Durable: the table takes the new state and its displays hear of it (before the log's lock goes)."""
         self.results = self.hub._take(self)
+
+
+def _stage(
+    state: TableState, events: list, operator: Operator | None
+) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
+    """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
+    operator's event is first an action their role must allow at this table (permissions.py), judged on the table
+    as the event finds it."""
+    staged: list[tuple[TableState, Delta]] = []
+    now = time.time()
+    name = operator.name if operator is not None else None
+    for index, raw in enumerate(events):
+        try:
+            if operator is not None:
+                denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
+                if denied is not None:
+                    raise denied
+            new, delta = apply(state, raw, received_at=now, operator=name)
+        except Refusal as e:
+            return staged, (e, index)
+        staged.append((new, delta))
+        state = new
+    return staged, None
+
+
+def _record(table_id: str, state: TableState, delta: Delta) -> Record:
+    event = delta.event
+    feed, seq = event.get("feed", ""), event.get("seq")
+    return Record(table_id, state.version, state.shoes, event, event["type"], feed, seq, delta.digest)
 
 
 def _fold_stored(

@@ -1,0 +1,425 @@
+"""The event log in a SQLite file: the embedded default, held by one server process.
+
+One process holds the file: `hold` locks the file itself (flock on its inode), so that a hard link, a symlink or
+another path to the same file cannot open it for a second server; the refused one is told which process holds it.
+The file is written by one connection, the writer's (`_WriteSide`): made on the writer's own thread and refused by
+sqlite3 on any other; every read opens a connection of its own (WAL lets it read while the writer appends).
+
+Durability: WAL with `synchronous=FULL`, so the WAL is fsynced at every commit and an acknowledged event survives a
+power cut. A commit of a few hundred events and nothing else is one INSERT, outside an explicit transaction (it is a
+transaction of its own, fsynced before the call returns): the writer's thread needs the GIL only before and after
+that one call into SQLite, where BEGIN, each statement and COMMIT each took it back, every time waiting for the event
+loop to let go of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import logging
+import os
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from urllib.parse import quote
+
+from .errors import StoreBusy, StoreNotEmpty
+from .rows import EVENTS, TABLES, Table, Writes, export_batches, table_named
+from .writer import Runner, Stored, Writer, default_runner
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
+SERIAL = "INTEGER PRIMARY KEY AUTOINCREMENT"
+META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+ROWS_PER_STATEMENT = 500  # past this many rows a write is several INSERTs in a transaction: no outsized statements
+
+
+class SQLiteLog:
+    """A log file held by this process: reads on their own connections, writes through its `writer` alone."""
+
+    shared = False  # the file's lock keeps every other process out: nothing else can write it
+    blocking = True  # sqlite3 waits for the disk in the calling thread
+
+    def __init__(self, path: str, runner: Runner | None = None):
+        self.path = str(path)
+        self.url = self.path
+        held = hold(self.path)
+        try:
+            self.writer = Writer(
+                functools.partial(_WriteSide, self.path, held.holder), blocking=True, runner=runner or default_runner()
+            )
+        except BaseException:
+            held.release()
+            raise
+        # A log dropped without close() (an app that failed to start, a test) still lets go of its file.
+        self._release = weakref.finalize(self, _close, self.writer, held)
+
+    @property
+    def log_id(self) -> str:
+        return self.writer.log_id
+
+    def close(self) -> None:
+        self._release()
+
+    # -- reading (a connection of its own each time) ------------------------------------------------------------
+
+    def _read(self, sql: str, args: tuple) -> list:
+        db = sqlite3.connect(self.path, timeout=5)
+        try:
+            return db.execute(sql, args).fetchall()
+        finally:
+            db.close()
+
+    def ping(self) -> None:
+        self._read("SELECT 1", ())
+
+    def events_after(self, table_id: str, version: int) -> list[Stored]:
+        rows = self._read(
+            "SELECT version, event FROM events WHERE table_id = ? AND version > ? ORDER BY version", (table_id, version)
+        )
+        return [(v, json.loads(e)) for v, e in rows]
+
+    def current_shoe(self, table_id: str) -> tuple[int, int] | None:
+        rows = self._read(
+            "SELECT shoe, MIN(version) FROM events WHERE table_id = ? "
+            "AND shoe = (SELECT MAX(shoe) FROM events WHERE table_id = ?)",
+            (table_id, table_id),
+        )
+        shoe, first = rows[0]
+        return None if shoe is None else (shoe, first - 1)
+
+    def shoe_events(self, table_id: str, shoe: int) -> list[Stored]:
+        rows = self._read(
+            "SELECT version, event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version", (table_id, shoe)
+        )
+        return [(v, json.loads(e)) for v, e in rows]
+
+    def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
+        rows = self._read(
+            "SELECT feed, seq, digest FROM events WHERE table_id = ? AND seq IS NOT NULL AND version <= ? "
+            "ORDER BY version DESC LIMIT ?",
+            (table_id, version, limit),
+        )
+        return [(feed or "", seq, digest) for feed, seq, digest in reversed(rows)]
+
+    def shoes(self, table_id: str) -> list[dict]:
+        rows = self._read(
+            "SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
+            "WHERE table_id = ? AND shoe > 0 GROUP BY shoe ORDER BY shoe",
+            (table_id,),
+        )
+        return [{"shoe": s, "first_event": first, "last_event": last, "events": n} for s, first, last, n in rows]
+
+    def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]:
+        marks = ",".join("?" * len(kinds))
+        rows = self._read(
+            f"SELECT version, stored_at, event FROM events WHERE table_id = ? AND kind IN ({marks}) ORDER BY version",
+            (table_id, *kinds),
+        )
+        return [(v, at, json.loads(e)) for v, at, e in rows]
+
+    def refusals(self, table_id: str) -> list[dict]:
+        rows = self._read(
+            "SELECT stored_at, operator, kind, code, message, event FROM refusals WHERE table_id = ? ORDER BY id",
+            (table_id,),
+        )
+        return [
+            {"at": at, "operator": op, "kind": kind, "code": code, "message": msg, "event": json.loads(ev)}
+            for at, op, kind, code, msg, ev in rows
+        ]
+
+    def export(self, table: str) -> Iterator[list[tuple]]:
+        return export_batches(self._read, table, "?")
+
+    # -- one process ------------------------------------------------------------------------------------------
+
+    def claim(self, name: str) -> _OnlyProcess:
+        """Always this process's: no other process opens this log (its lock)."""
+        return _OnlyProcess()
+
+    def follow(self, told: Callable[[str, int], None], running: Callable[[], bool]) -> None:
+        """Nothing to follow: no other process writes this file."""
+
+
+class _WriteSide:
+    """The log file's one write connection and what the writer does with it. Made on the writer's thread: sqlite3
+    refuses the connection to any other thread (`check_same_thread`), so nothing else can use it by mistake."""
+
+    shared = False
+
+    def __init__(self, path: str, holder: str):
+        self._path = path
+        self._db = sqlite3.connect(path, isolation_level=None)  # autocommit: transactions are explicit
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # FULL: the WAL is fsynced at every commit, so an acknowledged event survives a power cut.
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            # The most parameters one statement may carry (999 before SQLite 3.32).
+            self._parameters = self._db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+            self._migrate()
+            self.log_id = self._open_as(holder)
+        except BaseException:
+            self._db.close()
+            raise
+
+    # -- setting up -------------------------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        db = self._db
+        db.execute(META)
+        for table in TABLES:
+            db.execute(table.create(TYPES, SERIAL))
+            present = {row[1] for row in db.execute(f"PRAGMA table_info({table.name})")}
+            for column in table.columns:
+                if column.name not in present:  # a log of an earlier release: the column is added, NULL
+                    db.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {TYPES[column.type]}")
+        if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            self._backfill()
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        for table in TABLES:
+            for index in table.indexes:
+                db.execute(f"CREATE INDEX IF NOT EXISTS {index}")
+
+    def _backfill(self) -> None:
+        """A log written before schema 2: fill kind, feed, seq and digest from each stored event."""
+        from ...table import digest
+
+        rows = self._db.execute("SELECT id, event FROM events WHERE kind IS NULL").fetchall()
+        with self._transaction():
+            for row_id, text in rows:
+                event = json.loads(text)
+                seq = event.get("seq")
+                self._db.execute(
+                    "UPDATE events SET kind = ?, feed = ?, seq = ?, digest = ? WHERE id = ?",
+                    (event.get("type"), event.get("feed", ""), seq, digest(event) if seq else None, row_id),
+                )
+
+    def _open_as(self, holder: str) -> str:
+        """The log's id (made if the log is new), and who holds it now, for a server refused on another path. The
+        holder is checkpointed into the file itself: a hard link has a WAL of its own name (none), so a server
+        refused on one reads the file alone."""
+        with self._transaction():
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('log_id', ?)", (uuid.uuid4().hex,))
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('holder', ?)", (holder,))
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return str(self._db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0])
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+
+    # -- the writer's primitives ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[_Transaction]:
+        """The writes of the block, stored when it ends: all of them or none."""
+        tx = _Transaction()
+        yield tx
+        self._store(tx.writes)
+
+    def _store(self, writes: Sequence[Writes]) -> None:
+        now = time.time()
+        events = [record.values(now) for w in writes for record in w.events]
+        rows: dict[Table, list[tuple]] = {}
+        for w in writes:
+            for row in w.rows:
+                rows.setdefault(row.TABLE, []).append(row.values(now))
+        if not rows and len(events) <= self._per_statement(EVENTS):
+            if events:  # one statement: a transaction of its own, committed and fsynced before execute returns
+                self._db.execute(_insert(EVENTS, len(events)), [value for row in events for value in row])
+            return
+        with self._transaction():
+            for table, values in ((EVENTS, events), *rows.items()):
+                step = self._per_statement(table)
+                for start in range(0, len(values), step):
+                    part = values[start : start + step]
+                    self._db.execute(_insert(table, len(part)), [value for row in part for value in row])
+
+    def _per_statement(self, table: Table) -> int:
+        return min(ROWS_PER_STATEMENT, self._parameters // len(table.columns))
+
+    def release(self, table_ids: Sequence[str]) -> None:
+        """Nothing is held past a commit: one process, and the hub's own lock per table, write this log."""
+
+    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[tuple]]]) -> dict[str, int]:
+        written: dict[str, int] = {}
+        with self._transaction():
+            held = self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+            if held:
+                raise StoreNotEmpty(f"{self._path} already holds {held} events: copy into a new, empty log")
+            for name, batches in tables.items():
+                table = table_named(name)
+                written[name] = 0
+                for batch in batches:
+                    self._db.executemany(table.insert("?"), batch)
+                    written[name] += len(batch)
+            self._db.execute("UPDATE meta SET value = ? WHERE key = 'log_id'", (log_id,))
+        return written
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class _Transaction:
+    """SQLite's primitives: no other process writes the file, so there is nothing to lock or catch up on; the
+    inserts are kept until the block ends and go in as one write."""
+
+    def __init__(self) -> None:
+        self.writes: list[Writes] = []
+
+    def lock(self, table_ids: Sequence[str]) -> None:
+        """The file's lock is this process's, and the hub's lock per table orders its posts."""
+
+    def newer(self, after: Mapping[str, int]) -> Mapping[str, Sequence[Stored]]:
+        return {}
+
+    def insert(self, writes: Sequence[Writes]) -> None:
+        self.writes.extend(writes)
+
+
+@functools.lru_cache(maxsize=128)
+def _insert(table: Table, rows: int) -> str:
+    return table.insert("?", rows)
+
+
+# -- one server per file ------------------------------------------------------------------------------------------
+
+
+class _Held:
+    """This process's lock on a log file: an open descriptor of the file, flocked."""
+
+    def __init__(self, fd: int, key: tuple[int, int], legacy: int | None, holder: str):
+        self.fd, self.key, self.legacy, self.holder = fd, key, legacy, holder
+
+    def release(self) -> None:
+        """Let go (once). The descriptor is closed only after the writer's connection is: closing any descriptor
+        of the file drops the process's POSIX locks on it, SQLite's included."""
+        with _HELD_LOCK:
+            if _HELD.get(self.key) is not self:
+                return
+            del _HELD[self.key]
+        for fd in (self.fd, self.legacy):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+
+
+_HELD: dict[tuple[int, int], _Held] = {}  # (device, inode) -> this process's lock on that file
+_HELD_LOCK = threading.Lock()
+
+
+def hold(path: str) -> _Held:
+    """Lock the log file itself for this process, or StoreBusy naming the process that holds it.
+
+    The lock is on the file's inode (flock), so every name of the file finds it: a hard link, a symlink, a relative
+    path. The lock file of earlier releases (`<log>.lock`) is taken too, so that a server of an earlier release
+    running on this path is refused as well. A second log object of this process on the same file is refused from
+    a table of the files it holds, without opening the file again (closing that descriptor would drop SQLite's own
+    locks on it)."""
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        with _HELD_LOCK:
+            mine = _HELD.get((st.st_dev, st.st_ino))
+        if mine is not None:
+            raise StoreBusy(_busy(path, mine.holder))
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreBusy(_busy(path, _holder_of(path))) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    st = os.fstat(fd)
+    holder = (
+        f"process {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}, "
+        f"which opened it as {os.path.abspath(path)}"
+    )
+    try:
+        legacy = _hold_legacy(path + ".lock", holder)
+    except BaseException:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        raise
+    held = _Held(fd, (st.st_dev, st.st_ino), legacy, holder)
+    with _HELD_LOCK:
+        _HELD[held.key] = held
+    return held
+
+
+def _hold_legacy(lock_path: str, holder: str) -> int | None:
+    """The lock file earlier releases take beside the log's path (a server of one of them may be running)."""
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:  # a directory this process may not write: earlier releases could not have run there either
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        with contextlib.suppress(OSError):
+            text = os.pread(fd, 1000, 0).decode(errors="replace").strip()
+        os.close(fd)
+        raise StoreBusy(_busy(lock_path.removesuffix(".lock"), text or "another process")) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{holder}\n".encode(), 0)
+    return fd
+
+
+def _holder_of(path: str) -> str:
+    """Who holds the log, as its holder wrote it into the file when it opened it. Read as an immutable file: no
+    lock, no WAL or shared memory of this name is made (a link's would be another's than the holder's)."""
+    try:
+        db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?immutable=1", uri=True, timeout=1)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'holder'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        row = None
+    return str(row[0]) if row else "another process"
+
+
+def _busy(path: str, holder: str) -> str:
+    return (
+        f"the event log {path} is in use by {holder}: one server per log (another name for the same file, a link "
+        "or a relative path, is the same log); stop it, or give this one another --db"
+    )
+
+
+def _close(writer: Writer, held: _Held) -> None:
+    """Close the log: the writer's connection first, then the lock on the file (once: close() and the finalizer
+    share this)."""
+    try:
+        writer.close()
+    except Exception as e:  # at the interpreter's exit its threads are gone: the process's end closes the file
+        log.debug("closing the event log's writer: %s", e)
+    finally:
+        held.release()
+
+
+class _OnlyProcess:
+    """The claim of the only process there is."""
+
+    def held(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        """Nothing to let go of."""
