@@ -23,6 +23,7 @@ from .live.namespace import PIT_ROOM, Live, room
 from .live.socket_server import socketio, socketio_options
 from .log import is_postgres, store_for
 from .server.runner import runner_for
+from .tables.alarm_watch import ConditionWatch
 from .tables.config import DEMO, Config, load_config
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
@@ -38,6 +39,7 @@ class Defaults:
     MAX_CONTENT_LENGTH = 1024 * 1024
     WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
     PROXY_HOPS = 0  # reverse proxies in front whose X-Forwarded-* headers are trusted (serve's --proxy-hops)
+    ALARM_SCREEN_GRACE = 15.0  # seconds a table may show on fewer screens than it expects before the alarm
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -87,6 +89,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         # With a message queue the displays of other processes listen too: every update is made and sent.
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
     )
+    hub.alarms.tell = _tell_alarms
     hub.replay()
     app.extensions[EXTENSION] = hub
     queue = app.config["MESSAGE_QUEUE"]
@@ -99,15 +102,27 @@ def create_app(overrides: dict | None = None) -> Flask:
         shared=SharedCounts(queue, store.log_id) if queue else None,
     )
 
+    # The condition alarms (feed silent, screen missing), judged by one process of the log; `scoreboard serve`
+    # starts it (as it starts the displays' counts).
+    app.extensions["alarm_watch"] = ConditionWatch(
+        hub,
+        app.extensions["displays"].of,
+        socketio.start_background_task,
+        socketio.sleep,
+        screen_grace=float(app.config["ALARM_SCREEN_GRACE"]),
+    )
+
     from .feeds import http_feed
-    from .web import api, audit, health, history, images, json_errors, metrics, operator_page, pages
+    from .web import alarms, api, audit, health, history, images, json_errors, metrics, operator_page, pages
     from .wsgi_stack import wsgi_stack
 
     json_errors.init_app(app)
     app.wsgi_app = wsgi_stack(app, app.wsgi_app)  # type: ignore[method-assign, assignment]
     metrics.init_app(app)
     operator_page.init_app(app, secret_file=beside + ".secret")
-    for blueprint in (api.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp, operator_page.bp, pages.bp):
+    for blueprint in (alarms.bp, api.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp):
+        app.register_blueprint(blueprint)
+    for blueprint in (operator_page.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app
 
@@ -119,6 +134,11 @@ def _publisher(table_id: str, update: dict) -> None:
 def _has_listeners(table_id: str) -> bool:
     """Whether the table's room has anyone in it here (a board, an overlay, a pit monitor)."""
     return bool(socketio.server.manager.rooms.get("/", {}).get(room(table_id)))
+
+
+def _tell_alarms(message: dict) -> None:
+    """An alarm raised, acknowledged or cleared, to the pit monitors of every process."""
+    socketio.emit("alarm", message, to=PIT_ROOM)
 
 
 def _tell_pits(table_id: str, count: int, everywhere: bool) -> None:

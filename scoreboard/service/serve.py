@@ -86,6 +86,7 @@ def run(options: ServeOptions) -> None:
             'token "demo-pit" (/operator)'
         )
     app.extensions["displays"].start()
+    app.extensions["alarm_watch"].start()
     collector.tune(socketio.start_background_task, socketio.sleep)
     listener.listen(BACKLOG)
     Server(

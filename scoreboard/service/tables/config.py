@@ -31,6 +31,7 @@ TABLE_SETTINGS: dict[str, type | tuple[type, ...]] = {
     "squeeze": bool,
     "lang": str,
     "stale_after": int,
+    "expected_screens": int,
     "simulate": bool,
     "patterns": dict,
 }

@@ -32,6 +32,7 @@ from ...table import Delta, TableConfig, TableState, apply, evolve
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Stored, Writes
 from . import permissions
+from .alarms import Alarms, Raised, of_events
 from .updates import Shown, shown_after, slim
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ class TableHub:
         self._shown: dict[str, Shown] = {}  # per table: what its displays hold, the base of the next slim update
         self._latest: dict[str, int] = {}  # shared log: the newest version each table is known to have there
         self._following = False
+        self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
@@ -393,6 +395,7 @@ class _Post:
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
         self.results: list[dict] = []
         self._writes: Writes | None = None
+        self.raised = Raised()  # the alarms its events raise and clear, stored with them
 
     def stage(self, newer: Sequence[Stored]) -> Writes:
         """What to store, given the events the log holds past `after` (the writer asks in its transaction, the
@@ -405,15 +408,17 @@ class _Post:
         return self.writes()
 
     def writes(self) -> Writes:
-        """The post's new events, and the refused operator action that ended it, if one did (the audit trail keeps
-        every refused void and correction, and whatever an operator's token sent)."""
+        """The post's new events, the alarms they raise and clear (alarms.py: a void, a correction, an excess card,
+        the cut card), and the refused operator action that ended it, if one did (the audit trail keeps every
+        refused void and correction, and whatever an operator's token sent)."""
         if self._writes is None:
             self._writes = self._make_writes()
         return self._writes
 
     def _make_writes(self) -> Writes:
         records = [_record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
-        rows = []
+        self.raised = of_events(self.caught[-1][0] if self.caught else self.base, self.staged)
+        rows = self.raised.rows()
         if self.refused is not None:
             refusal, index = self.refused
             event = self.events[index]
@@ -423,8 +428,11 @@ class _Post:
         return Writes(records, rows)
 
     def committed(self) -> None:
-        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes)."""
+        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes), and the
+        pits of the alarms it raised."""
         self.results = self.hub._take(self)
+        if self.raised:
+            self.hub.alarms.announce(self.raised)
 
 
 def _stage(

@@ -62,6 +62,8 @@ PERMISSIONS: dict[str, Permission] = {
     "correct": Permission("correcting a round", MANAGERS),
     "close_shoe": Permission("closing or changing a shoe before it is finished", MANAGERS),
     "ack_alarm": Permission("acknowledging an alarm", MANAGERS),
+    # The record's check failed (operations.md "The record"): /readyz stays 503 until an admin has looked.
+    "ack_integrity": Permission("acknowledging an integrity alarm", ADMINS),
     "read": Permission("reading the audit, the exports and the alarms", EVERYONE),
 }
 

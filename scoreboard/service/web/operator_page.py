@@ -10,11 +10,11 @@ seq it issues: the page never holds the token, and never picks a seq the server 
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import logging
 import math
 import os
+import re
 import stat
 import threading
 import time
@@ -42,9 +42,11 @@ from ..tables import permissions
 from ..tables.config import Operator
 from ..tables.current import current_hub
 from ..tables.hub import FeedRefused, StorageFailed
+from .alarm_acks import acknowledge
 from .attempts import Attempts
 from .audit_trail import answer
 from .json_errors import error
+from .sessions import sign, sign_in, signed_in
 
 log = logging.getLogger(__name__)
 
@@ -158,33 +160,16 @@ class SeqIssuer:
             seq = max(time.time_ns() // 1000, (applied.last or 0) + 1 if applied else 1)
             seq = max(seq, self._last.get(operator, 0) + 1)
             self._last[operator] = seq
-        return {"seq": seq, "sig": _sign("seq", operator, table_id, str(seq))}
+        return {"seq": seq, "sig": sign("seq", operator, table_id, str(seq))}
 
     @staticmethod
     def valid(operator: str, table_id: str, seq: object, sig: object) -> bool:
         if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= SEQ_MAX or not isinstance(sig, str):
             return False
-        return hmac.compare_digest(sig, _sign("seq", operator, table_id, str(seq)))
+        return hmac.compare_digest(sig, sign("seq", operator, table_id, str(seq)))
 
 
-def _sign(*parts: str) -> str:
-    key = current_app.config["SECRET_KEY"]
-    key = key.encode() if isinstance(key, str) else key
-    return hmac.new(key, "\0".join(parts).encode(), hashlib.sha256).hexdigest()[:32]
-
-
-# -- who is signed in -----------------------------------------------------------------------------------------------
-
-
-def signed_in() -> Operator | None:
-    """The operator of this session, if their token is still the one they logged in with."""
-    name, key = session.get("operator"), session.get("key")
-    if not isinstance(name, str) or not isinstance(key, str):
-        return None
-    for op in current_hub().operators:
-        if op.name == name and hmac.compare_digest(key, _sign("session", op.token)):
-            return op
-    return None
+# -- who is signed in (sessions.py) -------------------------------------------------------------------------------
 
 
 def _tables_of(op: Operator) -> list[str]:
@@ -218,16 +203,16 @@ def secure(response):
 @bp.errorhandler(CSRFError)
 def csrf_refused(e: CSRFError):
     message = "the page's security token is missing or out of date: reload the page and try again"
-    if request.path.startswith("/operator/tables/"):
+    if request.path.startswith(("/operator/tables/", "/operator/alarms/")):
         return error(400, "csrf_failed", message, reason=e.description)
-    return render_template("operator.html", login=True, problem=message), 400
+    return _login_page(message), 400
 
 
 @bp.get("")
 def page():
     op = signed_in()
     if op is None:
-        return render_template("operator.html", login=True, problem=None)
+        return _login_page(None)
     hub = current_hub()
     tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
     data = {
@@ -255,22 +240,19 @@ def login():
             f"{LOGIN_ATTEMPTS} wrong tokens from this screen in {LOGIN_WINDOW / 60:g} minutes: "
             f"wait {seconds} s, then try again"
         )
-        page = render_template("operator.html", login=True, problem=problem)
+        page = _login_page(problem)
         return page, 429, {"Retry-After": str(seconds)}
     token = request.form.get("token", "").strip()
     for op in current_hub().operators:
         if token_matches(token, op.token):
             attempts.succeeded(client)
-            session.clear()  # nothing of an earlier session carries over into this one
-            session.permanent = True
-            session["operator"] = op.name
-            session["key"] = _sign("session", op.token)
+            sign_in(op)
             log.info("operator %s logged in from %s", op.name, client)
-            return redirect(url_for(".page"), 303)
+            return redirect(_local_next(request.form.get("next")) or url_for(".page"), 303)
     attempts.refused(client)
     log.warning("operator login refused from %s", client)
     problem = "that token is not an operator's: check it and try again"
-    return render_template("operator.html", login=True, problem=problem), 401
+    return _login_page(problem), 401
 
 
 @bp.post("/logout")
@@ -279,7 +261,28 @@ def logout():
     session.clear()
     if name:
         log.info("operator %s logged out", name)
-    return redirect(url_for(".page"), 303)
+    return redirect(_local_next(request.form.get("next")) or url_for(".page"), 303)
+
+
+def _login_page(problem: str | None) -> str:
+    """The login form; a page that sent the operator here to sign in (`?next=/pit`) gets them back after it."""
+    following = _local_next(request.values.get("next"))
+    return render_template("operator.html", login=True, problem=problem, following=following)
+
+
+LOCAL_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9/_.,=&%?-]{0,300}")
+
+
+def _local_next(value: object) -> str | None:
+    """A path of this service to go back to after signing in or out, or None: never another site's address (an open
+    redirect), never a path of odd characters.
+
+    >>> _local_next("/pit?tables=T1,T2&lang=zh-Hant"), _local_next("//evil.example"), _local_next("https://x")
+    ('/pit?tables=T1,T2&lang=zh-Hant', None, None)
+    >>> _local_next("/%5Cx"), _local_next("/pit\\n"), _local_next(None)
+    ('/%5Cx', None, None)
+    """
+    return value if isinstance(value, str) and LOCAL_PATH.fullmatch(value) else None
 
 
 # -- what the page reads and posts (JSON) ---------------------------------------------------------------------------
@@ -347,6 +350,16 @@ def act(table_id: str, action: str):
         return error(503, "storage_failed", str(e), applied=0)
     log.info("operator %s: %s on table %s, version %s", op.name, event["type"], table_id, reply["table"]["version"])
     return jsonify(reply)
+
+
+@bp.post("/alarms/<alarm_id>/ack")
+def ack_alarm(alarm_id: str):
+    """The pit's acknowledge button: the signed-in operator acknowledges an alarm (CSRF-checked like every post of
+    the page; the same checks and answers as `POST /api/alarms/<id>/ack`)."""
+    op = signed_in()
+    if op is None:
+        return error(401, "signed_out", "you are signed out: sign in again to acknowledge alarms")
+    return acknowledge(op, alarm_id, request.get_data(cache=False))
 
 
 def event_for(action: str, fields: dict) -> dict:
