@@ -16,6 +16,7 @@ from babel.messages.pofile import read_po
 from scoreboard.i18n import LOCALES
 from scoreboard.odds import report
 from scoreboard.service import create_app
+from scoreboard.service.tables.alarms import KINDS
 from scoreboard.service.tables.display_settings import DisplaySettings, DisplaySettingsError
 from scoreboard.service.web.page_strings import ODDS_TEXTS
 from scoreboard.variants import VARIANT_NAMES, variant
@@ -204,7 +205,7 @@ def test_the_odds_are_computed_once(client, monkeypatch):
 
 def messages_used() -> set[tuple[str | None, str]]:
     """Every message the pages translate: the literals in the templates and page modules, and the texts made
-    elsewhere that the pages pass through the catalogs (variant titles, pays, insurance odds)."""
+    elsewhere that the pages pass through the catalogs (variant titles, pays, insurance odds, the alarm kinds')."""
     found: set[tuple[str | None, str]] = set()
     for path in (ROOT / "templates").glob("*.html"):
         for _, msg, _, ctx in extract_from_file("jinja2", str(path), options={"extensions": "jinja2.ext.i18n"}):
@@ -216,6 +217,7 @@ def messages_used() -> set[tuple[str | None, str]]:
     found |= {(None, variant(name).title) for name in VARIANT_NAMES}
     found |= {(None, r["pays"]) for r in report(8)["bets"]}
     found |= {(None, text) for text in ODDS_TEXTS}
+    found |= {(None, text) for kind in KINDS.values() for text in (kind.title, kind.text)}
     return found
 
 
