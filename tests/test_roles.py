@@ -5,6 +5,8 @@ file."""
 
 from __future__ import annotations
 
+import json
+import re
 import signal
 from pathlib import Path
 
@@ -68,10 +70,12 @@ ACTIONS = {
     "read_audit": ("get", "/api/tables/T1/audit"),
     "read_export": ("get", "/api/tables/T1/shoes/1/export"),
     "read_export_csv": ("get", "/api/tables/T1/shoes/1/export?format=csv"),
+    "read_alarms": ("get", "/api/alarms?table=T1&state=all"),
+    "ack_alarm": ("ack", None),
 }
 DEAL = {"deal", "cut"}
-READ = {"read_audit", "read_export", "read_export_csv"}
-MANAGE = {"void", "correct", "close_shoe", "change_shoe"}
+READ = {"read_audit", "read_export", "read_export_csv", "read_alarms"}
+MANAGE = {"void", "correct", "close_shoe", "change_shoe", "ack_alarm"}
 ALLOWED = {
     "admin": DEAL | READ | MANAGE,
     "supervisor": DEAL | READ | MANAGE,
@@ -81,6 +85,7 @@ ALLOWED = {
 NEEDS = {"void": "a supervisor or an admin", "correct": "a supervisor or an admin"}
 NEEDS |= {"close_shoe": "a supervisor or an admin", "change_shoe": "a supervisor or an admin"}
 NEEDS |= {"deal": "a dealer, a supervisor or an admin", "cut": "a dealer, a supervisor or an admin"}
+NEEDS |= {"ack_alarm": "a supervisor or an admin"}
 
 
 @pytest.fixture(scope="module")
@@ -110,10 +115,19 @@ def audit(server: Server, table: str = "T1") -> list[dict]:
     return r.json()["audit"]
 
 
+def newest_alarm(server: Server, table: str = "T1") -> dict:
+    r = requests.get(f"{server.url}/api/alarms?table={table}", headers=bearer(ROLE_TOKENS["admin"]), timeout=5)
+    assert r.status_code == 200, r.text
+    return r.json()["alarms"][0]
+
+
 def take(server: Server, action: str, token: str, table: str = "T1") -> requests.Response:
     how, what = ACTIONS[action]
     if how == "post":
         return server.post(table, what, token)
+    if how == "ack":  # the newest alarm (the test's cut card raised one)
+        alarm = newest_alarm(server, table)
+        return requests.post(f"{server.url}/api/alarms/{alarm['id']}/ack", json={}, headers=bearer(token), timeout=5)
     return requests.get(server.url + str(what).replace("/T1/", f"/{table}/"), headers=bearer(token), timeout=5)
 
 
@@ -121,11 +135,16 @@ def take(server: Server, action: str, token: str, table: str = "T1") -> requests
 @pytest.mark.parametrize("role", list(ROLE_TOKENS))
 def test_each_role_takes_its_actions_and_is_refused_the_others_with_nothing_changed(srv, role, action):
     fresh_shoe(srv)
+    if action == "ack_alarm":
+        assert srv.post("T1", {"type": "cut"}, TOKEN).status_code == 200  # raises an alarm to acknowledge
     before, refusals_before = table_now(srv), len(audit(srv))
     r = take(srv, action, ROLE_TOKENS[role])
     if action in ALLOWED[role]:
         assert r.status_code == 200, r.text
-        if action in DEAL | MANAGE:
+        if action == "ack_alarm":
+            done = audit(srv)[-1]
+            assert (done["kind"], done["operator"]) == ("alarm_ack", NAMES[role])
+        elif action in DEAL | MANAGE:
             assert table_now(srv) != before
             if action in MANAGE:
                 done = audit(srv)[-1]
@@ -135,13 +154,16 @@ def test_each_role_takes_its_actions_and_is_refused_the_others_with_nothing_chan
     assert r.status_code == 403 and body["error"] == "role_required", r.text
     assert NEEDS[action] in body["message"] and f"operator {NAMES[role]} is a" in body["message"]
     assert body["roles"] == [x for x in ("admin", "supervisor", "dealer") if NEEDS[action].count(x)]
-    assert body["applied"] == 0
+    assert body.get("applied", 0) == 0  # a feed post says how many of its events stood
     assert table_now(srv) == before, "a refused action changed the table"
+    if action == "ack_alarm":
+        assert newest_alarm(srv)["active"], "the alarm is still to acknowledge"
     trail = audit(srv)
     assert len(trail) == refusals_before + 1
     refused = trail[-1]
     assert (refused["kind"], refused["operator"], refused["code"]) == ("refused", NAMES[role], "role_required")
-    assert refused["action"] == ACTIONS[action][1]["type"] and refused["message"] == body["message"]
+    tried = "ack_alarm" if action == "ack_alarm" else ACTIONS[action][1]["type"]  # type: ignore[index]
+    assert refused["action"] == tried and refused["message"] == body["message"]
 
 
 def test_a_list_stops_at_the_first_event_the_role_may_not_send(srv):
@@ -229,6 +251,31 @@ def test_the_operator_page_offers_a_role_its_actions_and_shows_a_refusal_s_sente
     sam = PageSession(srv.url, ROLE_TOKENS["supervisor"])
     assert sam.data["may"]["T1"] == ["deal", "void", "correct", "close_shoe", "ack_alarm", "read"]
     assert sam.act("void", {"reason": "card exposed", "round": "1"}).status_code == 200
+    # The pit offers acknowledgements by the same list: the dealer's session has none.
+    assert pit_data(dealer)["operator"]["may"]["T1"] == ["deal", "read"]
+    assert "ack_alarm" in pit_data(sam)["operator"]["may"]["T1"] and pit_data(sam)["ack"]["void"] == "ack_alarm"
+    listed = requests.get(f"{srv.url}/api/alarms?table=T1", headers=bearer(ROLE_TOKENS["admin"]), timeout=5)
+    void = next(a for a in listed.json()["alarms"] if a["kind"] == "void")  # the newest: sam's, a moment ago
+    r = dealer.http.post(
+        f"{srv.url}/operator/alarms/{void['id']}/ack", json={}, headers={"X-CSRFToken": dealer.data["csrf"]}, timeout=5
+    )
+    assert r.status_code == 403 and r.json()["error"] == "role_required"
+    r = sam.http.post(f"{srv.url}/operator/alarms/{void['id']}/ack", json={}, timeout=5)
+    assert r.status_code == 400 and r.json()["error"] == "csrf_failed", "the session's posts carry the CSRF token"
+    r = sam.http.post(
+        f"{srv.url}/operator/alarms/{void['id']}/ack",
+        json={"note": "ok"},
+        headers={"X-CSRFToken": sam.data["csrf"]},
+        timeout=5,
+    )
+    assert r.status_code == 200 and r.json()["alarm"]["acknowledged_by"] == "sam"
+
+
+def pit_data(session: PageSession) -> dict:
+    html = session.http.get(f"{session.url}/pit", timeout=5).text
+    m = re.search(r'<script type="application/json" id="pit-data">(.*?)</script>', html, re.DOTALL)
+    assert m, "the pit has no data block"
+    return json.loads(m.group(1))
 
 
 def test_the_operator_s_commands_print_the_refusal_s_sentence(srv):
