@@ -1,8 +1,9 @@
 """Live updates over Socket.IO: a room per table; `join` answers with a snapshot, then `update` deltas follow.
 
 A board or an overlay `join`s its table; the pit monitor `join_pit`s every table it shows over the one connection,
-and also hears how many displays each table has (over every process: display_counts.py). Bad input gets an error
-answer, never a traceback.
+and also hears how many displays each table has (over every process: display_counts.py) and the alarms (`alarm`
+messages: raised, acknowledged, cleared; its answer and `pit_alarms` give the alarms as they stand). Bad input gets
+an error answer, never a traceback.
 """
 
 from __future__ import annotations
