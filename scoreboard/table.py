@@ -174,6 +174,9 @@ class Notice:
     reason: str
     irregularity: bool = False
     at: float | None = None
+    # An excess-card void's cards: the boards tell players in their words ("excess card 9H"), while `reason`, which
+    # cites the rule, is for operators and the audit.
+    cards: tuple[str, ...] = ()
 
     def as_json(self) -> dict:
         return {
@@ -182,6 +185,7 @@ class Notice:
             "reason": self.reason,
             "irregularity": self.irregularity,
             "at": self.at,
+            "cards": list(self.cards),
         }
 
 
@@ -491,12 +495,15 @@ def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple
     )
     void = Round(None, state.deal.player, state.deal.banker, void=True, reason=reason, irregularity=True)
     counted = evolve(shoe, excess=shoe.excess + 1)
-    return _end_in_void(evolve(state, shoe=counted), event, void, {"card": card})
+    return _end_in_void(evolve(state, shoe=counted), event, void, {"card": card}, (card,))
 
 
-def _end_in_void(state: TableState, event: dict, void: Round, extra: dict) -> tuple[TableState, Delta]:
-    """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand."""
-    notice = Notice("void", None, void.reason or "", void.irregularity, event.get("received_at"))
+def _end_in_void(
+    state: TableState, event: dict, void: Round, extra: dict, excess: tuple[str, ...] = ()
+) -> tuple[TableState, Delta]:
+    """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand.
+    `excess`: the cards the shoe could not hold, when that is why."""
+    notice = Notice("void", None, void.reason or "", void.irregularity, event.get("received_at"), excess)
     new = evolve(
         state,
         deal=Deal(),
@@ -533,7 +540,7 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
             "004 rule 5.3.2)"
         )
         void = Round(None, r.player, r.banker, void=True, reason=reason, irregularity=True)
-        return _end_in_void(evolve(state, shoe=shoe), event, void, {})
+        return _end_in_void(evolve(state, shoe=shoe), event, void, {}, tuple(missing))
     new = evolve(state, shoe=shoe)
     if shoe.rules.squeeze:
         deal = Deal(r.player, r.banker)

@@ -8,6 +8,7 @@
 (() => {
   const body = document.body, grid = document.getElementById("grid");
   const S = Page.strings, A = S.alarms;
+  const look = Page.look();
   const PIT = JSON.parse(document.getElementById("pit-data").textContent);
   const SIGN = { alarm: "⚠", info: "ℹ", done: "✓", sound: "♪" };
   const REMIND_MS = 60000; // the sound again while an alarm waits for its acknowledgement
@@ -64,7 +65,7 @@
     for (const name of RoadView.ROADS) {
       const svg = el(t, `svg[data-road="${name}"]`);
       // Miniatures show a good stretch of the shoe, however tall the card: at least 24 Big Road columns.
-      if (svg) RoadView.draw(svg, name, m, null, { minCols: name === "big_road" ? 24 : 16 });
+      if (svg) RoadView.draw(svg, name, m, null, { look, minCols: name === "big_road" ? 24 : 16 });
     }
     const recent = el(t, ".recent");
     recent.replaceChildren(...m.bead.slice(-8).map((c) => {

@@ -1,6 +1,6 @@
 """`scoreboard copy-log`: a SQLite log moved into PostgreSQL (to scale out) serves the very same tables, history,
-audit trail, alarms and seq memory, under the same log identity; an occupied target, a log in use, a missing source and a
-log copied onto itself are refused."""
+audit trail, alarms and seq memory, under the same log identity; an occupied target, a log in use, a missing source
+and a log copied onto itself are refused."""
 
 from __future__ import annotations
 

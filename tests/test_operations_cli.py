@@ -36,10 +36,18 @@ ENV_VARS = {
 
 
 def test_version_is_the_package_version():
-    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    from scoreboard import __version__
+
+    assert "version" not in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"], "one place: __init__.py"
     result = run_cli("--version")
     assert result.returncode == 0
-    assert result.stdout.strip() == f"scoreboard, version {version}"
+    assert result.stdout.strip() == f"scoreboard, version {__version__}"
+
+
+def test_a_demo_pace_out_of_range_is_refused_by_name():
+    for bad in ("0", "-1", "soon"):
+        result = run_cli("serve", "--demo-pace", bad)
+        assert result.returncode == 2 and "--demo-pace" in result.stderr, result.stderr
 
 
 def test_serve_help_names_an_environment_variable_for_every_option():

@@ -33,19 +33,25 @@ from flask import (
     url_for,
 )
 from flask.sessions import SecureCookieSessionInterface
+from flask_babel import gettext as _
+from flask_babel import gettext as translated  # for texts made elsewhere (variant titles), in the catalogs
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
 from ...errors import Malformed
 from ...events import SEQ_MAX
+from ...options import BadOption
+from ...variants import VARIANTS
 from ..feeds.intake import token_matches
 from ..tables import permissions
 from ..tables.config import Operator
 from ..tables.current import current_hub
 from ..tables.hub import FeedRefused, StorageFailed
+from . import babel, page_fonts
 from .alarm_acks import acknowledge
 from .attempts import Attempts
 from .audit_trail import answer
 from .json_errors import error
+from .page_query import page_options
 from .sessions import sign, sign_in, signed_in
 
 log = logging.getLogger(__name__)
@@ -200,19 +206,65 @@ def secure(response):
     return response
 
 
+@bp.errorhandler(BadOption)
+def _bad_option(e: BadOption):
+    return jsonify(e.as_json()), 400
+
+
+def _language() -> dict:
+    """The page's language (`?lang=`, else the browser's Accept-Language, else English), set for this request's
+    translations, and the query that carries it on through logging in and out."""
+    options = page_options(request.args, "operator", None, request.headers.get("Accept-Language"))
+    lang = options.lang or "en"
+    babel.use_language(lang)
+    return {"lang": lang, "query": {"lang": request.args["lang"]} if "lang" in request.args else {}}
+
+
+def _render(status: int = 200, **context):
+    """operator.html in the page's language, with the served CJK font when its text (a table's name) needs one."""
+    language = _language()
+    names = [t["name"] for t in context.get("tables", [])]
+    page = {
+        "lang": language["lang"],
+        "theme": "dark",
+        "font": page_fonts.stylesheet(language["lang"], names),
+        "strings": {},
+        "display": {},
+        "now": 0,
+        "query": language["query"],
+    }
+    # Resolved inside this request's language: the problems below are sentences for the person at the screen.
+    problem = context.pop("problem", None)
+    if context.get("login"):  # a page that sent the operator here to sign in (`?next=/pit`) gets them back after it
+        context.setdefault("following", _local_next(request.values.get("next")))
+    titles = {entry.make().title for entry in VARIANTS.values()}
+    body = render_template(
+        "operator.html",
+        page=page,
+        problem=problem() if callable(problem) else problem,
+        titles={title: translated(title) for title in titles},
+        **context,
+    )
+    return body, status
+
+
 @bp.errorhandler(CSRFError)
 def csrf_refused(e: CSRFError):
-    message = "the page's security token is missing or out of date: reload the page and try again"
     if request.path.startswith(("/operator/tables/", "/operator/alarms/")):
+        message = "the page's security token is missing or out of date: reload the page and try again"
         return error(400, "csrf_failed", message, reason=e.description)
-    return _login_page(message), 400
+    return _render(400, login=True, problem=_stale_page)
+
+
+def _stale_page() -> str:
+    return _("the page's security token is missing or out of date: reload the page and try again")
 
 
 @bp.get("")
 def page():
     op = signed_in()
     if op is None:
-        return _login_page(None)
+        return _render(login=True, problem=None)
     hub = current_hub()
     tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
     data = {
@@ -225,7 +277,7 @@ def page():
         "tables": tables,
         "urls": {"tables": url_for(".tables"), "table": url_for(".tables") + "/"},
     }
-    return render_template("operator.html", login=False, operator=op.name, role=op.role, tables=tables, data=data)
+    return _render(login=False, operator=op.name, role=op.role, tables=tables, data=data)
 
 
 @bp.post("/login")
@@ -236,23 +288,29 @@ def login():
     if wait > 0:  # not even compared: a guesser learns nothing more until the window has passed
         seconds = math.ceil(wait)
         log.warning("operator login from %s not tried: too many refused tokens (%d s to wait)", client, seconds)
-        problem = (
-            f"{LOGIN_ATTEMPTS} wrong tokens from this screen in {LOGIN_WINDOW / 60:g} minutes: "
-            f"wait {seconds} s, then try again"
+        minutes = f"{LOGIN_WINDOW / 60:g}"
+        page, status = _render(
+            429,
+            login=True,
+            problem=lambda: _(
+                "%(count)s wrong tokens from this screen in %(minutes)s minutes: wait %(seconds)s s, then try again",
+                count=LOGIN_ATTEMPTS,
+                minutes=minutes,
+                seconds=seconds,
+            ),
         )
-        page = _login_page(problem)
-        return page, 429, {"Retry-After": str(seconds)}
+        return page, status, {"Retry-After": str(seconds)}
     token = request.form.get("token", "").strip()
     for op in current_hub().operators:
         if token_matches(token, op.token):
             attempts.succeeded(client)
             sign_in(op)
             log.info("operator %s logged in from %s", op.name, client)
-            return redirect(_local_next(request.form.get("next")) or url_for(".page"), 303)
+            back = _local_next(request.form.get("next"))
+            return redirect(back or url_for(".page", **_language()["query"]), 303)
     attempts.refused(client)
     log.warning("operator login refused from %s", client)
-    problem = "that token is not an operator's: check it and try again"
-    return _login_page(problem), 401
+    return _render(401, login=True, problem=lambda: _("that token is not an operator's: check it and try again"))
 
 
 @bp.post("/logout")
@@ -261,13 +319,7 @@ def logout():
     session.clear()
     if name:
         log.info("operator %s logged out", name)
-    return redirect(_local_next(request.form.get("next")) or url_for(".page"), 303)
-
-
-def _login_page(problem: str | None) -> str:
-    """The login form; a page that sent the operator here to sign in (`?next=/pit`) gets them back after it."""
-    following = _local_next(request.values.get("next"))
-    return render_template("operator.html", login=True, problem=problem, following=following)
+    return redirect(_local_next(request.form.get("next")) or url_for(".page", **_language()["query"]), 303)
 
 
 LOCAL_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9/_.,=&%?-]{0,300}")

@@ -13,6 +13,7 @@ from flask_babel import gettext as translated  # for texts made elsewhere (odds,
 from flask_babel import pgettext
 
 from ...insurance import PAY_TABLE, Offer
+from ...variants import bet_titles
 from ..tables.alarms import KINDS
 
 # How the service writes an insurance offer's odds ("2 to 1"): the texts a board may show, each translated.
@@ -100,10 +101,17 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "round": _("Round %(round)s"),
         "void": _("Round %(round)s void: %(reason)s"),
         "void_unnumbered": _("Round void: %(reason)s"),
+        # The service's own void for a card the shoe cannot hold, in plain words (its `reason` cites the rule:
+        # that is for operators and the audit, not for players).
+        "excess": _("Round void: excess card %(cards)s"),
         "corrected": _("Round %(round)s corrected: %(reason)s"),
         "insurance": _("Insurance: %(offers)s"),
         "offer": _("%(hand)s %(odds)s"),
         "super_six": _("Super 6"),
+        # The last round's winning bets, each with what it paid (state.last_pays, from the variant registry).
+        "pays": _("%(bet)s · pays %(odds)s"),
+        "bets": {title: translated(title) for title in bet_titles()},
+        "hidden": {"one": _("1 earlier column not shown"), "many": _("%(count)s earlier columns not shown")},
         "odds": {text: translated(text) for text in ODDS_TEXTS},
         "patterns": _pattern_names(),
         "ask": {"P": _("ASK P"), "B": _("ASK B")},

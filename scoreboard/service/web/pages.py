@@ -95,6 +95,7 @@ def board(table_id):
         capabilities=state["capabilities"],
         orientation=options.orientation or "",
         clock=options.clock,
+        cols=options.cols,
     )
 
 
@@ -131,7 +132,8 @@ def _pit_data(ids: tuple[str, ...]) -> dict:
     op = signed_in()
     data: dict = {
         "ack": {kind: k.ack for kind, k in KINDS.items()},
-        "sign_in": url_for("operator.page", next=here),
+        # The operator page in the pit's language, back to this pit once signed in.
+        "sign_in": url_for("operator.page", next=here, **{k: request.args[k] for k in ("lang",) if k in request.args}),
         "operator": None,
     }
     if op is not None:
