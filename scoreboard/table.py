@@ -38,6 +38,7 @@ ROUND_CARDS = 4  # every round starts with four cards (004 rule 3.8, 000 and 003
 # What the service writes into an event before storing it; never part of what a seq stands for.
 SERVICE_ADDED = ("at", "received_at", "rules", "before", "after")
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+MAX_EXPECTED_SCREENS = 50  # floor.md: a table expects 0 to 50 screens
 
 
 class Forbidden(Refusal):
@@ -92,6 +93,7 @@ class TableConfig:
     squeeze: bool = False
     lang: str | None = None  # the language of its pages unless the URL asks for another
     stale_after: int = 120  # seconds of silence while a shoe is open before the pit raises an alarm
+    expected_screens: int = 0  # boards and overlays that should show it: fewer raise an alarm (0: none expected)
     patterns: Thresholds = Thresholds()
 
     def __post_init__(self) -> None:
@@ -114,6 +116,12 @@ class TableConfig:
             raise Malformed(f"rounds_after_cut must be 0 to 5, not {self.rounds_after_cut!r}", "bad_config")
         if isinstance(self.stale_after, bool) or not isinstance(self.stale_after, int) or self.stale_after < 1:
             raise Malformed(f"stale_after must be a whole number of seconds, not {self.stale_after!r}", "bad_config")
+        screens = self.expected_screens
+        if isinstance(screens, bool) or not isinstance(screens, int) or not 0 <= screens <= MAX_EXPECTED_SCREENS:
+            raise Malformed(
+                f"expected_screens must be a whole number from 0 to {MAX_EXPECTED_SCREENS}, not {screens!r}",
+                "bad_config",
+            )
         if self.lang is not None and self.lang not in LANGUAGES:
             raise Malformed(f"lang must be one of {', '.join(LANGUAGES)}, not {self.lang!r}", "bad_config")
 

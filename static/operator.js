@@ -67,6 +67,14 @@
     for (const tab of tabs()) tab.setAttribute("aria-pressed", String(tab.dataset.table === tableId));
     $("desk").hidden = false;
     $("audit-csv").href = `${data.urls.table}${encodeURIComponent(tableId)}/audit?format=csv`;
+    // The forms this operator's role allows here (the server's list; it judges every action all the same).
+    const may = data.may[tableId] || [];
+    let offered = 0;
+    for (const form of document.querySelectorAll(".op-action")) {
+      form.hidden = !form.dataset.needs.split(" ").some((a) => may.includes(a));
+      if (!form.hidden) offered += 1;
+    }
+    $("no-actions").hidden = offered > 0;
     for (const r of document.querySelectorAll(".op-result")) r.textContent = "";
     refreshDetail();
   }
@@ -168,6 +176,7 @@
     const v = entry[side];
     if (!v) return S.nothing;
     if (entry.kind === "shoe") return fmt(S.shoe_decks, { id: v.shoe || S.nothing, decks: v.rules ? v.rules.decks : "?" });
+    if (entry.kind === "alarm_ack") return side === "before" ? v.detail : fmt(S.acknowledged_by, { operator: v.acknowledged_by });
     if (v.winner !== undefined || v.player !== undefined) {
       const cards = v.player && v.player.length ? ` · ${cardsText(v.player)} / ${cardsText(v.banker)}` : "";
       return resultText(v) + cards;

@@ -24,6 +24,7 @@ from .live.relay import RELAY, Relay
 from .live.socket_server import socketio
 from .log import StoreError, is_postgres, store_for
 from .server.runner import runner_for
+from .tables.alarm_watch import ConditionWatch
 from .tables.config import DEMO, Config, load_config
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
@@ -41,6 +42,7 @@ class Defaults:
     MAX_CONTENT_LENGTH = 1024 * 1024
     WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
     PROXY_HOPS = 0  # reverse proxies in front whose X-Forwarded-* headers are trusted (serve's --proxy-hops)
+    ALARM_SCREEN_GRACE = 15.0  # seconds a table may show on fewer screens than it expects before the alarm
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -101,6 +103,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         spawn=socketio.start_background_task,
         sleep=socketio.sleep,
     )
+    hub.alarms.tell = relay.tell_alarm
     hub.replay()
     app.extensions[EXTENSION] = hub
     app.extensions[RELAY] = relay
@@ -113,15 +116,27 @@ def create_app(overrides: dict | None = None) -> Flask:
         shared=SharedCounts(queue, store.log_id) if queue else None,
     )
 
+    # The condition alarms (feed silent, screen missing), judged by one process of the log; `scoreboard serve`
+    # starts it (as it starts the displays' counts).
+    app.extensions["alarm_watch"] = ConditionWatch(
+        hub,
+        app.extensions["displays"].of,
+        socketio.start_background_task,
+        socketio.sleep,
+        screen_grace=float(app.config["ALARM_SCREEN_GRACE"]),
+    )
+
     from .feeds import http_feed
-    from .web import api, audit, health, history, images, json_errors, metrics, operator_page, pages
+    from .web import alarms, api, audit, health, history, images, json_errors, metrics, operator_page, pages
     from .wsgi_stack import wsgi_stack
 
     json_errors.init_app(app)
     app.wsgi_app = wsgi_stack(app, app.wsgi_app)  # type: ignore[method-assign, assignment]
     metrics.init_app(app)
     operator_page.init_app(app, secret_file=beside + ".secret")
-    for blueprint in (api.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp, operator_page.bp, pages.bp):
+    for blueprint in (alarms.bp, api.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp):
+        app.register_blueprint(blueprint)
+    for blueprint in (operator_page.bp, pages.bp):
         app.register_blueprint(blueprint)
     return app
 

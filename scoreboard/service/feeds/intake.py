@@ -11,6 +11,7 @@ import logging
 import math
 
 from ..server.logs import printable, throttled
+from ..tables.config import Operator
 from ..tables.hub import FeedRefused, StorageFailed, TableHub
 
 log = logging.getLogger(__name__)
@@ -53,13 +54,22 @@ NOT_JSON = object()  # what a transport passes as the body when the bytes it got
 
 
 class Caller:
-    """Who a token belongs to, for one table: its feed, or an operator (by name)."""
+    """Who a token belongs to, for one table: its feed, or an operator. What an operator may do there (their role,
+    their tables) is asked of permissions.check, action by action."""
 
-    def __init__(self, operator: str | None = None):
+    def __init__(self, operator: Operator | None = None):
         self.operator = operator
 
     def __repr__(self) -> str:
-        return f"operator {self.operator}" if self.operator else "the feed"
+        return f"operator {self.operator.name}" if self.operator else "the feed"
+
+
+def operator_of(hub: TableHub, token: str | None) -> Operator | None:
+    """The operator whose token this is, if any."""
+    for op in hub.operators:
+        if token_matches(token, op.token):
+            return op
+    return None
 
 
 def too_many_attempts(hub: TableHub, client: str | None) -> tuple[int, dict] | None:
@@ -83,8 +93,10 @@ def too_many_attempts(hub: TableHub, client: str | None) -> tuple[int, dict] | N
 
 
 def identify(hub: TableHub, table_id: str, token: str | None, client: str | None = None) -> Caller | tuple[int, dict]:
-    """The caller a token stands for at `table_id`, or the (status, body) refusing it. `client` is the caller's
-    address: a wrong token counts against it (hub.attempts), and past the limit it is refused 429."""
+    """The caller a token stands for at `table_id`, or the (status, body) refusing it (an unknown table, a wrong
+    token). An operator of other tables is identified all the same: the permission check refuses them, and the
+    audit keeps what they tried. `client` is the caller's address: a wrong token counts against it (hub.attempts),
+    and past the limit it is refused 429 before its token is compared."""
     table = hub.get(table_id)
     if table is None:
         return 404, error_body("unknown_table", f"there is no table {table_id[:60]!r} here", applied=0)
@@ -93,11 +105,9 @@ def identify(hub: TableHub, table_id: str, token: str | None, client: str | None
         return waiting
     if token_matches(token, table.config.feed_token):
         return Caller()
-    for op in hub.operators:
-        if token_matches(token, op.token):
-            if not op.may_act_on(table_id):
-                return 403, error_body("wrong_table", f"operator {op.name} may not act on table {table_id}", applied=0)
-            return Caller(op.name)
+    op = operator_of(hub, token)
+    if op is not None:
+        return Caller(op)
     if client and token is not None:
         hub.attempts.refused(client)
     return 401, error_body(

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..server.logs import throttled
-from .channel import DISPLAYS, UPDATE, Channel
+from .channel import ALARM, DISPLAYS, UPDATE, Channel
 from .namespace import PIT_ROOM, room
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,13 @@ class Relay:
         else:
             self._tell_here(table_id, count)
 
+    def tell_alarm(self, message: dict) -> None:
+        """An alarm raised, acknowledged or cleared, to the pit monitors of every process."""
+        if self.channel is not None:
+            self.channel.publish(ALARM, str(message.get("table") or ""), message)
+        else:
+            self.sio.emit("alarm", message, to=PIT_ROOM)
+
     def _tell_here(self, table_id: str, count: int) -> None:
         self.sio.emit("displays", {"table": table_id, "displays": count}, to=PIT_ROOM)
 
@@ -117,6 +124,10 @@ class Relay:
         if kind == DISPLAYS:
             if isinstance(data, int):
                 self._tell_here(table_id, data)
+            return
+        if kind == ALARM:
+            if isinstance(data, dict):
+                self.sio.emit("alarm", data, to=PIT_ROOM)
             return
         if kind != UPDATE or not isinstance(data, dict) or not isinstance(data.get("version"), int):
             return

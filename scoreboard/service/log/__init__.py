@@ -30,6 +30,7 @@ trail in the transaction of the post that was refused). To add a kind of row, su
    `values(stored_at)` giving its columns in order;
 3. return it in the `rows` of the job that makes it (the hub's post, for a row that belongs to an event: it is
    committed with the event or not at all), or `writer.put(row)` for a row of no event (an alarm, a setting);
+   the alarms are such rows (`AlarmRaised`, `AlarmCleared`, `AlarmAcknowledged`: service/tables/alarms.py);
 4. read it back with a method of its own on the backends' readers (each read on its own connection).
 
 A column added to an existing table (the event row's hash, say) is a `Column` that allows NULL appended to its
@@ -43,11 +44,25 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from .errors import StoreBusy, StoreError, StoreNotEmpty, StoreUnavailable
-from .rows import TABLES, Column, Record, RefusedAction, Row, Table, Writes
+from .rows import (
+    TABLES,
+    AlarmAcknowledged,
+    AlarmCleared,
+    AlarmRaised,
+    Column,
+    Record,
+    RefusedAction,
+    Row,
+    Table,
+    Writes,
+)
 from .writer import Job, Outcome, Runner, Stored, Writer
 
 __all__ = [
     "TABLES",
+    "AlarmAcknowledged",
+    "AlarmCleared",
+    "AlarmRaised",
     "Claim",
     "Column",
     "Job",
@@ -127,6 +142,24 @@ class Reader(Protocol):
 
     def refusals(self, table_id: str) -> list[dict]:
         """The refused operator actions of a table, oldest first."""
+        ...
+
+    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
+        """Alarms newest first (alarm_reads.py): of these tables (None: all), the unacknowledged ones or all."""
+        ...
+
+    def alarm(self, alarm_id: str) -> dict | None: ...
+
+    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict]:
+        """The alarms of these kinds whose condition no clearing row has ended, oldest first."""
+        ...
+
+    def alarm_counts(self) -> list[tuple[str, str, int]]:
+        """(table, kind, how many) of the alarms not acknowledged yet."""
+        ...
+
+    def alarm_acks(self, table_id: str) -> list[dict]:
+        """A table's acknowledged alarms, in the order acknowledged (for the audit trail)."""
         ...
 
 

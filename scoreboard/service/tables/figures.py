@@ -7,7 +7,9 @@
 - `scoreboard_displays{table}`: boards and overlays connected to the table;
 - `scoreboard_seconds_since_last_event{table}`: how long the table has been silent (tables with no event yet have
   no sample), and `scoreboard_table_version{table}`;
-- `scoreboard_store_write_seconds` and `scoreboard_store_commit_posts`: each commit's time and how many posts shared it.
+- `scoreboard_store_write_seconds` and `scoreboard_store_commit_posts`: each commit's time and how many posts shared it;
+- `scoreboard_alarms_active{table, kind}`: alarms not acknowledged yet (read from the log at each scrape: every
+  process answers for all).
 
 Several processes (`PROMETHEUS_MULTIPROC_DIR` set, an empty directory they share, before they start): each writes its
 counters to files there and any of them answers for all: counters and histograms add up, displays add up over the
@@ -16,6 +18,7 @@ live processes; the silence and version gauges come from the process asked (ever
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -24,6 +27,8 @@ from collections.abc import Iterator
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
+
+log = logging.getLogger(__name__)
 
 LATENCY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 POSTS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200)
@@ -125,6 +130,17 @@ class _Tables:
                 silent.add_metric([table_id], max(0.0, now - view.state.last_event_at))
         yield silent
         yield version
+        active = GaugeMetricFamily(
+            "scoreboard_alarms_active", "Alarms not acknowledged yet, by table and kind.", labels=["table", "kind"]
+        )
+        try:
+            counts = self.hub.alarms.counts()
+        except Exception as e:  # the other figures still answer; the log's trouble shows in /readyz
+            log.warning("metrics: the active alarms could not be counted: %s", e)
+        else:
+            for (table_id, kind), count in sorted(counts.items()):
+                active.add_metric([table_id, kind], count)
+            yield active
 
 
 def _forget_dead(path: str) -> None:
