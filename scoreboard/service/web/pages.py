@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request, url_for
 from flask_wtf.csrf import generate_csrf
@@ -125,6 +126,11 @@ def pit():
     return html, {"Cache-Control": "no-store"}
 
 
+def _kept_language() -> dict[str, Any]:
+    """The request's `lang` option, if it has one: a link to another page keeps the language."""
+    return {"lang": request.args["lang"]} if "lang" in request.args else {}
+
+
 def _pit_data(ids: tuple[str, ...]) -> dict:
     """What the pit's script needs to offer acknowledgements: who is signed in (the operator page's session) and
     what they may do at each table, the action each kind's acknowledgement needs, and where to sign in and out."""
@@ -133,7 +139,7 @@ def _pit_data(ids: tuple[str, ...]) -> dict:
     data: dict = {
         "ack": {kind: k.ack for kind, k in KINDS.items()},
         # The operator page in the pit's language, back to this pit once signed in.
-        "sign_in": url_for("operator.page", next=here, **{k: request.args[k] for k in ("lang",) if k in request.args}),
+        "sign_in": url_for("operator.page", next=here, **_kept_language()),
         "operator": None,
     }
     if op is not None:
