@@ -6,7 +6,8 @@ Starts `scoreboard serve` on a loopback port with one table, deals a shoe's wort
 in Debian's Chromium with an empty cache, `--loads` times: every HTTP response (headers and body, as sent) and
 every Socket.IO frame counts; fonts are counted apart (the goal excludes them: a CJK page fetches the chunks its
 text needs, once). The first-road time is the board's own `scoreboard:first-road` mark, the frame after its first
-roads are drawn, from the start of navigation.
+roads are drawn, from the start of navigation; the part of it after the snapshot arrived (`scoreboard:snapshot`) is
+the page's own drawing and layout.
 """
 
 from __future__ import annotations
@@ -76,9 +77,11 @@ def load_once(browser, url: str) -> dict:
         if first is not None:
             break
         page.wait_for_timeout(25)
+    snapshot = page.evaluate("performance.getEntriesByName('scoreboard:snapshot').map((e) => e.startTime)[0]")
     page.wait_for_timeout(500)  # late requests (font chunks) finish
     context.close()
-    return {**sizes, "first_road_ms": first, "files": files}
+    drawing = None if first is None or snapshot is None else first - snapshot
+    return {**sizes, "first_road_ms": first, "drawing_ms": drawing, "files": files}
 
 
 def run(loads: int, rounds: int, lang: str) -> None:
@@ -118,6 +121,9 @@ def report(results: list[dict], loads: int, rounds: int, lang: str) -> None:
             f"first road on screen: median {statistics.median(times):.0f} ms, "
             f"min {min(times):.0f} ms, max {max(times):.0f} ms from navigation start"
         )
+        drawing = [r["drawing_ms"] for r in results if r.get("drawing_ms") is not None]
+        if drawing:
+            print(f"  of which drawing and layout after the snapshot came: median {statistics.median(drawing):.0f} ms")
     else:
         print("first road on screen: never (the board did not draw its roads)")
 

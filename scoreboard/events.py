@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import datetime
 
 from .cards import TABLE_DECKS, check_decks, parse_card, parse_cards
 from .errors import Malformed, Refusal
+from .seqs import SEQ_MAX
 from .sides import hand_code, result_code
 
-SEQ_MAX = 2**53 - 1  # the largest integer every JSON reader keeps exactly
 TEXT_MAX = 200  # a reason, an id or a feed name longer than this is a mistake, not a message
 CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -57,7 +58,50 @@ def text(raw: dict, name: str, code: str, limit: int = TEXT_MAX) -> str | None:
         raise Malformed(f"{name} must be text", code)
     if len(value) > limit:
         raise Malformed(f"{name} must be at most {limit} characters, not {len(value)}", code)
+    unicode_text(value, name, code)
     return value.strip()
+
+
+def unicode_text(value: str, name: str, code: str) -> str:
+    """`value` if it is Unicode text that UTF-8 can carry; a lone surrogate (JSON's "\\ud800", which Python reads but
+    no log can store) is a Malformed naming the field, never a storage failure.
+
+    >>> unicode_text("莊家 😀", "reason", "bad_reason")
+    '莊家 😀'
+    >>> unicode_text("x\\ud800", "shoe", "bad_shoe")
+    Traceback (most recent call last):
+    ...
+    scoreboard.errors.Malformed: shoe must be Unicode text: it holds a lone surrogate (\\ud800) at character 2
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise Malformed(
+            f"{name} must be Unicode text: it holds a lone surrogate (\\u{ord(value[e.start]):04x}) at character "
+            f"{e.start + 1}",
+            code,
+        ) from None
+    return value
+
+
+def iso_time(value: str, name: str = "at") -> str:
+    """`value` if it is an ISO 8601 date and time (what the feed's `at` is: the source's time), else Malformed.
+
+    >>> iso_time("2026-11-22T01:00:01Z"), iso_time("2026-11-22 09:00:01.250+08:00")
+    ('2026-11-22T01:00:01Z', '2026-11-22 09:00:01.250+08:00')
+    >>> iso_time("yesterday")
+    Traceback (most recent call last):
+    ...
+    scoreboard.errors.Malformed: at must be the source's time in ISO 8601, such as 2026-11-22T01:00:01Z, not 'yesterday'
+    """
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        raise Malformed(
+            f"{name} must be the source's time in ISO 8601, such as 2026-11-22T01:00:01Z, not {shown!r}", f"bad_{name}"
+        ) from None
+    return value
 
 
 def _common(raw: dict, trusted: bool) -> dict:
@@ -73,7 +117,7 @@ def _common(raw: dict, trusted: bool) -> dict:
     for name in ("at", "feed"):
         value = text(raw, name, f"bad_{name}", 64)
         if value is not None:
-            out[name] = value
+            out[name] = iso_time(value) if name == "at" and not trusted else value
     if trusted:
         if isinstance(raw.get("received_at"), int | float) and not isinstance(raw.get("received_at"), bool):
             out["received_at"] = float(raw["received_at"])
@@ -89,7 +133,7 @@ def _shoe(raw: dict, trusted: bool) -> dict:
     if shoe is not None:
         if isinstance(shoe, bool) or not isinstance(shoe, str | int) or not str(shoe).strip() or len(str(shoe)) > 64:
             raise Malformed("shoe must be the shoe's id, as text of at most 64 characters", "bad_shoe")
-        out["shoe"] = str(shoe).strip()
+        out["shoe"] = unicode_text(str(shoe).strip(), "shoe", "bad_shoe")
     if raw.get("decks") is not None:
         try:
             out["decks"] = check_decks(raw["decks"], TABLE_DECKS)

@@ -31,6 +31,7 @@ CLOCKS = ("off", "24h", "12h")
 PIXELS = range(160, 3841)
 COLUMNS = range(6, 121)
 ASK_SECONDS = range(2, 61)  # an overlay's ASK P / ASK B cycle: long enough to read, short enough to come round
+PERCENT = range(0, 101)
 
 
 class BadOption(Malformed):
@@ -56,6 +57,7 @@ class Options:
     orientation: str | None = None
     clock: str = "off"
     ask: int | None = None  # overlays: blink ASK P, then ASK B, then neither, this many seconds each
+    panel: int = 100  # overlays: the opacity of the panels' backgrounds, in percent (the marks stay opaque)
     extra: dict = field(default_factory=dict)
 
 
@@ -109,6 +111,7 @@ READERS: dict[str, Callable[[str], object]] = {
     "orientation": _choice("orientation", ORIENTATIONS),
     "clock": _choice("clock", CLOCKS),
     "ask": _whole("ask", ASK_SECONDS, "seconds"),
+    "panel": _whole("panel", PERCENT, "percent"),
 }
 
 

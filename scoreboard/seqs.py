@@ -23,6 +23,7 @@ from types import MappingProxyType
 
 from .errors import OutOfOrder
 
+SEQ_MAX = 2**53 - 1  # the largest seq (events.py refuses any above): the largest integer every JSON reader keeps
 WINDOW = 1_000  # seqs remembered per feed at least: a retry repeats the last post, never one a thousand events back
 CHUNK = 50  # kept in chunks, so that adding a seq copies a chunk, not the whole window
 
@@ -81,8 +82,14 @@ class SeqMemory:
             return False  # a new seq, the feed's usual case: nothing to look up
         seen = seqs.digest(seq)
         if seen is None:
+            # A feed that used the largest seq has no next one: its way on is another feed name (docs/feed-protocol.md).
+            full = (
+                ', the largest a seq can be: send the next events with another "feed" name, whose seqs start afresh'
+                if last >= SEQ_MAX
+                else ""
+            )
             raise OutOfOrder(
-                f"seq {seq} is out of order: the last applied seq{_of(feed)} is {last}", "seq_out_of_order"
+                f"seq {seq} is out of order: the last applied seq{_of(feed)} is {last}{full}", "seq_out_of_order"
             )
         if seen != digest:
             raise OutOfOrder(f"seq {seq} was already used for a different event: not applied", "seq_conflict")

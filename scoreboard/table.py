@@ -34,9 +34,11 @@ from .seqs import SeqMemory
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .variants import Variant, check_super_six_pays, variant
 
+ROUND_CARDS = 4  # every round starts with four cards (004 rule 3.8, 000 and 003 rule 3.4): a shoe's rounds at most
 # What the service writes into an event before storing it; never part of what a seq stands for.
 SERVICE_ADDED = ("at", "received_at", "rules", "before", "after")
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+MAX_EXPECTED_SCREENS = 50  # floor.md: a table expects 0 to 50 screens
 
 
 class Forbidden(Refusal):
@@ -91,6 +93,7 @@ class TableConfig:
     squeeze: bool = False
     lang: str | None = None  # the language of its pages unless the URL asks for another
     stale_after: int = 120  # seconds of silence while a shoe is open before the pit raises an alarm
+    expected_screens: int = 0  # boards and overlays that should show it: fewer raise an alarm (0: none expected)
     patterns: Thresholds = Thresholds()
 
     def __post_init__(self) -> None:
@@ -113,6 +116,12 @@ class TableConfig:
             raise Malformed(f"rounds_after_cut must be 0 to 5, not {self.rounds_after_cut!r}", "bad_config")
         if isinstance(self.stale_after, bool) or not isinstance(self.stale_after, int) or self.stale_after < 1:
             raise Malformed(f"stale_after must be a whole number of seconds, not {self.stale_after!r}", "bad_config")
+        screens = self.expected_screens
+        if isinstance(screens, bool) or not isinstance(screens, int) or not 0 <= screens <= MAX_EXPECTED_SCREENS:
+            raise Malformed(
+                f"expected_screens must be a whole number from 0 to {MAX_EXPECTED_SCREENS}, not {screens!r}",
+                "bad_config",
+            )
         if self.lang is not None and self.lang not in LANGUAGES:
             raise Malformed(f"lang must be one of {', '.join(LANGUAGES)}, not {self.lang!r}", "bad_config")
 
@@ -135,6 +144,7 @@ class ShoeState:
     burned: int = 0
     burned_unseen: int = 0  # burned by count: out of the shoe, faces unknown
     excess: int = 0  # cards the shoe could not hold (each voided its round)
+    keyed: int = 0  # cards that rounds entered without them (keypad results) took at least (ROUND_CARDS each)
     cut: bool = False
     rounds_left: int | None = None  # after the cut card: rounds still to deal
     ended: bool = False  # closed by a `shoe_end`
@@ -153,6 +163,11 @@ class ShoeState:
         return self.size - self.cards_left + self.excess
 
     @property
+    def out_at_least(self) -> int:
+        """Every card that came out of it, with those the keypad's rounds took at least."""
+        return self.out + self.keyed
+
+    @property
     def finished(self) -> bool:
         return self.ended or self.rounds_left == 0
 
@@ -166,6 +181,9 @@ class Notice:
     reason: str
     irregularity: bool = False
     at: float | None = None
+    # An excess-card void's cards: the boards tell players in their words ("excess card 9H"), while `reason`, which
+    # cites the rule, is for operators and the audit.
+    cards: tuple[str, ...] = ()
 
     def as_json(self) -> dict:
         return {
@@ -174,6 +192,7 @@ class Notice:
             "reason": self.reason,
             "irregularity": self.irregularity,
             "at": self.at,
+            "cards": list(self.cards),
         }
 
 
@@ -446,21 +465,38 @@ def _burn(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return evolve(state, shoe=burned), Delta("burn", event, {"count": event["count"]})
 
 
-def _shoe_empty(shoe: ShoeState, coming: int = 1) -> None:
-    """A shoe of N cards yields at most N: past that, nothing the feed sends can be a card from it."""
-    if shoe.out + coming > shoe.size:
+def _shoe_empty(shoe: ShoeState, coming: int = 1, trusted: bool = True) -> None:
+    """A shoe of N cards yields at most N: past that, nothing the feed sends can be a card from it. A new event also
+    counts the cards the keypad's rounds took at least (a log's stored events apply as they were accepted)."""
+    out = shoe.out if trusted else shoe.out_at_least
+    if out + coming > shoe.size:
+        keyed = f", at least {shoe.keyed} in rounds entered without cards" * (not trusted and shoe.keyed > 0)
         raise Refusal(
             f"this shoe's {shoe.size} cards are all out ({shoe.size - shoe.cards_left} dealt or burned, "
-            f"{shoe.excess} in excess): void the round in progress if there is one, and start a new shoe",
+            f"{shoe.excess} in excess{keyed}; every round starts with {ROUND_CARDS} cards): void the round in "
+            "progress if there is one, and start a new shoe",
             "shoe_empty",
         )
+
+
+def keyed_cards(r: Round) -> int:
+    """The cards a round entered without them (a keypad result) took at least: the four every round starts with,
+    and the Banker's third when it says so. None for a round whose cards are known, or one the service voided for
+    an excess card (its cards, if any, are counted as cards).
+
+    >>> keyed_cards(Round("B")), keyed_cards(Round("B", banker_cards=3)), keyed_cards(Round("P", ("9H", "KD")))
+    (4, 5, 0)
+    """
+    if r.player or r.banker or r.irregularity:
+        return 0
+    return ROUND_CARDS + (r.banker_cards == 3)
 
 
 def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing cards")
     if state.squeezing:
         raise OutOfOrder("the round's cards are all out, face down: reveal them before the next card", "not_revealed")
-    _shoe_empty(shoe)
+    _shoe_empty(shoe, 1, trusted)
     card = event["card"]
     if shoe.cards.holds(card) == 0:
         return _excess(state, event, shoe, card)
@@ -483,12 +519,15 @@ def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple
     )
     void = Round(None, state.deal.player, state.deal.banker, void=True, reason=reason, irregularity=True)
     counted = evolve(shoe, excess=shoe.excess + 1)
-    return _end_in_void(evolve(state, shoe=counted), event, void, {"card": card})
+    return _end_in_void(evolve(state, shoe=counted), event, void, {"card": card}, (card,))
 
 
-def _end_in_void(state: TableState, event: dict, void: Round, extra: dict) -> tuple[TableState, Delta]:
-    """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand."""
-    notice = Notice("void", None, void.reason or "", void.irregularity, event.get("received_at"))
+def _end_in_void(
+    state: TableState, event: dict, void: Round, extra: dict, excess: tuple[str, ...] = ()
+) -> tuple[TableState, Delta]:
+    """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand.
+    `excess`: the cards the shoe could not hold, when that is why."""
+    notice = Notice("void", None, void.reason or "", void.irregularity, event.get("received_at"), excess)
     new = evolve(
         state,
         deal=Deal(),
@@ -511,7 +550,7 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
     _require_between_rounds(state, "a whole round")
     r = check_round(event["player"], event["banker"])
     cards = r.player + r.banker
-    _shoe_empty(shoe, len(cards))
+    _shoe_empty(shoe, len(cards), trusted)
     held, missing = shoe.cards, []
     for c in cards:
         if held.holds(c):
@@ -525,7 +564,7 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
             "004 rule 5.3.2)"
         )
         void = Round(None, r.player, r.banker, void=True, reason=reason, irregularity=True)
-        return _end_in_void(evolve(state, shoe=shoe), event, void, {})
+        return _end_in_void(evolve(state, shoe=shoe), event, void, {}, tuple(missing))
     new = evolve(state, shoe=shoe)
     if shoe.rules.squeeze:
         deal = Deal(r.player, r.banker)
@@ -536,9 +575,14 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
 
 
 def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
-    _require_shoe(state, "entering a result")
+    shoe = _require_shoe(state, "entering a result")
     _require_between_rounds(state, "entering a result")
-    return _finish(state, event, keypad_round(event), {})
+    r = keypad_round(event)
+    # A shoe holds a bounded number of rounds (its cards, four a round at least), whichever way they are entered:
+    # without this, a keypad could grow one shoe, its roads and every display's first answer without end.
+    keyed = keyed_cards(r)
+    _shoe_empty(shoe, keyed, trusted)
+    return _finish(evolve(state, shoe=evolve(shoe, keyed=shoe.keyed + keyed)), event, r, {})
 
 
 def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[TableState, Delta]:
@@ -595,6 +639,8 @@ def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState,
         )
     else:
         new_round = keypad_round(event)
+    if shoe is not None:
+        shoe = evolve(shoe, keyed=shoe.keyed - keyed_cards(old) + keyed_cards(new_round))
     event["before"] = round_json(old, event["round"])
     event["after"] = round_json(new_round, event["round"])
     rounds = state.rounds[:i] + (new_round,) + state.rounds[i + 1 :]

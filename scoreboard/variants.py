@@ -30,10 +30,14 @@ __all__ = [
     "VARIANTS",
     "Bet",
     "BetSpec",
+    "Payout",
     "Settled",
     "Variant",
     "VariantEntry",
+    "bet_titles",
     "check_super_six_pays",
+    "odds_text",
+    "payouts",
     "register",
     "settle",
     "unregister",
@@ -64,6 +68,7 @@ class BetSpec:
     reads: Literal["result", "player_pair", "banker_pair"] = "result"
     needs_banker_points: bool = False
     setting: str | None = None  # the table setting its pay depends on (listed with the odds report's rows)
+    six_title: str | None = None  # a Banker win on 6, when it pays apart ("Banker 6" at 1 to 2): its own title
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,15 @@ def banker_bet(on_six: Fraction, other: Fraction, pays: str) -> BetSpec:
             return None
         return on_six if r.banker_six else other
 
-    return BetSpec("banker", TITLE[BANKER], pays, rule, needs_banker_points=on_six != other)
+    apart = on_six != other
+    return BetSpec(
+        "banker",
+        TITLE[BANKER],
+        pays,
+        rule,
+        needs_banker_points=apart,
+        six_title=f"{TITLE[BANKER]} 6" if apart else None,
+    )
 
 
 def _tie(r: Round) -> Pay:
@@ -275,6 +288,86 @@ def variant(name: str, super_six_pays: int = 12) -> Variant:
     if entry is None:
         raise Refusal(f"unknown variant {name!r}: choose one of {', '.join(VARIANTS)}", "bad_variant", status=400)
     return entry.make(super_six_pays=super_six_pays)
+
+
+def bet_titles() -> tuple[str, ...]:
+    """Every title a payout of a registered variant may carry (the pages translate them).
+
+    >>> "Banker 6" in bet_titles() and "Super Six Plus" in bet_titles()
+    True
+    """
+    titles: dict[str, None] = {}
+    for entry in VARIANTS.values():
+        for pays_setting in entry.report_settings:
+            for spec in entry.make(**pays_setting).bets.values():
+                titles[spec.title] = None
+                if spec.six_title:
+                    titles[spec.six_title] = None
+    return tuple(titles)
+
+
+# -- what a round paid --------------------------------------------------------------------------------------------
+
+
+def odds_text(odds: Fraction) -> str:
+    """Odds as boards write them: winnings to stake, "8:1", "1:2"; a commission's fraction in hundredths.
+
+    >>> odds_text(Fraction(8)), odds_text(Fraction(1, 2)), odds_text(Fraction(19, 20)), odds_text(Fraction(3, 2))
+    ('8:1', '1:2', '0.95:1', '1.5:1')
+    """
+    if odds.denominator == 1:
+        return f"{odds.numerator}:1"
+    if odds.numerator == 1:
+        return f"1:{odds.denominator}"
+    return f"{float(odds):.2f}".rstrip("0").rstrip(".") + ":1"
+
+
+@dataclass(frozen=True)
+class Payout:
+    """A bet a round won and the odds it paid: a board's "Banker 6 · pays 1:2"."""
+
+    bet: str
+    title: str
+    odds: Fraction
+
+    @property
+    def pays(self) -> str:
+        return odds_text(self.odds)
+
+    def as_json(self) -> list[str]:
+        """[title, odds]: the compact form a round's update carries (a title the pages translate)."""
+        return [self.title, self.pays]
+
+
+def payouts(game: Variant, round: Round) -> list[Payout]:
+    """The bets `round` won at a `game` table, in the registry's order, each with its odds. A push (Player and
+    Banker on a tie) wins nothing, nor does a void; a Banker win entered without the Banker's points leaves out
+    the bets whose pay those points decide, rather than guess.
+
+    >>> from scoreboard.play import check_round
+    >>> six = check_round(["KH", "5D", "KS"], ["3S", "3C"])   # Banker 6 with a Banker pair
+    >>> [(p.title, p.pays) for p in payouts(variant("super-six"), six)]
+    [('Banker 6', '1:2'), ('Banker Pair', '11:1'), ('Super 6', '12:1')]
+    >>> [(p.title, p.pays) for p in payouts(variant("commission"), six)]
+    [('Banker', '0.95:1'), ('Banker Pair', '11:1')]
+    >>> [p.as_json() for p in payouts(variant("no-commission"), Round(TIE, player_points=5, banker_points=5))]
+    [['Tie', '8:1']]
+    >>> [p.title for p in payouts(variant("super-six"), Round(BANKER, player_points=2))]
+    []
+    """
+    if round.void or round.winner is None:
+        return []
+    unknown = round.winner == BANKER and round.banker_points is None
+    won = []
+    for spec in game.bets.values():
+        if unknown and spec.needs_banker_points:
+            continue
+        pay = spec.rule(round)
+        if pay is None or pay == PUSH:
+            continue
+        title = spec.six_title if spec.six_title and round.banker_six else spec.title
+        won.append(Payout(spec.name, title, Fraction(pay)))
+    return won
 
 
 # -- settlement ---------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from .play import Round
 from .roads import RoadRound, Roads
 from .sides import BANKER, NAME, PLAYER
 from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbered, round_json
+from .variants import Variant, payouts
 
 
 def shoe_json(shoe: ShoeState) -> dict:
@@ -46,6 +47,7 @@ class TableView:
         self._state_json: dict[tuple[int, bool], dict] = {}
         self._added: tuple[Round, dict | None] | None = None  # the last round added and its JSON (public)
         self._fixed: tuple[TableConfig, ShoeRules, dict] | None = None
+        self._pays: tuple[Round, Variant, list[list[str]]] | None = None  # the last result's payouts, made once
 
     @property
     def config(self):
@@ -163,6 +165,7 @@ class TableView:
             "deal": s.deal.as_json(face_up),
             "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in ("ready", "dealing") else None,
             "last_result": self._last_result(last, last_number, public),
+            "last_pays": self._last_pays(last, game),
             "insurance": [o.as_json() for o in offers(s.deal)] if game.insurance and not hidden else [],
             "notice": None if s.notice is None else s.notice.as_json(),
             "last_event_at": s.last_event_at,
@@ -177,6 +180,16 @@ class TableView:
             # it unchanged at once.
             return added[1]
         return round_json(last, number, public)
+
+    def _last_pays(self, last: Round | None, game: Variant) -> list[list[str]]:
+        """The bets the last result won and what each paid, from the variant registry: made once per round (the
+        same list in every version's state until the next round, so the updates' diff passes it by at once)."""
+        if last is None:
+            return []
+        kept = self._pays
+        if kept is None or kept[0] is not last or kept[1] is not game:
+            kept = self._pays = (last, game, [p.as_json() for p in payouts(game, last)])
+        return kept[2]
 
     def snapshot(self, public: bool = True) -> dict:
         return {

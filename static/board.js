@@ -1,5 +1,6 @@
 /* The table-side board: a snapshot on join, then one delta per change (live.js); never says "place your bets"
-   while the live connection is down. */
+   while the live connection is down. The layout is board.css's; this draws the roads into it (a whole shoe on the
+   Big Road, half-size cells on the derived roads) and fits the table's name. */
 "use strict";
 
 (() => {
@@ -7,6 +8,8 @@
   const S = Page.strings;
   const tableId = body.dataset.table;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const look = Page.look();
+  const cols = Number(body.dataset.cols) || 0; // ?cols=: the Big Road's columns
   let state = null, model = null, connected = false, asking = null, askTimer = null;
   let lastUpdate = Page.now();
 
@@ -14,11 +17,35 @@
     const o = body.dataset.orientation || (window.innerWidth >= window.innerHeight ? "landscape" : "portrait");
     body.classList.toggle("landscape", o === "landscape");
     body.classList.toggle("portrait", o === "portrait");
+    if (cols) body.style.setProperty("--cols", cols);
+    fitName();
+  }
+
+  /* The table's name as large as fits on one line, down to the size of the other labels; a name longer still
+     wraps onto more lines at that size (the header grows, the roads keep their size). */
+  let nameWidth = 0; // the width the name was last fitted in
+  function fitName() {
+    const name = document.getElementById("name");
+    name.style.fontSize = "";
+    nameWidth = name.clientWidth;
+    const largest = parseFloat(getComputedStyle(name).fontSize);
+    const smallest = parseFloat(getComputedStyle(document.getElementById("variant")).fontSize);
+    const fits = (size) => {
+      name.style.fontSize = `${size}px`;
+      return name.scrollHeight <= size * 1.15 * 1.5 && name.scrollWidth <= name.clientWidth;
+    };
+    if (fits(largest)) return;
+    if (!fits(smallest)) { name.style.fontSize = `${smallest}px`; return; }
+    let lo = smallest, hi = largest;
+    while (hi - lo > 0.5) { const mid = (lo + hi) / 2; if (fits(mid)) lo = mid; else hi = mid; }
+    name.style.fontSize = `${lo}px`;
   }
 
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
   Live.table(socket, tableId, {
     snapshot(snap) {
+      // For bench/page.py: when the first snapshot arrived (the first road's time is the wait for it plus drawing).
+      if (!performance.getEntriesByName("scoreboard:snapshot").length) performance.mark("scoreboard:snapshot");
       state = snap.state; model = RoadView.fromJSON(snap.roads); connected = true;
       showConnection();
       render(true);
@@ -53,20 +80,20 @@
   /* A card changes the header and the cards; only a round, a rebuild or a snapshot redraws the roads. */
   function render(roadsChanged) {
     body.dataset.version = state.version;
-    renderHeader(); renderCards(); renderNotice(); showIdle(false);
+    renderHeader(); renderCards(); renderNotice(); fitRound(); showIdle(false);
     if (roadsChanged) { renderStats(); renderRoads(); renderAsk(); renderRecent(); }
   }
 
   function renderPhase() {
     if (!connected) return;
-    let phase = S.phase[state.phase] || state.phase;
-    if (state.shoe && state.shoe.cut && state.phase !== "shoe_finished") phase = `${phase} · ${S.last_rounds}`;
-    Page.text("phase", phase);
+    Page.text("phase", S.phase[state.phase] || state.phase);
     document.getElementById("phase").className = `phase ${state.phase}`;
   }
 
   function renderHeader() {
-    Page.text("name", state.name);
+    if (document.getElementById("name").textContent !== state.name) { Page.text("name", state.name); fitName(); }
+    // The cut card is out: a warning of its own beside the phase, never cut short.
+    document.getElementById("cut").hidden = !(state.shoe && state.shoe.cut && state.phase !== "shoe_finished");
     Page.text("variant", S.titles[state.variant_title] || state.variant_title);
     Page.text("shoe", state.shoe ? state.shoe.number : "—");
     Page.text("round", state.round);
@@ -105,6 +132,7 @@
       out.textContent = dealing ? Page.fmt(S.round, { round: state.round }) : "";
       out.className = "outcome";
     }
+    Page.pays(document.getElementById("pays"), state, dealing);
     const ins = document.getElementById("insurance");
     const offers = dealing ? state.insurance || [] : [];
     ins.hidden = !offers.length;
@@ -113,10 +141,23 @@
     }) : "";
   }
 
-  /* A void or a correction stays up for the server's notice time, counted from when it happened. */
+  /* A void or a correction stays up for the server's notice time, counted from when it happened; its band takes
+     room from the bottom row, so the round's panel is fitted again when it comes and goes. */
   function renderNotice() {
     const n = state.notice;
-    Page.notice(document.getElementById("notice"), n, n ? `notice ${n.kind}` : "notice");
+    Page.notice(document.getElementById("notice"), n, n ? `notice ${n.kind}` : "notice", fitRound);
+  }
+
+  /* The round's panel keeps everything whole: smaller cards first (down to 0.7 of their size), then none (the
+     hands' points, the result and its pays stay). */
+  function fitRound() {
+    const panel = document.getElementById("cards");
+    const full = body.classList.contains("portrait") ? 1.25 : 1;
+    const over = () => panel.scrollHeight > panel.clientHeight + 1;
+    panel.classList.remove("no-cards");
+    panel.style.setProperty("--k", full);
+    for (let k = full; over() && k > 0.7; ) { k = Math.max(0.7, k - 0.05); panel.style.setProperty("--k", k); }
+    if (over()) panel.classList.add("no-cards");
   }
 
   function renderStats() {
@@ -134,18 +175,39 @@
     return span;
   }
 
+  /* The roads: the Big Road first, whose cell sets the derived roads' (half of it); the Bead Road holds a whole
+     shoe (90 rounds, 15 columns). A road that cannot show all its columns says how many are out of view. */
   function renderRoads() {
-    for (const name of RoadView.ROADS) {
-      const svg = document.querySelector(`[data-road="${name}"] svg`);
-      // A whole shoe (up to 90 rounds, 15 columns) always fits the bead road.
-      RoadView.draw(svg, name, model, RoadView.askCell(model, name, asking), name === "bead" ? { minCols: 15 } : {});
-    }
+    // Every size read before anything is drawn: one layout, not one per road.
+    const minMark = document.getElementById("probe").getBoundingClientRect().width;
+    const sections = Object.fromEntries(RoadView.ROADS.map((name) => [name, document.querySelector(`[data-road="${name}"]`)]));
+    const boxes = Object.fromEntries(RoadView.ROADS.map((name) => {
+      const svg = sections[name].querySelector("svg");
+      return [name, { svg, width: svg.clientWidth, height: svg.clientHeight }];
+    }));
+    const draw = (name, opts) => {
+      const { svg, width, height } = boxes[name];
+      const f = RoadView.draw(svg, name, model, RoadView.askCell(model, name, asking), { look, minMark, width, height, ...opts });
+      hiddenCount(sections[name], f ? f.hidden : 0);
+      return f;
+    };
+    const big = draw("big_road", cols ? { cols } : { minCols: body.classList.contains("portrait") ? 36 : 48 });
+    const half = big ? Math.max(1, Math.floor(big.cell / 2)) : 0;
+    for (const name of RoadView.DERIVED) draw(name, half ? { cell: half } : {});
+    draw("bead", { minCols: 15 });
+  }
+
+  function hiddenCount(section, n) {
+    const box = section.querySelector(".hidden-count");
+    box.hidden = !n;
+    Page.text(box, n === 1 ? S.hidden.one : Page.fmt(S.hidden.many, { count: n }));
+    section.dataset.hidden = n;
   }
 
   function renderAsk() {
     for (const side of ["P", "B"]) {
       const btn = document.getElementById(`ask-${side}`);
-      RoadView.buttonMarks(btn.querySelector("svg"), model.predict[side]);
+      RoadView.buttonMarks(btn.querySelector("svg"), model.predict[side], look);
       btn.classList.toggle("active", asking === side);
     }
   }
@@ -161,7 +223,11 @@
       return b;
     });
     strip.replaceChildren(...beads);
-    while (strip.firstChild && strip.scrollWidth > strip.clientWidth) strip.removeChild(strip.firstChild);
+    // As many of the newest as the strip holds, from one measurement (the discs are all one size).
+    if (!beads.length) return;
+    const gap = parseFloat(getComputedStyle(strip).columnGap) || 0;
+    const room = Math.floor((strip.clientWidth + gap) / (beads[0].offsetWidth + gap));
+    if (room < beads.length) strip.replaceChildren(...beads.slice(beads.length - Math.max(0, room)));
   }
 
   function ask(side) {
@@ -192,7 +258,19 @@
     if (e.key === "p" || e.key === "P") ask("P");
     if (e.key === "b" || e.key === "B") ask("B");
   });
-  window.addEventListener("resize", () => { orient(); if (model) { renderRoads(); renderRecent(); } });
+  window.addEventListener("resize", () => { orient(); if (model) { fitRound(); renderRoads(); renderRecent(); } });
+  // The bottom row is as tall as the screen leaves it (a notice comes or goes, the name wraps): the Bead Road is
+  // drawn again and the round's panel fitted again when it changes.
+  // The name's room changes with what stands beside it (the limits, the phase): fitted again when its width does.
+  new ResizeObserver(() => {
+    if (document.getElementById("name").clientWidth !== nameWidth) fitName();
+  }).observe(document.getElementById("name"));
+  const bottom = new ResizeObserver(() => { if (model) { fitRound(); renderRoads(); } });
+  bottom.observe(document.querySelector("#bead-road svg"));
+  bottom.observe(document.getElementById("cards"));
+  // A CJK font's chunks arrive after the first layout: the name and the round are fitted again in the glyphs
+  // they are drawn with.
+  document.fonts.addEventListener("loadingdone", () => { fitName(); if (model) { fitRound(); renderRecent(); } });
   orient();
   Page.clock(document.getElementById("clock"), body.dataset.clock);
   Page.pixelShift(Page.setting("shiftEvery"), Page.setting("shiftPixels"));

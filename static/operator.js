@@ -67,6 +67,14 @@
     for (const tab of tabs()) tab.setAttribute("aria-pressed", String(tab.dataset.table === tableId));
     $("desk").hidden = false;
     $("audit-csv").href = `${data.urls.table}${encodeURIComponent(tableId)}/audit?format=csv`;
+    // The forms this operator's role allows here (the server's list; it judges every action all the same).
+    const may = data.may[tableId] || [];
+    let offered = 0;
+    for (const form of document.querySelectorAll(".op-action")) {
+      form.hidden = !form.dataset.needs.split(" ").some((a) => may.includes(a));
+      if (!form.hidden) offered += 1;
+    }
+    $("no-actions").hidden = offered > 0;
     for (const r of document.querySelectorAll(".op-result")) r.textContent = "";
     refreshDetail();
   }
@@ -104,7 +112,7 @@
   function renderTable() {
     const t = detail.table;
     $("t-name").textContent = t.name || t.table;
-    $("t-variant").textContent = t.variant_title;
+    $("t-variant").textContent = S.titles[t.variant_title] || t.variant_title;
     const phase = $("t-phase");
     phase.textContent = S.phase[t.phase] || t.phase;
     phase.className = `op-phase ${t.phase}`;
@@ -168,6 +176,7 @@
     const v = entry[side];
     if (!v) return S.nothing;
     if (entry.kind === "shoe") return fmt(S.shoe_decks, { id: v.shoe || S.nothing, decks: v.rules ? v.rules.decks : "?" });
+    if (entry.kind === "alarm_ack") return side === "before" ? v.detail : fmt(S.acknowledged_by, { operator: v.acknowledged_by });
     if (v.winner !== undefined || v.player !== undefined) {
       const cards = v.player && v.player.length ? ` · ${cardsText(v.player)} / ${cardsText(v.banker)}` : "";
       return resultText(v) + cards;
@@ -189,9 +198,10 @@
       const refused = e.kind === "refused";
       const tr = el("tr", null, refused ? "refused" : e.kind);
       tr.append(
-        el("td", new Date(e.at * 1000).toLocaleString()),
+        el("td", new Date(e.at * 1000).toLocaleString(document.documentElement.lang)),
         el("td", e.operator || S.nothing),
-        el("td", refused ? fmt(S.refused_entry, { action: e.action || "?", message: e.message }) : e.kind.replace("_", " ")),
+        el("td", refused ? fmt(S.refused_entry, { action: S.kinds[e.action] || e.action || "?", message: e.message })
+          : S.kinds[e.kind] || e.kind.replace("_", " ")),
         el("td", e.round === null ? S.nothing : String(e.round)),
         el("td", e.reason || S.nothing),
         el("td", sideText(e, "before")),

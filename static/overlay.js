@@ -1,15 +1,37 @@
 /* The stream overlay: the roads (and panels) asked for in `roads`, live like the board, laid out for the box the
-   streaming tool gives it. With `ask`, ASK P, then ASK B, then neither blink for that many seconds each. */
+   streaming tool gives it. With `ask`, ASK P, then ASK B, then neither blink for that many seconds each.
+
+   The layout is worked out here, in whole road cells, so the roads' panels hold their grids exactly (no band of
+   empty grid over the video): a box is rows (the Big Road; the Bead Road beside the derived roads; the other
+   panels), a strip (2.4:1 or wider) is the Big Road over the derived roads, the Bead Road, then the panels side by
+   side. The Big Road shows at least 36 columns in a box and 24 in a strip, the Bead Road 15 and 12 (a whole shoe
+   and most of one), the derived roads half-size cells; `cols` sets every road's columns instead. */
 "use strict";
 
 (() => {
   const body = document.body, ov = document.getElementById("ov");
   const S = Page.strings;
+  const look = Page.look();
   const ROAD_OF = { big: "big_road", bead: "bead", big_eye: "big_eye", small: "small", cockroach: "cockroach" };
-  const roads = body.dataset.roads.split(",").filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
+  const asked = body.dataset.roads.split(",");
+  const roads = asked.filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
+  const has = (p) => asked.includes(p);
+  const derived = ["big_eye", "small", "cockroach"].filter(has);
+  const panels = asked.filter((p) => ["ask", "stats", "cards", "last"].includes(p));
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  let state = null, model = null, connected = false, asking = null;
+  let state = null, model = null, connected = false, asking = null, cell = 0;
+  const placed = []; // the elements a strip placed in its grid
+
+  function setVar(name, value) { document.documentElement.style.setProperty(name, value); }
+
+  /* The largest cell (up to `most`) for which `height(c)` stays within `room`. */
+  function largest(height, room, most) {
+    let lo = 1, hi = Math.max(1, most);
+    if (height(hi) <= room) return hi;
+    for (let i = 0; i < 30; i++) { const mid = (lo + hi) / 2; if (height(mid) <= room) lo = mid; else hi = mid; }
+    return lo;
+  }
 
   /* The box: the source's size unless ?width= / ?height= set it; a strip when much wider than high. */
   function layout() {
@@ -19,10 +41,76 @@
     ov.classList.toggle("ov-strip", strip);
     ov.classList.toggle("ov-box", !strip);
     const u = (strip ? h : Math.min(h, w * 0.5625)) / 100;
-    document.documentElement.style.setProperty("--u", `${u}px`);
+    setVar("--u", `${u}px`);
+    setVar("--alpha", String(Math.min(100, Math.max(0, Number(body.dataset.panel ?? 100))) / 100));
+    const noticeShown = !document.getElementById("notice").hidden;
+    ov.classList.toggle("no-panels", !panels.length && !noticeShown);
+    const head = document.querySelector(".road header")?.getBoundingClientRect().height || 0;
+    const gap = 1.2 * u;
+    if (strip) layoutStrip(w, h, head, gap, noticeShown);
+    else layoutBox(w, h, u, head, gap, noticeShown);
     // The latest results fill their panel's height, however short the box (a 1280x160 ticker).
     const last = document.getElementById("last");
-    if (last) last.style.setProperty("--disc", `${Math.max(8 * u, Math.min(last.clientHeight - 2 * u, last.clientWidth / 4) * 0.8)}px`);
+    if (last) {
+      const room = last.clientHeight - 2 * u - (document.querySelector("#last .pays:not([hidden])")?.offsetHeight || 0);
+      last.style.setProperty("--disc", `${Math.max(8 * u, Math.min(room, last.clientWidth / 4) * 0.8)}px`);
+    }
+  }
+
+  function layoutBox(w, h, u, head, gap, noticeShown) {
+    const rowsD = derived.length === 3 ? 2 : derived.length ? 1 : 0;
+    const rowB = has("bead") || rowsD;
+    const rowC = panels.length || noticeShown;
+    const rows = [has("big"), rowB, rowC].filter(Boolean).length;
+    const height = (c) => (has("big") ? head + 6 * c : 0)
+      + (rowB ? Math.max(has("bead") ? head + 6 * c : 0, rowsD ? rowsD * (head + 3 * c) + (rowsD - 1) * gap : 0) : 0)
+      + (rowC ? (panels.length ? Math.max(24 * u, 104) : 12 * u) : 0) + (rows - 1) * gap;
+    let c = largest(height, h, h);
+    // The panels get at least 24% of the box's height (and room for six lines of 12 px text); with panels to show,
+    // the roads hold a whole shoe (36 Big Road columns) and give the panels the rest.
+    if (cols) c = Math.min(c, w / cols);
+    else if (rowC && has("big")) c = Math.min(c, w / 36);
+    if (has("bead")) c = Math.min(c, (rowsD ? 0.5 * w : w) / (cols || 15));
+    if (!has("big") && !has("bead") && cols) c = Math.min(c, 2 * (w / (rowsD === 2 ? 1 : derived.length)) / cols);
+    // Not rounded: the panels take exactly the box; roads.js draws whole-pixel cells inside them.
+    cell = Math.max(3, c);
+    setVar("--cell", `${cell}px`);
+    setVar("--bead-w", rowsD ? `${Math.ceil((cols || 15) * cell) + 1}px` : "100%");
+    ov.style.gridTemplateColumns = "";
+    for (const el of placed.splice(0)) { el.style.gridColumn = ""; el.style.gridRow = ""; }
+  }
+
+  function layoutStrip(w, h, head, gap, noticeShown) {
+    const block = has("big") || derived.length;
+    const blockCols = cols || 24, beadCols = cols || 12;
+    const units = (has("big") ? 6 : 0) + (derived.length ? 3 : 0);
+    let c = units ? (h - (has("big") ? head : 0) - (derived.length ? head : 0) - (has("big") && derived.length ? gap : 0)) / units : h;
+    if (has("bead")) c = Math.min(c, (h - head) / 6);
+    // Beside panels the roads take at most 62% of the width, in whole shoes' worth of columns; alone they fill the
+    // strip's height (and `cols` still holds).
+    const alone = !panels.length && !noticeShown;
+    const across = (block ? blockCols : 0) + (has("bead") ? beadCols : 0);
+    if (!alone) c = Math.min(c, (0.62 * w - gap) / across);
+    else if (cols) c = Math.min(c, (w - (block && has("bead") ? gap : 0)) / across);
+    cell = Math.max(3, c);
+    setVar("--cell", `${cell}px`);
+    const columns = [];
+    let n = 0;
+    if (block) columns.push(alone ? "minmax(0, 2fr)" : `${Math.ceil(blockCols * cell) + 1}px`);
+    if (has("bead")) columns.push(alone ? "minmax(0, 1fr)" : `${Math.ceil(beadCols * cell) + 1}px`);
+    const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2 };
+    for (const p of panels) columns.push(`minmax(0, ${weight[p]}fr)`);
+    if (noticeShown) columns.push("minmax(0, 2fr)");
+    ov.style.gridTemplateColumns = columns.join(" ");
+    const place = (el, col, row) => { if (el) { el.style.gridColumn = String(col); el.style.gridRow = row; placed.push(el); } };
+    if (block) {
+      n++;
+      place(document.getElementById("road-big"), n, derived.length ? "1" : "1 / -1");
+      place(ov.querySelector(".derived"), n, has("big") ? "2" : "1 / -1");
+    }
+    if (has("bead")) place(document.getElementById("road-bead"), ++n, "1 / -1");
+    for (const p of panels) place(document.getElementById(p), ++n, "1 / -1");
+    place(document.getElementById("notice"), ++n, "1 / -1");
   }
 
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
@@ -46,24 +134,31 @@
     body.dataset.version = state.version;
     renderCards(); renderNotice();
     if (roadsChanged) { renderRoads(); renderStats(); renderAsk(); renderLast(); }
+    fitPanels();
   }
 
   function renderRoads() {
+    const half = Math.max(1, Math.floor(cell / 2));
     for (const name of roads) {
       const svg = document.querySelector(`[data-road="${name}"] svg`);
-      RoadView.draw(svg, name, model, RoadView.askCell(model, name, asking), cols ? { cols } : {});
+      let opts;
+      if (cols) opts = { cols };
+      else if (name === "big_road") opts = {};
+      else if (name === "bead") opts = { minCols: ov.classList.contains("ov-strip") ? 12 : 15 };
+      else opts = { cell: half };
+      RoadView.draw(svg, name, model, RoadView.askCell(model, name, asking), { look, ...opts });
     }
   }
 
   function renderStats() {
-    for (const k of ["B", "P", "T", "banker_six"]) Page.text(`stat-${k}`, model.stats[k] || 0);
+    for (const k of ["B", "P", "T", "banker_six", "player_pair", "banker_pair"]) Page.text(`stat-${k}`, model.stats[k] || 0);
   }
 
   function renderAsk() {
     for (const side of ["P", "B"]) {
       const box = document.getElementById(`ask-${side}`);
       if (!box) return;
-      RoadView.buttonMarks(box.querySelector("svg"), model.predict[side]);
+      RoadView.buttonMarks(box.querySelector("svg"), model.predict[side], look);
       box.classList.toggle("active", asking === side);
     }
   }
@@ -77,7 +172,12 @@
       b.textContent = c.banker_six ? "6" : S.winner[c.winner];
       return b;
     }));
-    while (strip.firstChild && strip.scrollWidth > strip.clientWidth) strip.removeChild(strip.firstChild);
+    // As many of the newest as the strip holds, from one measurement (the discs are all one size).
+    const discs = [...strip.children];
+    if (!discs.length) return;
+    const gap = parseFloat(getComputedStyle(strip).columnGap) || 0;
+    const room = Math.floor((strip.clientWidth + gap) / (discs[0].offsetWidth + gap));
+    if (room < discs.length) strip.replaceChildren(...discs.slice(discs.length - Math.max(0, room)));
   }
 
   function cardNode(card) {
@@ -88,8 +188,10 @@
   }
 
   function renderCards() {
+    const dealing = Boolean(state.deal.player.length || state.deal.banker.length), last = state.last_result;
+    const pays = document.getElementById("pays");
+    if (pays) Page.pays(pays, state, dealing);
     if (!document.getElementById("cards")) return;
-    const dealing = state.deal.player.length || state.deal.banker.length, last = state.last_result;
     const shown = dealing ? state.deal : last || { player: [], banker: [] };
     for (const hand of ["player", "banker"]) {
       document.getElementById(`${hand}-cards`).replaceChildren(...shown[hand].map(cardNode));
@@ -103,14 +205,38 @@
     out.className = !dealing && last ? `outcome w${last.winner}` : "outcome";
   }
 
-  /* As on the board: a void or correction shows for the server's notice time. */
-  function renderNotice() { Page.notice(document.getElementById("notice"), state.notice); }
+  /* As on the board: a void or correction shows for the server's notice time, in a panel of its own (the layout
+     makes room for it, and takes it back when it ends). */
+  function renderNotice() {
+    const box = document.getElementById("notice");
+    const was = box.hidden;
+    Page.notice(box, state.notice, "panel notice o9", () => relayout());
+    if (box.hidden !== was) relayout();
+  }
+
+  /* Each panel's text as large as the panel holds it whole (--k from 1 down, the fonts never under 12 px). */
+  function fitPanels() {
+    for (const panel of ov.querySelectorAll(".panel")) {
+      if (panel.hidden || panel.id === "last") continue;
+      const over = () => panel.scrollHeight > panel.clientHeight + 1 || panel.scrollWidth > panel.clientWidth + 1;
+      panel.style.setProperty("--k", 1);
+      for (let k = 1; over() && k > 0.3; ) { k -= 0.05; panel.style.setProperty("--k", k); }
+    }
+  }
+
+  function relayout() {
+    layout();
+    fitPanels();
+    if (model) { renderRoads(); renderLast(); }
+  }
 
   if (askSeconds) {
     const cycle = ["P", "B", null];
     let i = cycle.length - 1;
     setInterval(() => { i = (i + 1) % cycle.length; asking = cycle[i]; if (model) { renderRoads(); renderAsk(); } }, askSeconds * 1000);
   }
-  window.addEventListener("resize", () => { layout(); if (model) { renderRoads(); renderLast(); } });
+  window.addEventListener("resize", relayout);
+  // A CJK font's chunks arrive after the first layout: the panels are fitted again in the glyphs they show.
+  document.fonts.addEventListener("loadingdone", fitPanels);
   layout();
 })();

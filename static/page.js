@@ -30,13 +30,39 @@ const Page = (() => {
     };
   }
 
+  /* What roads.js draws with: the palette's colours and the language's letters for Banker, Player and Tie. */
+  function look() { return { colours: colours(), letters: strings.winner }; }
+
+  /* Set the text of an element (or the element with that id), if it changed. */
   function text(id, value) {
-    const el = document.getElementById(id);
+    const el = typeof id === "string" ? document.getElementById(id) : id;
     if (el && el.textContent !== String(value)) el.textContent = value;
   }
 
+  /* A card for people: "TH" -> "10♥". */
+  const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  function card(code) { return `${code[0] === "T" ? "10" : code[0]}${SUITS[code[1]] || code[1]}`; }
+
+  /* The last round's winning bets with what each paid (state.last_pays: [title, odds] pairs from the server's
+     variant registry), one span each, in `box`; hidden while a round is dealt or when nothing won. */
+  function pays(box, state, dealing) {
+    const won = !dealing && state.last_result ? state.last_pays || [] : [];
+    box.replaceChildren(...won.map(([title, odds]) => {
+      const span = document.createElement("span");
+      span.className = "pay";
+      span.textContent = fmt(strings.pays, { bet: strings.bets[title] || title, odds });
+      return span;
+    }));
+    box.hidden = !won.length;
+  }
+
   /* A whole number with thousands separators in the page's language. */
-  function number(n) { return n === null || n === undefined ? "—" : new Intl.NumberFormat(document.documentElement.lang).format(n); }
+  let numbers = null; // made once: an Intl.NumberFormat costs milliseconds to make
+  function number(n) {
+    if (n === null || n === undefined) return "—";
+    numbers = numbers || new Intl.NumberFormat(document.documentElement.lang);
+    return numbers.format(n);
+  }
 
   /* Against burn-in: every `every` seconds the picture moves one step round a square of `pixels` each side of
      its place, through CSS variables the stylesheet turns into a transform. */
@@ -66,19 +92,23 @@ const Page = (() => {
   }
 
   /* The void or correction notice in `box`, for the server's notice time counted from when it happened; it hides
-     itself when the time is up. `classes` are the box's own classes besides the notice's. */
+     itself when the time is up (and then calls `ended`, if given). `classes` are the box's own classes besides the
+     notice's. */
   const noticeTimers = new WeakMap();
-  function notice(box, n, classes = "notice") {
+  function notice(box, n, classes = "notice", ended = null) {
     clearTimeout(noticeTimers.get(box));
     const left = n ? setting("noticeSeconds") - (now() - n.at) : 0;
     if (left <= 0) { box.hidden = true; return; }
     const S = strings;
-    const key = n.kind === "correct" ? "corrected" : n.round ? "void" : "void_unnumbered";
-    box.textContent = fmt(S[key], { round: n.round, reason: n.reason || "" });
+    // The service's own void for an excess card is said in the page's words; its `reason` cites the rule
+    // document, which is for operators and the audit.
+    const excess = n.irregularity && n.cards && n.cards.length;
+    const key = excess ? "excess" : n.kind === "correct" ? "corrected" : n.round ? "void" : "void_unnumbered";
+    box.textContent = fmt(S[key], { round: n.round, reason: n.reason || "", cards: excess ? n.cards.map(card).join(" ") : "" });
     box.className = `${classes}${n.irregularity ? " irregularity" : ""}`;
     box.hidden = false;
-    noticeTimers.set(box, setTimeout(() => notice(box, n, classes), left * 1000 + 50));
+    noticeTimers.set(box, setTimeout(() => { notice(box, n, classes, ended); if (box.hidden && ended) ended(); }, left * 1000 + 50));
   }
 
-  return { strings, setting, now, fmt, colours, text, number, pixelShift, clock, notice };
+  return { strings, setting, now, fmt, colours, look, text, card, pays, number, pixelShift, clock, notice };
 })();

@@ -1,14 +1,22 @@
 /* The pit monitor: every table (or ?tables=) on one Socket.IO connection (`join_pit`), each with its roads in
-   miniature, counts, good-road badges and alarms. The thresholds are the server's: a table's stale_after, the
-   notice time; this page only compares them with the server's clock. */
+   miniature, counts and good-road badges; and the service's alarms (floor.md "Alarms"), latched until a supervisor
+   acknowledges them. The server raises and clears every alarm and says who may acknowledge which: this page shows
+   them (unacknowledged first, in words and a sign, not only a colour), plays the optional sound and posts the
+   acknowledgements of the signed-in operator (the operator page's session). */
 "use strict";
 
 (() => {
   const body = document.body, grid = document.getElementById("grid");
-  const S = Page.strings;
+  const S = Page.strings, A = S.alarms;
+  const look = Page.look();
+  const PIT = JSON.parse(document.getElementById("pit-data").textContent);
+  const SIGN = { alarm: "⚠", info: "ℹ", done: "✓", sound: "♪" };
+  const REMIND_MS = 60000; // the sound again while an alarm waits for its acknowledgement
   const tables = new Map();
   document.querySelectorAll(".tcard").forEach((el) => tables.set(el.dataset.table, { el, state: null, model: null, displays: null }));
   const asked = body.dataset.tables ? body.dataset.tables.split(",") : null;
+  const alarms = new Map(); // id -> the alarm as the server last sent it
+  const $ = (id) => document.getElementById(id);
 
   /* As many columns as make the cards largest for this many tables on this screen. */
   function fit() {
@@ -28,6 +36,12 @@
 
   function el(t, selector) { return t.el.querySelector(selector); }
   function set(node, value) { if (node.textContent !== String(value)) node.textContent = value; }
+  function make(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
 
   function render(t, roadsChanged) {
     const s = t.state;
@@ -39,7 +53,11 @@
     set(phase, S.phase[s.phase] || s.phase);
     phase.className = `phase ${s.phase}`;
     if (roadsChanged) renderRoads(t);
-    renderAlarms(t);
+    if (t.displays !== null) {
+      const d = el(t, ".displays");
+      d.hidden = false;
+      set(d, Page.fmt(S.displays, { count: t.displays }));
+    }
   }
 
   function renderRoads(t) {
@@ -47,7 +65,7 @@
     for (const name of RoadView.ROADS) {
       const svg = el(t, `svg[data-road="${name}"]`);
       // Miniatures show a good stretch of the shoe, however tall the card: at least 24 Big Road columns.
-      if (svg) RoadView.draw(svg, name, m, null, { minCols: name === "big_road" ? 24 : 16 });
+      if (svg) RoadView.draw(svg, name, m, null, { look, minCols: name === "big_road" ? 24 : 16 });
     }
     const recent = el(t, ".recent");
     recent.replaceChildren(...m.bead.slice(-8).map((c) => {
@@ -56,13 +74,14 @@
       b.textContent = c.banker_six ? "6" : S.winner[c.winner];
       return b;
     }));
-    while (recent.firstChild && recent.scrollWidth > recent.clientWidth) recent.removeChild(recent.firstChild);
     el(t, ".counts").replaceChildren(...["B", "P", "T"].flatMap((w) => {
       const label = document.createElement("span"), count = document.createElement("b");
       label.className = `res ${w}`; label.textContent = S.winner[w];
       count.className = `c${w}`; count.textContent = m.stats[w] || 0;
       return [label, count];
     }));
+    // Trimmed once the counts beside it have their width (they take what the strip leaves).
+    while (recent.firstChild && recent.scrollWidth > recent.clientWidth) recent.removeChild(recent.firstChild);
     el(t, ".badges").replaceChildren(...m.patterns.map((p) => {
       const chip = document.createElement("span"), name = document.createElement("span"), run = document.createElement("b");
       const code = p.pattern === "one_hall_two_rooms" ? `${p.pattern}:${RoadView.lastSide(m) === "P" ? "B" : "P"}` : p.pattern;
@@ -74,61 +93,211 @@
     }));
   }
 
-  function duration(seconds) {
-    const s = Math.floor(seconds);
-    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  /* -- alarms -------------------------------------------------------------------------------------------------- */
+
+  const clock = new Intl.DateTimeFormat(document.documentElement.lang, { hour: "numeric", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+  const at = (seconds) => clock.format(new Date(seconds * 1000));
+  const kindOf = (a) => A.kinds[a.kind] || { title: a.kind, text: "%(detail)s" };
+  const shown = (a) => !asked || asked.includes(a.table);
+  // Unacknowledged first, alarms before information, newest first.
+  const order = (x, y) => (y.active - x.active) || ((x.severity === "info") - (y.severity === "info")) || (y.raised_at - x.raised_at);
+
+  function text(a) {
+    const values = { ...a.values };
+    return Page.fmt(kindOf(a).text, values) || a.detail;
   }
 
-  /* The alarms of surfaces.md, most urgent first. */
-  function alarms(t) {
-    const s = t.state, out = [], now = Page.now();
-    if (!s) return out;
-    const open = s.shoe && s.phase !== "shoe_finished";
-    const last = s.last_event_at;
-    if (open && last !== null && now - last > s.stale_after) out.push(["stale", Page.fmt(S.alarm.stale, { time: duration(now - last) })]);
-    const n = s.notice;
-    if (n && now - n.at < Page.setting("noticeSeconds")) {
-      if (n.irregularity) out.push(["irregularity", S.alarm.irregularity]);
-      else if (n.kind === "void") out.push(["void", S.alarm.void]);
+  function mayAcknowledge(a) {
+    const op = PIT.operator;
+    return Boolean(op && a.active && (op.may[a.table] || []).includes(PIT.ack[a.kind] || "ack_alarm"));
+  }
+
+  function tableName(a) {
+    const t = tables.get(a.table);
+    return t && t.state ? t.state.name : a.table;
+  }
+
+  function item(a) {
+    const li = make("li", `alarm-item sev-${a.severity}${a.active ? " active" : " done"}${a.cleared_at ? " cleared" : ""}`);
+    li.dataset.alarm = a.id; li.dataset.kind = a.kind; li.dataset.table = a.table;
+    const head = make("div", "ai-head");
+    const sign = a.active ? SIGN[a.severity] || SIGN.alarm : SIGN.done;
+    head.append(make("span", "ai-badge", `${sign} ${A.severity[a.severity] || a.severity}`), make("b", "ai-title", kindOf(a).title), make("span", "ai-table", tableName(a)));
+    const detail = make("div", "ai-detail");
+    if (a.round !== null && a.round !== undefined) detail.append(make("span", "ai-round", Page.fmt(A.round, { round: a.round })));
+    detail.append(make("span", "ai-text", text(a)));
+    const state = make("div", "ai-state");
+    state.append(make("span", null, Page.fmt(A.raised, { time: at(a.raised_at) })));
+    if (a.active) {
+      state.append(make("span", a.cleared_at ? "ai-cleared" : "ai-ongoing", a.cleared_at ? Page.fmt(A.cleared, { time: at(a.cleared_at) }) : (kindOf(a).condition ? A.ongoing : "")));
+    } else {
+      state.append(make("span", "ai-acknowledged", Page.fmt(A.acknowledged, { operator: a.acknowledged_by, time: at(a.acknowledged_at) })));
+      if (a.cleared_at) state.append(make("span", null, Page.fmt(A.was_cleared, { time: at(a.cleared_at) })));
+      if (a.note) state.append(make("span", "ai-note", a.note));
     }
-    if (open && s.shoe.cut) out.push(["cut", S.alarm.cut]);
-    if (t.displays === 0) out.push(["no_display", S.alarm.no_display]);
-    return out;
+    li.append(head, detail, state);
+    if (mayAcknowledge(a)) li.append(ackForm(a));
+    return li;
   }
 
-  function renderAlarms(t) {
-    const list = alarms(t), box = el(t, ".alarms");
-    const key = list.map(([k, text]) => `${k}:${text}`).join("|");
+  function ackForm(a) {
+    const form = make("form", "ai-ack");
+    const note = make("input"); note.name = "note"; note.maxLength = 200; note.placeholder = A.note; note.autocomplete = "off";
+    note.setAttribute("aria-label", A.note);
+    const button = make("button", "ai-ack-button", A.acknowledge); button.type = "submit";
+    const result = make("span", "ai-result"); result.setAttribute("role", "status");
+    form.append(note, button, result);
+    form.addEventListener("submit", (e) => { e.preventDefault(); acknowledge(a, form); });
+    return form;
+  }
+
+  async function acknowledge(a, form) {
+    const button = form.querySelector("button"), result = form.querySelector(".ai-result");
+    const note = form.elements.note.value.trim();
+    button.disabled = true; result.textContent = A.acknowledging;
+    try {
+      const r = await fetch(`${PIT.ack_url}${encodeURIComponent(a.id)}/ack`, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": PIT.csrf },
+        body: JSON.stringify(note ? { note } : {}),
+      });
+      const reply = await r.json().catch(() => null);
+      if (reply && reply.alarm) { take([reply.alarm]); return; } // done, or done already by someone else
+      result.textContent = Page.fmt(A.refused, { message: reply ? reply.message : String(r.status) });
+      if (r.status === 401) window.setTimeout(() => window.location.reload(), 3000);
+    } catch (e) {
+      result.textContent = A.unsure;
+    }
+    button.disabled = false;
+  }
+
+  function take(list) { for (const a of list) if (shown(a)) alarms.set(a.id, a); renderAlarms(); }
+
+  function renderAlarms() {
+    const all = [...alarms.values()].sort(order);
+    const active = all.filter((a) => a.active), done = all.filter((a) => !a.active);
+    const history = $("history-toggle").getAttribute("aria-pressed") === "true";
+    keyed($("alarm-list"), active);
+    keyed($("history-list"), done);
+    $("alarm-none").hidden = active.length > 0;
+    $("history-none").hidden = done.length > 0;
+    $("alarm-history").hidden = !history;
+    const panel = $("alarm-panel"), was = panel.hidden;
+    panel.hidden = !(active.length || history);
+    const waiting = active.filter((a) => a.severity !== "info").length;
+    const count = $("alarm-count");
+    count.hidden = active.length === 0;
+    set(count, `${SIGN.alarm} ${Page.fmt(A.to_acknowledge, { count: active.length })}`);
+    count.classList.toggle("info-only", waiting === 0);
+    const ongoing = done.filter((a) => kindOf(a).condition && !a.cleared_at);
+    for (const t of tables.values()) {
+      const mine = (a) => a.table === t.el.dataset.table;
+      renderCard(t, active.filter(mine), ongoing.filter(mine));
+    }
+    Sound.waiting(waiting > 0);
+    if (panel.hidden !== was) relayout(); // the grid is wider or narrower: the cards are sized again
+  }
+
+  function relayout() { fit(); tables.forEach((t) => t.model && renderRoads(t)); }
+
+  /* A list's items, redrawn only when what they show changed (a note being typed is kept). */
+  function keyed(list, items) {
+    const key = items.map((a) => `${a.id}:${a.active}:${a.cleared_at}:${mayAcknowledge(a)}`).join("|");
+    if (list.dataset.key === key) return;
+    list.dataset.key = key;
+    const typing = new Map([...list.querySelectorAll(".alarm-item")].map((li) => [li.dataset.alarm, li.querySelector("input")?.value || ""]));
+    list.replaceChildren(...items.map((a) => {
+      const li = item(a), note = li.querySelector("input");
+      if (note && typing.get(a.id)) note.value = typing.get(a.id);
+      return li;
+    }));
+  }
+
+  /* A table's card: its unacknowledged alarms as labels (sign, title, round), framed when one is an alarm; and,
+     quieter, the conditions still going on that were acknowledged (a table still without its screens). */
+  function renderCard(t, active, ongoing) {
+    const box = el(t, ".alarms");
+    const key = [...active, ...ongoing].map((a) => `${a.id}:${a.active}:${a.cleared_at}`).join("|");
     if (box.dataset.key !== key) {
       box.dataset.key = key;
-      box.replaceChildren(...list.map(([kind, text]) => {
-        const a = document.createElement("span");
-        a.className = `alarm ${kind}`; a.textContent = text;
-        return a;
+      box.replaceChildren(...[...active, ...ongoing].map((a) => {
+        const sign = a.active ? SIGN[a.severity] || SIGN.alarm : SIGN.done;
+        const label = make("span", `alarm sev-${a.severity} ${a.kind}`, `${sign} ${kindOf(a).title}`);
+        if (a.round !== null && a.round !== undefined) label.append(make("span", "alarm-round", ` · ${Page.fmt(A.round, { round: a.round })}`));
+        label.classList.toggle("cleared", Boolean(a.cleared_at));
+        label.classList.toggle("done", !a.active);
+        return label;
       }));
     }
-    t.el.classList.toggle("alarmed", list.some(([k]) => k !== "cut"));
-    if (t.displays !== null) {
-      const d = el(t, ".displays");
-      d.hidden = false;
-      set(d, Page.fmt(S.displays, { count: t.displays }));
-    }
+    t.el.classList.toggle("alarmed", active.some((a) => a.severity !== "info"));
   }
 
-  function countAlarms() {
-    const n = [...tables.values()].filter((t) => t.el.classList.contains("alarmed")).length;
-    const box = document.getElementById("alarm-count");
-    box.hidden = n === 0;
-    set(box, `⚠ ${n}`);
-  }
+  /* -- the sound: off until asked for, and then only after a click (browsers play nothing before one) ----------- */
+
+  const Sound = (() => {
+    const KEY = "scoreboard.pit.sound", button = $("sound");
+    let ctx = null, state = "off", timer = null, chimes = 0;
+    try { if (window.localStorage.getItem(KEY) === "on") state = "ask"; } catch (e) { /* no storage: off */ }
+
+    function save(on) { try { window.localStorage.setItem(KEY, on ? "on" : "off"); } catch (e) { /* kept for this page only */ } }
+
+    function show() {
+      button.className = `pit-button sound ${state}`;
+      button.setAttribute("aria-pressed", String(state === "on"));
+      button.textContent = `${SIGN.sound} ${state === "on" ? A.sound_on : state === "ask" ? A.sound_ask : A.sound_off}`;
+    }
+
+    function chime() {
+      if (state !== "on" || !ctx) return;
+      const t0 = ctx.currentTime;
+      [[880, 0], [660, 0.28], [880, 0.56]].forEach(([freq, start]) => {
+        const osc = ctx.createOscillator(), gain = ctx.createGain();
+        osc.type = "sine"; osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, t0 + start);
+        gain.gain.exponentialRampToValueAtTime(0.35, t0 + start + 0.02);
+        gain.gain.exponentialRampToValueAtTime(0.0001, t0 + start + 0.24);
+        osc.connect(gain).connect(ctx.destination);
+        osc.start(t0 + start); osc.stop(t0 + start + 0.26);
+      });
+      body.dataset.chimes = String(++chimes);
+    }
+
+    button.addEventListener("click", () => {
+      if (state === "on") { state = "off"; save(false); } else {
+        ctx = ctx || new (window.AudioContext || window.webkitAudioContext)();
+        ctx.resume();
+        state = "on"; save(true);
+      }
+      show();
+    });
+
+    /* Whether an alarm waits for its acknowledgement: the sound reminds of it every REMIND_MS. */
+    function waiting(any) {
+      if (any && !timer) timer = window.setInterval(chime, REMIND_MS);
+      if (!any && timer) { window.clearInterval(timer); timer = null; }
+    }
+
+    show();
+    return { chime, waiting };
+  })();
+
+  /* -- the connection ------------------------------------------------------------------------------------------ */
 
   function connection(on) {
     body.classList.remove("connecting");
     body.classList.toggle("offline", !on);
-    document.getElementById("veil").hidden = on;
-    const live = document.getElementById("live");
+    $("veil").hidden = on;
+    const live = $("live");
     live.classList.toggle("off", !on);
     live.textContent = on ? S.live : S.offline;
+  }
+
+  function refetch() {
+    socket.timeout(10000).emit("pit_alarms", { tables: asked }, (err, answer) => {
+      if (err || !answer || !answer.alarms) { window.setTimeout(refetch, 3000); return; }
+      alarms.clear(); take(answer.alarms);
+    });
   }
 
   const socket = Live.connect((on) => { if (!on) connection(false); });
@@ -142,7 +311,7 @@
         t.displays = answer.displays ? answer.displays[snap.table] ?? null : null;
         render(t, true);
       }
-      countAlarms();
+      if (answer.alarms) { alarms.clear(); take(answer.alarms); } else refetch();
     },
     update(d) {
       const t = tables.get(d.table);
@@ -150,16 +319,28 @@
       if (d.roads) t.model = RoadView.fromJSON(d.roads);
       else if (d.cells) RoadView.applyRound(t.model, d);
       render(t, Boolean(d.roads || d.cells));
-      countAlarms();
     },
-    displays(d) { const t = tables.get(d.table); t.displays = d.displays; if (t.state) renderAlarms(t); countAlarms(); },
+    displays(d) { const t = tables.get(d.table); t.displays = d.displays; if (t.state) render(t, false); },
+  });
+  socket.on("alarm", (m) => {
+    if (m.change === "cleared") { if (!asked || asked.includes(m.table)) refetch(); return; }
+    const fresh = (m.alarms || []).filter((a) => shown(a) && !alarms.has(a.id));
+    take(m.alarms || []);
+    if (m.change === "raised" && fresh.some((a) => a.severity !== "info")) Sound.chime();
   });
 
-  setInterval(() => { tables.forEach((t) => t.state && renderAlarms(t)); countAlarms(); }, 1000);
-  window.addEventListener("resize", () => { fit(); tables.forEach((t) => t.model && renderRoads(t)); });
+  $("history-toggle").addEventListener("click", (e) => {
+    const on = e.currentTarget.getAttribute("aria-pressed") !== "true";
+    e.currentTarget.setAttribute("aria-pressed", String(on));
+    renderAlarms();
+  });
+  $("alarm-count").addEventListener("click", () => $("alarm-panel").scrollTo({ top: 0 }));
+
+  window.addEventListener("resize", relayout);
   // The Chinese font can arrive after the first drawing and widen the texts: fit the recent results again.
   document.fonts.addEventListener("loadingdone", () => tables.forEach((t) => t.model && renderRoads(t)));
   fit();
-  Page.clock(document.getElementById("clock"), "24h");
+  renderAlarms();
+  Page.clock($("clock"), "24h");
   Page.pixelShift(Page.setting("shiftEvery"), Page.setting("shiftPixels"));
 })();

@@ -161,8 +161,77 @@ LABELS = """() => {
 }"""
 
 
+# Every element inside a panel, road or button whose box reaches out of it: text spilling past a panel's edge is cut
+# off to the eye even when nothing clips it.
+ESCAPES = """(containers) => {
+  const out = [];
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+    (typeof e.className === 'string' && e.className ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+  for (const box of document.querySelectorAll(containers)) {
+    const b = box.getBoundingClientRect();
+    if (!b.width && !b.height) continue;
+    for (const e of box.querySelectorAll('*')) {
+      if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg') continue; // marks are the roads' own business
+      const r = e.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      if (r.left < b.left - 0.5 || r.top < b.top - 0.5 || r.right > b.right + 0.5 || r.bottom > b.bottom + 0.5)
+        out.push(`${name(e)} leaves ${name(box)}: ${[r.left, r.top, r.right, r.bottom].map(Math.round)} in ` +
+                 `${[b.left, b.top, b.right, b.bottom].map(Math.round)}`);
+    }
+  }
+  return out;
+}"""
+
+# The cap height of every visible text a player reads (HTML elements with text of their own): the height of "H" in
+# the element's own font, measured by the browser's text metrics, in CSS pixels. A CJK glyph is taller than that.
+CAPS = """() => {
+  const ctx = document.createElement('canvas').getContext('2d'), out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (!(e instanceof HTMLElement)) continue;
+    const own = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent.trim()).join('');
+    if (!own || !e.getClientRects().length || getComputedStyle(e).visibility === 'hidden') continue;
+    const cs = getComputedStyle(e);
+    ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    out.push([own, ctx.measureText('H').actualBoundingBoxAscent, e.id || e.className]);
+  }
+  return out;
+}"""
+
+# The size of every mark drawn on the roads, in screen pixels: the smaller side of each shape's box (a pair dot's
+# diameter, a slash's run, a derived mark's width), and for a text mark (a tie count, a bead's letter, a 6) the
+# height of its ink in its font.
+MARKS = """(root) => {
+  const ctx = document.createElement('canvas').getContext('2d'), out = [];
+  const scope = document.querySelector(root) || document;
+  const shape = (kind, e) => { const r = e.getBoundingClientRect(); out.push([kind, Math.min(r.width, r.height)]); };
+  scope.querySelectorAll('.road svg .pair').forEach((e) => shape('pair dot', e));
+  scope.querySelectorAll('.road svg line.tie').forEach((e) => shape('tie slash', e));
+  scope.querySelectorAll('.road svg .mark > *').forEach((e) => shape('derived mark', e));
+  scope.querySelectorAll('.road svg text').forEach((e) => {
+    const cs = getComputedStyle(e), svg = e.ownerSVGElement;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    ctx.font = `${cs.fontWeight} ${parseFloat(e.getAttribute('font-size'))}px ${cs.fontFamily}`;
+    const m = ctx.measureText(e.textContent);
+    out.push([e.getAttribute('class'), (m.actualBoundingBoxAscent + m.actualBoundingBoxDescent) * scale]);
+  });
+  return out;
+}"""
+
+
 def overflows(page) -> list[str]:
     return page.evaluate(OVERFLOWS)
+
+
+def escapes(page, containers: str = ".panel, .road, .ask-btn, .notice") -> list[str]:
+    return page.evaluate(ESCAPES, containers)
+
+
+def caps(page) -> list[tuple[str, float, str]]:
+    return [tuple(x) for x in page.evaluate(CAPS)]
+
+
+def marks(page, root: str = "body") -> list[tuple[str, float]]:
+    return [tuple(x) for x in page.evaluate(MARKS, root)]
 
 
 def labels(page) -> list[tuple[str, float, str]]:

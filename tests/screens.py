@@ -32,11 +32,15 @@ class Screen:
         ws_url = url.replace("http://", "ws://", 1).rstrip("/") + "/socket.io/?EIO=4&transport=websocket"
         self.ws = websocket.create_connection(ws_url, timeout=timeout)
         self.timeout = timeout
-        opened = self.ws.recv()
-        assert opened.startswith("0{"), f"not an Engine.IO open packet: {opened!r}"
-        self.ws.send("40")
-        connected = self.ws.recv()
-        assert connected.startswith("40"), f"the default namespace refused the connection: {connected!r}"
+        try:
+            opened = self.ws.recv()
+            assert opened.startswith("0{"), f"not an Engine.IO open packet: {opened!r}"
+            self.ws.send("40")
+            connected = self.ws.recv()
+            assert connected.startswith("40"), f"the default namespace refused the connection: {connected!r}"
+        except BaseException:  # a display that could not connect leaves no socket open behind it
+            self.ws.close()
+            raise
         self.heard: list[tuple[str, Any]] = []
         self.updates: list[dict] = []  # the `update` events of the joined table, in the order they came
         self.closed = False
@@ -48,7 +52,11 @@ class Screen:
         self.table = table
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.snapshot: dict = self.join(table) if table is not None else {}
+        try:
+            self.snapshot: dict = self.join(table) if table is not None else {}
+        except BaseException:
+            self.close()
+            raise
         self.joined: int = self.snapshot.get("version", 0)
 
     # -- what the display heard ------------------------------------------------------------------------------------
@@ -101,6 +109,9 @@ class Screen:
         with contextlib.suppress(OSError, websocket.WebSocketException):  # the server may have gone already
             self._send("41")
         self.ws.close()
+        # websocket-client's close() does nothing once the server has closed the connection (it answered the server's
+        # close frame): its socket is closed here.
+        self.ws.shutdown()
         self._reader.join(5)
 
     def _send(self, text: str) -> None:

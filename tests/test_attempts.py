@@ -1,8 +1,9 @@
-"""The operator page's bound on refused logins per address (scoreboard.service.web.attempts)."""
+"""The bound on refused tokens per address (scoreboard.service.server.attempts): the operator page's logins, and every
+route and feed's tokens."""
 
 from __future__ import annotations
 
-from scoreboard.service.web.attempts import Attempts
+from scoreboard.service.server.attempts import Attempts
 
 
 class Clock:

@@ -6,13 +6,14 @@ import json
 import time
 
 import pytest
+import requests
 
 from scoreboard.palette import PALETTES, rgb
 from tests.browser import (
     BOARD_SIZES,
+    caps,
     chromium,  # noqa: F401 (the `browser` fixture)
     deal_rounds,
-    labels,
     open_page,
     overflows,
     post,
@@ -22,7 +23,7 @@ from tests.browser import (
     wait_for,
     wait_live,
 )
-from tests.conftest import Server
+from tests.conftest import OPERATOR, Server
 
 pytestmark = pytest.mark.browser
 
@@ -182,18 +183,19 @@ def test_nothing_is_cut_off_with_every_chip_shown(browser, server, width, height
 
 
 def test_every_label_reads_from_three_metres(browser, server):
-    """On a landscape 1080p board every text is at least 2.5% of the screen's height (27 px)."""
+    """On a landscape 1080p board every text has capitals at least 16 px tall (5 arc-minutes at 3 m on a 24-inch
+    screen, surfaces.md), the pattern chips and a notice among them."""
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     results(server, "T1", "BBPPBBPPBBPPBBBB")
     page, problems = open_board(browser, server, query="?clock=24h")
     post(server, "T1", {"type": "card", "card": "9H"})
     void(server, "T1", "card exposed")
     wait_for(page, "!document.getElementById('notice').hidden")
-    found = labels(page)
+    found = caps(page)
     assert {"Big Road", "Bead Road", "Cockroach Road", "Last results", "Limits", "Every Banker a streak"} <= {
         text for text, _, _ in found
     }
-    small = [(text, size, where) for text, size, where in found if size < 0.025 * 1080]
+    small = [(text, size, where) for text, size, where in found if size < 16]
     assert small == []
     assert problems == []
 
@@ -291,3 +293,26 @@ def test_a_squeezed_round_shows_backs_until_revealed(browser, tmp_path):
         assert problems == []
     finally:
         server.kill()
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"), [("en", "Round void: excess card A♠"), ("zh-Hant", "本局作廢：多出的牌 A♠")]
+)
+def test_players_see_an_excess_card_void_without_the_rule_reference(browser, server, lang, expected):
+    """The service's own void for a card the shoe cannot hold: its reason cites the rule document (004 rule 5.3.2),
+    which operators and the audit keep; the board and the overlay say it in the players' words."""
+    post(server, "T1", {"type": "shoe", "shoe": "S1", "decks": 4})
+    post(server, "T1", {"type": "burn", "cards": ["AS"] * 4})
+    page, problems = open_board(browser, server, query=f"?lang={lang}")
+    overlay, overlay_problems = open_page(browser, f"{server.url}/overlay/T1?lang={lang}", 1280, 720)
+    post(server, "T1", [{"type": "card", "card": "9H"}, {"type": "card", "card": "AS"}])
+    operators = requests.get(
+        f"{server.url}/api/tables/T1", headers={"Authorization": f"Bearer {OPERATOR}"}, timeout=5
+    ).json()
+    assert "004 rule 5.3.2" in operators["notice"]["reason"], "the operators' view keeps the reference"
+    for screen in (page, overlay):
+        wait_for(screen, "!document.getElementById('notice').hidden")
+        assert screen.locator("#notice").inner_text() == expected
+        shown = screen.evaluate("document.body.innerText")
+        assert "5.3.2" not in shown and "rule" not in shown.lower()
+    assert problems == [] and overlay_problems == []

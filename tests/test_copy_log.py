@@ -1,6 +1,6 @@
 """`scoreboard copy-log`: a SQLite log moved into PostgreSQL (to scale out) serves the very same tables, history,
-audit trail and seq memory, under the same log identity; an occupied target, a log in use, a missing source and a
-log copied onto itself are refused."""
+audit trail, alarms and seq memory, under the same log identity; an occupied target, a log in use, a missing source
+and a log copied onto itself are refused."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ def reads(server: Server) -> dict:
     seen = {path: server.get(path).json() for path in READS}
     audit = requests.get(f"{server.url}/api/tables/T1/audit", headers={"Authorization": f"Bearer {OPERATOR}"})
     seen["audit"] = audit.json()
+    alarms = requests.get(f"{server.url}/api/alarms?state=all", headers={"Authorization": f"Bearer {OPERATOR}"})
+    seen["alarms"] = alarms.json()
     return seen
 
 
@@ -39,6 +41,7 @@ def test_a_sqlite_log_copied_into_postgresql_serves_the_same_tables_history_and_
         assert server.post("T1", retried, TOKEN, seq=False).status_code == 200
         seen = reads(server)
         assert len(seen["audit"]["audit"]) >= 2, "the void and the refused void"
+        assert [a["kind"] for a in seen["alarms"]["alarms"]] == ["void"], "the void's alarm goes across too"
         refused = run_cli("copy-log", str(sqlite), "postgresql://127.0.0.1:1/none")
         assert refused.returncode == 1 and "in use by" in refused.stderr, "a log in use is not copied"
     finally:

@@ -168,6 +168,44 @@ def test_a_flood_of_excess_cards_stops_when_the_shoe_could_hold_no_more(tmp_path
     app.extensions["scoreboard"].close()
 
 
+def test_a_shoe_entered_on_the_keypad_holds_no_more_rounds_than_its_cards(tmp_path):
+    # Issue 23: 40,000 keypad results in one shoe made a 13.4 MB /roads and boards that could no longer join. Every
+    # round starts with four cards, so 4 decks (208 cards) hold at most 52 rounds, a Banker third card one more.
+    app = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8"\ndecks = 8\n')
+    client, post = poster(app)
+    post({"type": "shoe"})
+    assert post(*([{"type": "result", "winner": "B", "banker_cards": 3}] * 10)).status_code == 200  # 50 cards
+    r = post(*([{"type": "result", "winner": "P"}] * 50))
+    body = r.get_json()
+    assert r.status_code == 422 and body["error"] == "shoe_empty" and body["applied"] == 39, "158 more cards: 39"
+    assert "208 cards are all out" in body["message"] and "every round starts with 4 cards" in body["message"]
+    before = view(client)
+    assert post({"type": "result", "winner": "T"}).status_code == 422
+    whole = {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]}
+    assert post(whole).status_code == 422, "206 of 208 are out: no room for a round's cards either"
+    assert view(client) == before and client.get("/api/tables/T1").get_json()["rounds"] == 49
+    # A correction of a keypad round with its real cards counts those cards instead of its four.
+    fixed = client.post(
+        "/api/tables/T1/feed",
+        json=with_seq({"type": "correct", "round": 1, "player": ["2C", "3S", "4D"], "banker": ["KH", "5D", "4C"]}),
+        headers={"Authorization": f"Bearer {OPERATOR}"},
+    )
+    assert fixed.status_code == 200, fixed.get_json()
+    assert client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == 208 - 6
+    assert post({"type": "result", "winner": "T"}).status_code == 422, "6 cards for 5: 207 out, still full"
+    # An 8-deck shoe: at most 104 rounds, then the same refusal; the next shoe starts afresh.
+    _, post8 = poster(app, "T8", "secret-T8")
+    post8({"type": "shoe"})
+    r = post8(*([{"type": "result", "winner": "B"}] * 105))
+    assert r.status_code == 422 and r.get_json()["applied"] == 104
+    assert post8({"type": "shoe"}).status_code == 200 and post8({"type": "result", "winner": "B"}).status_code == 200
+    # A restart replays the shoe as it was accepted.
+    app.extensions["scoreboard"].close()
+    again = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8"\ndecks = 8\n')
+    assert again.test_client().get("/api/tables/T1").get_json()["rounds"] == 49
+    again.extensions["scoreboard"].close()
+
+
 # 9. No input makes a 5xx.
 
 
@@ -320,3 +358,114 @@ def test_the_reply_names_the_refused_event_of_a_list_even_the_first(client, feed
     single = feed({"type": "card", "card": "9H"}).get_json()
     assert "event" not in single
     assert json.loads(json.dumps(single))["error"] == "no_shoe"
+
+
+@pytest.mark.parametrize(
+    "field, event, code",
+    [
+        ("shoe", '{"type": "shoe", "shoe": "S\\ud800", "seq": 1}', "bad_shoe"),
+        ("feed", '{"type": "shoe", "feed": "shoe-\\udfff", "seq": 1}', "bad_feed"),
+        ("at", '{"type": "shoe", "at": "2026-11-22T01:00:01\\ud83d", "seq": 1}', "bad_at"),
+        ("reason", '{"type": "shoe_end", "reason": "\\ud800 end", "seq": 2}', "bad_reason"),
+        ("at", '{"type": "shoe", "at": "yesterday at noon", "seq": 1}', "bad_at"),
+        ("at", '{"type": "shoe", "at": "22/11/2026 01:00", "seq": 1}', "bad_at"),
+    ],
+)
+def test_a_lone_surrogate_or_a_time_that_is_not_iso_is_a_400_naming_its_field(tmp_path, field, event, code):
+    # Issue 23: a lone surrogate in shoe, feed or at was answered 503 (the log could not store it), so a shoe retried
+    # it for ever; `at` was taken as any text.
+    app = make_app(tmp_path, T1.format(decks=8))
+    client, post = poster(app)
+    if field == "reason":
+        post({"type": "shoe", "seq": 1}, seq=False)
+    before = view(client)
+    r = post(raw=event.encode(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["error"] == code and field in r.get_json()["message"]
+    assert view(client) == before
+    ok = post({"type": "shoe", "at": "2026-11-22T09:00:01.250+08:00", "seq": 5}, seq=False)
+    assert ok.status_code == 200, ok.get_json()
+    app.extensions["scoreboard"].close()
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_every_route_answers_503_not_500_while_postgresql_is_down(tmp_path, tables_file):
+    # Issue 23: /shoes and /rounds?shoe= answered 500 while PostgreSQL was down.
+    import requests
+
+    from tests.services import Node, own_postgres
+
+    with own_postgres() as db:
+        node = Node(db.url, tables_file, tmp_path).start()
+        try:
+            assert node.post("T1", [{"type": "shoe"}, {"type": "result", "winner": "B"}], TOKEN).status_code == 200
+            assert node.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
+            operator = {"Authorization": f"Bearer {OPERATOR}"}
+            reads = [
+                ("/api/tables/T1/shoes", {}),
+                ("/api/tables/T1/rounds?shoe=1", {}),
+                ("/api/tables/T1/audit", operator),
+                ("/api/tables/T1/shoes/1/export", operator),
+            ]
+            for path, headers in reads:
+                assert requests.get(node.url + path, headers=headers, timeout=10).status_code == 200, path
+            db.stop()
+            for path, headers in reads:
+                r = requests.get(node.url + path, headers=headers, timeout=20)
+                assert r.status_code == 503, (path, r.status_code, r.text[:200])
+                assert r.json()["error"] == "storage_failed"
+            assert node.post("T1", {"type": "result", "winner": "P"}, TOKEN).status_code == 503
+            assert node.get("/api/tables/T1").status_code == 200, "what the process holds is still served"
+            db.start()
+            deadline = time.monotonic() + 20
+            while requests.get(node.url + reads[0][0], timeout=10).status_code != 200:
+                assert time.monotonic() < deadline, "the routes did not come back with PostgreSQL"
+                time.sleep(0.2)
+        finally:
+            node.kill(signal.SIGKILL)
+
+
+def test_a_feed_that_reached_the_largest_seq_goes_on_under_another_feed_name(tmp_path):
+    # Issue 23: one legal seq of 2^53-1 blocked a feed name for good. The way on is documented (feed-protocol.md)
+    # and said in the refusal: another "feed" name, whose seqs start afresh.
+    app = make_app(tmp_path, T1.format(decks=8))
+    _, post = poster(app)
+    assert post({"type": "shoe", "seq": 2**53 - 1}, seq=False).status_code == 200
+    r = post({"type": "result", "winner": "B", "seq": 7}, seq=False)
+    assert r.status_code == 409 and r.get_json()["error"] == "seq_out_of_order"
+    assert 'the largest a seq can be: send the next events with another "feed" name' in r.get_json()["message"]
+    again = post({"type": "result", "winner": "B", "seq": 1, "feed": "shoe-2"}, seq=False)
+    assert again.status_code == 200 and again.get_json()["results"][0]["version"] == 2
+    retry = post({"type": "shoe", "seq": 2**53 - 1}, seq=False)
+    assert retry.status_code == 200 and retry.get_json()["results"][0]["duplicate"], "the old feed's retry still is one"
+    app.extensions["scoreboard"].close()
+
+
+@pytest.mark.slow
+def test_a_log_whose_shared_memory_file_cannot_be_written_is_refused_at_start(tmp_path):
+    # Issue 23: an unwritable -shm let the server start (and then killed it with SIGBUS, or failed every post).
+    import subprocess
+
+    from tests.servers import Served, run_cli
+
+    first = Served(tmp_path).start()
+    assert first.post_feed("T1", {"type": "shoe"}, TOKEN).status_code == 200
+    first.proc.send_signal(signal.SIGKILL)  # as a power cut leaves them: the -wal and -shm files stay
+    first.proc.wait(10)
+    shm = tmp_path / "events.sqlite3-shm"
+    assert shm.exists()
+    subprocess.run(["chattr", "+i", str(shm)], check=True)  # unwritable even for root
+    try:
+        result = run_cli(
+            "serve", "--db", str(tmp_path / "events.sqlite3"), "--config", str(tmp_path / "tables.toml"), "--port", "0"
+        )
+        assert result.returncode == 1 and result.returncode != -7, "refused with a message, not killed by SIGBUS"
+        assert f"cannot write the event log's file {shm}" in result.stderr and "chattr -i" in result.stderr
+    finally:
+        subprocess.run(["chattr", "-i", str(shm)], check=True)
+    again = Served(tmp_path).start()
+    try:
+        assert again.post_feed("T1", {"type": "result", "winner": "B"}, TOKEN).status_code == 200
+    finally:
+        again.stop()

@@ -52,13 +52,20 @@ class Acknowledged:
 
 
 def feed_table(url: str, table: str, seqs: itertools.count, until: float, acked: Acknowledged) -> None:
-    """Post lists of keypad results to one table as fast as the server answers, until `until`."""
+    """Post lists of keypad results to one table as fast as the server answers, until `until`; a new shoe in the
+    list whenever the shoe would pass 100 rounds (an 8-deck shoe holds 104 at most)."""
     session = requests.Session()
     headers = {"Authorization": f"Bearer {feed_token(table)}"}
     mine: dict[int, int] = {}
+    rounds = 0  # in the shoe the round started
     try:
         while time.monotonic() < until:
-            events = [{"type": "result", "winner": "BPB"[n % 3], "seq": next(seqs)} for n in range(EVENTS_PER_POST)]
+            events: list[dict] = []
+            if rounds + EVENTS_PER_POST > 100:
+                events.append({"type": "shoe", "seq": next(seqs)})
+                rounds = 0
+            events += [{"type": "result", "winner": "BPB"[n % 3], "seq": next(seqs)} for n in range(EVENTS_PER_POST)]
+            rounds += EVENTS_PER_POST
             try:
                 r = session.post(f"{url}/api/tables/{table}/feed", json=events, headers=headers, timeout=10)
             except requests.RequestException as e:  # the process died, or stopped answering

@@ -36,10 +36,18 @@ ENV_VARS = {
 
 
 def test_version_is_the_package_version():
-    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    from scoreboard import __version__
+
+    assert "version" not in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"], "one place: __init__.py"
     result = run_cli("--version")
     assert result.returncode == 0
-    assert result.stdout.strip() == f"scoreboard, version {version}"
+    assert result.stdout.strip() == f"scoreboard, version {__version__}"
+
+
+def test_a_demo_pace_out_of_range_is_refused_by_name():
+    for bad in ("0", "-1", "soon"):
+        result = run_cli("serve", "--demo-pace", bad)
+        assert result.returncode == 2 and "--demo-pace" in result.stderr, result.stderr
 
 
 def test_serve_help_names_an_environment_variable_for_every_option():
@@ -150,7 +158,9 @@ def test_healthz_and_readyz(tmp_path):
         server.stop()
 
 
-def test_one_log_line_per_refused_feed_event_and_failed_authentication(tmp_path):
+def test_refused_feed_events_and_failed_authentications_are_logged_a_few_a_minute(tmp_path):
+    # Issue 23: a line per refused post let anyone write 5,000 lines a second into the log. Each kind of line now
+    # passes a few times a minute (logs.Throttle), then one line says how many were left out.
     server = Served(tmp_path).start()
     try:
         before = server.log()
@@ -163,13 +173,13 @@ def test_one_log_line_per_refused_feed_event_and_failed_authentication(tmp_path)
             assert 400 <= reply.status_code < 500
         server.get("/api/tables")  # an accepted request between: no line for it
         lines = [line for line in server.log()[len(before) :].splitlines() if "refused" in line]
-        assert len(lines) == 30, "\n".join(lines)
         assert all("127.0.0.1" in line for line in lines)
         # Matched on the words, not "401" alone: a line's time has milliseconds (",401" is a time too).
-        assert sum("table T1, 401 unauthorized" in line for line in lines) == 10
-        assert sum("NOPE" in line for line in lines) == 5
+        authentication = [line for line in lines if "table T1, 401 unauthorized" in line]
         code = reply.json()["error"]
-        assert sum("T1" in line and code in line for line in lines) == 15
+        refusals = [line for line in lines if "T1" in line and code in line]
+        assert 1 <= len(authentication) <= 5 and 1 <= len(refusals) <= 5, "\n".join(lines)
+        assert len(lines) <= 10, "a few lines of each kind, not one per refused post"
     finally:
         server.stop()
 

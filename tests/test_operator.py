@@ -99,22 +99,28 @@ def test_only_an_operator_of_the_table_voids_or_corrects_and_the_audit_names_the
     audit = audit_of(srv)
     assert [(e["kind"], e["operator"], e["version"]) for e in audit] == [
         ("refused", None, None),  # the feed's token tried a void
+        ("refused", "alice", None),  # so did T2's operator
         ("refused", None, None),  # and a correction
+        ("refused", "alice", None),
         ("void", "pit", 5),
         ("correct", "pit", 6),
         ("refused", "pit", None),
     ]
-    first, second = audit[0], audit[1]
+    first, second = audit[0], audit[2]
     assert (first["action"], first["code"], first["round"]) == ("void", "operator_required", 2)
     assert (second["action"], second["code"]) == ("correct", "operator_required")
-    voided = audit[2]
+    assert [(e["action"], e["code"]) for e in (audit[1], audit[3])] == [
+        ("void", "wrong_table"),
+        ("correct", "wrong_table"),
+    ], "a refused operator of another table is in the audit, as every refused operator is"
+    voided = audit[4]
     assert voided["round"] == 2 and voided["reason"] == "misdeal seen on camera"
     assert voided["before"]["player"] == ["2H", "3D"] and voided["before"]["winner"] == "B"
-    corrected = audit[3]
+    corrected = audit[5]
     assert corrected["before"]["winner"] == "P" and corrected["before"]["player"] == ["9H", "KD"]
     assert corrected["after"]["winner"] == "B" and corrected["after"]["banker_points"] == 9
     assert corrected["reason"] == "keyed"
-    refused = audit[4]
+    refused = audit[6]
     assert (refused["action"], refused["code"], refused["round"]) == ("void", "no_such_round", 9)
     assert refused["message"] == r.json()["message"]
     assert [e["at"] for e in audit] == sorted(e["at"] for e in audit), "oldest first"
@@ -178,7 +184,12 @@ def test_the_audit_and_the_export_answer_operators_only(srv):
         "after",
     ]
     row = dict(zip(rows[0], rows[1], strict=True))
-    assert len(rows) == 2 and row["version"] == "4" and row["operator"] == "pit" and row["kind"] == "void"
+    # The void, then alice's three refused reads (an operator of T2 only).
+    assert len(rows) == 5 and row["version"] == "4" and row["operator"] == "pit" and row["kind"] == "void"
+    refused = [dict(zip(rows[0], r, strict=True)) for r in rows[2:]]
+    assert [(r["operator"], r["kind"], r["action"], r["code"]) for r in refused] == [
+        ("alice", "refused", "read", "wrong_table")
+    ] * 3
     assert row["reason"] == '\'=HYPERLINK("http://x")', "a spreadsheet must not run a typed reason as a formula"
     assert row["at"].endswith("Z") and row["at"][:2] == "20" and '"player": ["9H", "KD"]' in row["before"]
 

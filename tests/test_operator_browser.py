@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, fonts_loaded
 from tests.browser import chromium as chromium  # the `browser` fixture
 from tests.conftest import OPERATOR, TOKEN, Server
 from tests.operator_support import OPS_TOML, ROUNDS, deal
@@ -145,3 +145,68 @@ def test_the_operator_page(browser, server):
     assert page.request.get(f"{server.url}/operator/tables").status == 401
     assert errors == [] and board_errors == []
     context.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "title", "logout", "family"),
+    [("en", "Operator", "Log out", "Noto Sans SC"), ("zh-Hans", "操作员", "退出", "Noto Sans SC"),
+     ("zh-Hant", "操作員", "登出", "Noto Sans TC")],
+)  # fmt: skip
+def test_the_operator_page_speaks_three_languages_with_the_served_cjk_fonts(
+    browser, tmp_path, lang, title, logout, family
+):
+    """?lang= (or the browser's language) through logging in and out; a Chinese table name drawn with the font the
+    service serves (Debian's fonts-dejavu and fonts-liberation have no CJK glyph), in an English page too."""
+    from tests.test_i18n_browser import fonts_drawing_cjk
+
+    config = tmp_path / "cjk.toml"
+    config.write_text(
+        OPS_TOML.replace('name = "Baccarat 2"', 'name = "貴賓廳百家樂"').replace(
+            'variant = "no-commission"', 'variant = "super-six"'
+        )
+    )
+    server = Server(tmp_path / "cjk.sqlite3", config).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{server.url}/operator?lang={lang}")
+        assert page.locator("h1").inner_text() == title
+        page.fill("#token", "not-the-token")
+        with page.expect_navigation():
+            page.click("#login button[type=submit]")
+        assert (
+            page.locator("#problem").inner_text()
+            == {
+                "en": "that token is not an operator's: check it and try again",
+                "zh-Hans": "该口令不属于任何操作员：请检查后再试",
+                "zh-Hant": "該口令不屬於任何操作員：請檢查後再試",
+            }[lang]
+        )
+        page.fill("#token", OPERATOR)
+        page.click("#login button[type=submit]")
+        page.wait_for_selector("#desk:not([hidden])")
+        assert page.evaluate("document.documentElement.lang") == lang, "the language survives logging in"
+        assert page.locator("#logout").inner_text() == logout
+        page.click(".op-tab[data-table=T2]")
+        page.wait_for_function("() => document.getElementById('t-name').textContent === '貴賓廳百家樂'")
+        assert (
+            page.locator("#t-variant").inner_text()
+            == {
+                "en": "Baccarat Super Six",
+                "zh-Hans": "超级六百家乐",
+                "zh-Hant": "超級六百家樂",
+            }[lang]
+        )
+        fonts_loaded(page)
+        drawn = fonts_drawing_cjk(page)
+        assert all(f.startswith(family) for f in drawn["貴賓廳百家樂"]), drawn["貴賓廳百家樂"]
+        assert {text: fonts for text, fonts in drawn.items() if not all(f.startswith(family) for f in fonts)} == {}
+        page.screenshot(path=str(ARTIFACTS / f"operator-{lang}.png"), full_page=True)
+        page.click("#logout")
+        page.wait_for_selector("#token")
+        assert page.evaluate("document.documentElement.lang") == lang, "and logging out"
+        assert errors == []
+        page.close()
+    finally:
+        server.kill()

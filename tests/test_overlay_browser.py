@@ -8,12 +8,15 @@ from PIL import Image
 
 from tests.browser import (
     chromium,  # noqa: F401 (the `browser` fixture)
+    escapes,
+    fonts_loaded,
     labels,
     open_page,
     overflows,
     post,
     results,
     shot,
+    void,
     wait_for,
     wait_live,
 )
@@ -72,20 +75,103 @@ def test_a_fed_round_appears(browser, server):
     assert problems == []
 
 
+@pytest.mark.parametrize("lang", ["en", "zh-Hans", "zh-Hant"])
 @pytest.mark.parametrize(("width", "height"), STREAM_SIZES)
-def test_every_panel_fits_and_reads_at_stream_sizes(browser, server, width, height):
+def test_every_panel_fits_and_reads_at_stream_sizes(browser, server, width, height, lang):
+    """Every panel, three cards a side, the pay line and a void's notice: nothing clipped or spilling out of its
+    panel in any language (the CJK font's taller lines included), the notice beside the panels, over none."""
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     results(server, "T1", "BBPPBBPPBBPPBBBBTPB", six="------------6")
     page, problems = open_overlay(
-        browser, server, "?roads=big,bead,big_eye,small,cockroach,ask,stats,cards,last", width, height
+        browser, server, f"?lang={lang}&roads=big,bead,big_eye,small,cockroach,ask,stats,cards,last", width, height
     )
-    # Three cards a side, the widest the cards panel gets.
-    post(server, "T1", {"type": "round", "player": ["KH", "2S", "4H"], "banker": ["KD", "3C", "5D"]})
+    # Three cards a side, the widest the cards panel gets; a Banker pair: two bets on the pay line.
+    post(server, "T1", {"type": "round", "player": ["KH", "2S", "4H"], "banker": ["KD", "KC", "5D"]})
     wait_for(page, "document.querySelectorAll('#banker-cards .card').length === 3")
+    assert page.locator("#pays .pay").count() == 2
+    fonts_loaded(page)
     assert overflows(page) == []
+    assert escapes(page) == []
+    # A void of the next round: its notice takes a panel of its own.
+    post(server, "T1", {"type": "card", "card": "9H"})
+    void(server, "T1", "card exposed by the dealer while burning")
+    wait_for(page, "!document.getElementById('notice').hidden")
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert overflows(page) == []
+    assert escapes(page) == []
+    notice = page.locator("#notice").bounding_box()
+    for other in ("#road-big", "#road-bead", "#road-cockroach", "#ask", "#stats", "#cards", "#last"):
+        box = page.locator(other).bounding_box()
+        apart = (
+            notice["x"] + notice["width"] <= box["x"] + 0.5
+            or box["x"] + box["width"] <= notice["x"] + 0.5
+            or notice["y"] + notice["height"] <= box["y"] + 0.5
+            or box["y"] + box["height"] <= notice["y"] + 0.5
+        )
+        assert apart, f"the notice covers {other}"
     # Legible on a stream at this size: nothing under 12 px (a 640x360 corner is a third of a 1080p frame).
     assert [x for x in labels(page) if x[1] < 12] == []
-    shot(page, f"overlay-{width}x{height}", omit_background=True)
+    shot(page, f"overlay-{lang}-{width}x{height}", omit_background=True)
+    assert problems == []
+
+
+def grid_columns(page, road: str) -> int:
+    return page.evaluate(
+        f"[...document.querySelectorAll('#road-{road} .grid line')]"
+        ".filter((l) => l.getAttribute('x1') === l.getAttribute('x2')).length - 1"
+    )
+
+
+@pytest.mark.parametrize(("width", "height", "big", "bead"), [(1920, 360, 24, 12), (1920, 1080, 36, 15)])
+def test_the_default_layouts_hold_a_shoe(browser, server, width, height, big, bead):
+    """The lower-third strip shows at least 24 Big Road and 12 Bead Road columns (it showed 12 and 7), the whole
+    board 36 and 15; the derived roads half-size cells."""
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", "BP" * 20)
+    page, problems = open_overlay(browser, server, width=width, height=height)
+    assert grid_columns(page, "big") >= big and grid_columns(page, "bead") >= bead
+    big_cell = page.evaluate(
+        "Number(document.querySelector('#road-big .grid line:nth-child(2)').getAttribute('x1')) - 0.5"
+    )
+    eye_cell = page.evaluate(
+        "Number(document.querySelector('#road-big_eye .grid line:nth-child(2)').getAttribute('x1')) - 0.5"
+    )
+    assert eye_cell == big_cell // 2
+    assert page.locator("#road-big .circle").count() == min(40, grid_columns(page, "big"))
+    assert problems == []
+
+
+def test_the_stats_count_pairs(browser, server):
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    post(server, "T1", [{"type": "round", "player": ["KH", "KS", "9D"], "banker": ["2C", "2D"]}])
+    page, problems = open_overlay(browser, server, "?roads=stats", 800, 300)
+    counts = {k: page.locator(f"#stat-{k}").inner_text() for k in ("player_pair", "banker_pair", "B", "P")}
+    assert counts == {"player_pair": "1", "banker_pair": "1", "B": "0", "P": "1"}
+    assert "B Pair" in page.locator("#stats").inner_text() and "P Pair" in page.locator("#stats").inner_text()
+    assert problems == []
+
+
+@pytest.mark.parametrize("panel", [0, 40, 100])
+def test_panel_sets_the_panels_opacity_and_the_marks_stay_opaque(browser, server, panel):
+    """?panel= (0 to 100): the panels' and roads' backgrounds at that opacity over the video; text and marks whole."""
+    post(server, "T1", {"type": "shoe", "shoe": "S1"})
+    results(server, "T1", "BBPBPPT")
+    page, problems = open_overlay(browser, server, f"?panel={panel}", 1280, 720)
+    png = page.screenshot(omit_background=True)
+    stats = page.locator("#stats").bounding_box()
+    corner = (int(stats["x"] + stats["width"] - 6), int(stats["y"] + stats["height"] - 6))
+    assert abs(alpha(png, *corner) - round(255 * panel / 100)) <= 2, "the panel's background"
+    road = page.locator("#road-big").bounding_box()
+    assert (
+        abs(
+            alpha(png, int(road["x"] + road["width"] - 3), int(road["y"] + road["height"] - 3))
+            - round(255 * panel / 100)
+        )
+        <= 2
+    )
+    ring = page.locator("#road-big .circle circle").first.bounding_box()
+    assert alpha(png, int(ring["x"] + ring["width"] / 2), int(ring["y"] + 2)) == 255, "a mark is opaque"
+    shot(page, f"overlay-panel-{panel}", omit_background=True)
     assert problems == []
 
 

@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
+from scoreboard import __version__
 from tests.servers import ROOT, Served
 
 
@@ -82,8 +83,9 @@ def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
         [sys.executable, "-m", "build", "--outdir", str(dist), str(src)], capture_output=True, text=True, timeout=600
     )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    (sdist,) = dist.glob("scoreboard-*.tar.gz")
-    (wheel,) = dist.glob("scoreboard-*.whl")
+    # Named with the one version there is (scoreboard/__init__.py).
+    (sdist,) = dist.glob(f"scoreboard-{__version__}.tar.gz")
+    (wheel,) = dist.glob(f"scoreboard-{__version__}-*.whl")
 
     with tarfile.open(sdist) as tar:
         top = tar.getnames()[0].split("/")[0]

@@ -16,9 +16,10 @@ from babel.messages.pofile import read_po
 from scoreboard.i18n import LOCALES
 from scoreboard.odds import report
 from scoreboard.service import create_app
+from scoreboard.service.tables.alarms import KINDS
 from scoreboard.service.tables.display_settings import DisplaySettings, DisplaySettingsError
 from scoreboard.service.web.page_strings import ODDS_TEXTS
-from scoreboard.variants import VARIANT_NAMES, variant
+from scoreboard.variants import VARIANT_NAMES, bet_titles, variant
 
 ROOT = Path(__file__).parents[1]
 PAGES = ["/", "/tables/T1", "/overlay/T1", "/pit", "/tables/T1/rules"]
@@ -32,6 +33,7 @@ BAD = {
     "orientation": "x",
     "clock": "soon",
     "ask": "1",
+    "panel": "101",
 }
 
 
@@ -204,18 +206,21 @@ def test_the_odds_are_computed_once(client, monkeypatch):
 
 def messages_used() -> set[tuple[str | None, str]]:
     """Every message the pages translate: the literals in the templates and page modules, and the texts made
-    elsewhere that the pages pass through the catalogs (variant titles, pays, insurance odds)."""
+    elsewhere that the pages pass through the catalogs (variant titles, pays, insurance odds, the titles of the bets
+    a round paid, the alarm kinds' texts)."""
     found: set[tuple[str | None, str]] = set()
     for path in (ROOT / "templates").glob("*.html"):
         for _, msg, _, ctx in extract_from_file("jinja2", str(path), options={"extensions": "jinja2.ext.i18n"}):
             found.add((ctx, msg))
-    for name in ("page_strings.py", "rules_page.py"):
+    for name in ("page_strings.py", "rules_page.py", "operator_page.py"):
         path = ROOT / "scoreboard" / "service" / "web" / name
         for _, msg, _, ctx in extract_from_file("python", str(path), keywords={"_": None, "pgettext": ((1, "c"), 2)}):
             found.add((ctx, msg))
     found |= {(None, variant(name).title) for name in VARIANT_NAMES}
     found |= {(None, r["pays"]) for r in report(8)["bets"]}
     found |= {(None, text) for text in ODDS_TEXTS}
+    found |= {(None, title) for title in bet_titles()}
+    found |= {(None, text) for kind in KINDS.values() for text in (kind.title, kind.text)}
     return found
 
 

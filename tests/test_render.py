@@ -149,12 +149,15 @@ def test_a_90_round_shoe_in_the_bead_road():
     assert (f.cols, f.first) == (16, 0)
     cx, cy = f.centre(14, 5)
     assert at(image, cx - 0.34 * f.cell, cy) == PLAYER_BLUE
-    # A board's bead panel is narrower: it shows the newest columns, and round 90 is still there.
-    board = board_layout(roads, 1920, 1080, image_spec(Options(), "board").panels, None).roads["bead"]
-    assert board.first == 14 - board.cols + 1 > 0
-    image = decode(render_board(roads, None, Options()))
-    cx, cy = board.centre(14, 5)
-    assert at(image, cx - 0.34 * board.cell, cy) == PLAYER_BLUE
+    # A board's bead panel holds the whole shoe, as the page's does: round 1 in the first cell, round 90 in the last.
+    for width, height in ((1920, 1080), (1080, 1920), (1280, 720)):
+        board = board_layout(roads, width, height, image_spec(Options(), "board").panels, None).roads["bead"]
+        assert board.first == 0 and board.cols >= 15
+        image = decode(render_board(roads, None, Options(width=width, height=height)))
+        cx, cy = board.centre(14, 5)
+        assert at(image, cx - 0.34 * board.cell, cy) == PLAYER_BLUE
+        cx, cy = board.centre(0, 0)
+        assert at(image, cx - 0.34 * board.cell, cy) == BANKER_RED
     # `cols=15` fits the whole shoe: round 1 (a Banker win) in the first cell.
     f = road_layout(roads, "bead", 640, 240, 15)
     image = decode(render_road("bead", roads, Options(cols=15)))
@@ -406,3 +409,98 @@ def test_a_new_version_deflates_only_the_bands_that_changed_and_decodes_to_its_o
         assert decode(data).tobytes() == expected.tobytes(), "the stream of kept bands is the image"
     assert made[1] < bands / 2 and made[2] < bands / 2, f"bands deflated again: {made} of {bands}"
     assert png.encode(images[2], spec.theme) == data and png._bands.made == before + made[2], "all kept"
+
+
+def _table_view(**settings):
+    """A table with a 50-column shoe dealt, the cut card out and a Banker 6 with a Banker pair last."""
+    from scoreboard.table import TableConfig, TableState, apply
+    from scoreboard.view import TableView
+
+    config = TableConfig("T1", name="Salon Privé Baccarat Super Six High Limit Room 8", require_seq=False,
+                         min_bet=1000, max_bet=1000000, rounds_after_cut=5, **settings)  # fmt: skip
+    view = TableView(TableState(config), "log")
+    events: list[dict] = [{"type": "shoe"}]
+    for column in range(50):
+        winner = "P" if column % 2 == 0 else "B"
+        points = {"P": (8, 3), "B": (2, 7)}[winner]
+        events += [{"type": "result", "winner": winner, "player_points": points[0], "banker_points": points[1]}] * (
+            1 + column % 3
+        )
+    events += [{"type": "cut"}, {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]}]
+    for event in events:
+        view.advance(*apply(view.state, event))
+    return view
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "least"), [(1920, 1080, 48), (1366, 768, 48), (3840, 2160, 48), (1080, 1920, 36)]
+)
+def test_the_board_image_holds_a_whole_shoe(width, height, least):
+    """As the page: at least 48 Big Road columns in landscape, 36 in portrait; derived roads at half-size cells
+    holding as many columns; the Bead Road a 90-round shoe."""
+    roads = _table_view(variant="super-six").roads_json()
+    assert len(roads["big_road"]["columns"]) == 50
+    layout = board_layout(roads, width, height, image_spec(Options(), "board").panels, None)
+    big = layout.roads["big"]
+    assert big.cols >= least and big.shows(49)
+    for road in ("big_eye", "small", "cockroach"):
+        assert layout.roads[road].cell == big.cell // 2 and layout.roads[road].cols >= least
+    assert layout.roads["bead"].cols >= 15
+    # Every panel inside the image, none over another.
+    rects = list(layout.panels.items())
+    for i, (name, r) in enumerate(rects):
+        assert r.x >= 0 and r.y >= 0 and r.right <= width and r.bottom <= height, name
+        for other, o in rects[i + 1 :]:
+            assert r.right <= o.x or o.right <= r.x or r.bottom <= o.y or o.bottom <= r.y, (name, other)
+
+
+def _drawn_texts(monkeypatch) -> list[tuple[str, float]]:
+    """Every text the painter writes from now on, with its size in pixels."""
+    from scoreboard.render import draw
+
+    drawn: list[tuple[str, float]] = []
+    real = draw._Painter.text
+
+    def text(self, x, y, value, size, fill, **kwargs):
+        drawn.append((value, size))
+        return real(self, x, y, value, size, fill, **kwargs)
+
+    monkeypatch.setattr(draw._Painter, "text", text)
+    return drawn
+
+
+def test_the_board_image_says_what_the_board_says_in_its_language(monkeypatch):
+    """board.png: the variant's title translated, the limits, the cards left, the cut card's "Last rounds", the
+    last round's pays from the variant registry, an excess card's void in plain words (no rule reference)."""
+    view = _table_view(variant="super-six")
+    from scoreboard.table import apply
+
+    for event in (
+        {"type": "burn", "cards": ["AS"] * 8},
+        {"type": "card", "card": "9H"},
+        {"type": "card", "card": "AS"},
+    ):
+        view.advance(*apply(view.state, event))
+    state = view.state_json()
+    assert state["notice"]["irregularity"] and "5.3.2" in state["notice"]["reason"], "operators keep the reference"
+    drawn = _drawn_texts(monkeypatch)
+    render_board(view.roads_json(), state, Options(lang="zh-Hant"), Renderer())
+    texts = [t for t, _ in drawn]
+    assert "超級六百家樂" in texts and "限紅" in texts and "1,000 – 1,000,000" in texts
+    assert "剩餘牌數" in texts and str(state["shoe"]["cards_left"]) in texts and "最後幾局" in texts
+    assert any("莊6點 · 賠率 1:2" in t for t in texts) and any("超級六 · 賠率 12:1" in t for t in texts)
+    assert "本局作廢：多出的牌 A♠" in texts
+    assert not [t for t in texts if "5.3.2" in t or "rule" in t]
+    # Read from 3 m as the page is: every word and number at least 2.3vmin (capitals 16 px at 1080p).
+    drawn.clear()
+    render_board(view.roads_json(), state, Options(), Renderer())
+    assert [(t, s) for t, s in drawn if s < 2.3 * 10.8 - 0.01 and t != "–"] == []
+
+
+def test_a_squeeze_table_image_says_squeeze_as_the_board_does(monkeypatch):
+    view = _table_view(variant="super-six", squeeze=True)  # its last round is being squeezed
+    state = view.state_json()
+    assert state["phase"] == "squeeze"
+    drawn = _drawn_texts(monkeypatch)
+    render_board(view.roads_json(), state, Options(), Renderer())
+    assert "Squeeze" in [t for t, _ in drawn] and "Dealing" not in [t for t, _ in drawn]

@@ -65,6 +65,15 @@ def test_a_display_that_stops_reading_overflows_once_at_the_bound():
     assert queue.qsize() == 11
 
 
+def test_one_message_larger_than_the_bound_goes_to_a_display_that_keeps_up():
+    # A pit's first answer (forty tables late in a shoe) is larger than the bound; nothing waits before it.
+    queue, overflowed = bounded(10_000)
+    queue.put(message(50_000))
+    assert not overflowed and queue.qsize() == 1
+    queue.put(message(968))  # behind it, the bound counts: the large one and this one pass it
+    assert overflowed == [queue] and queue.qsize() == 1
+
+
 def test_the_bound_counts_what_waits_after_a_partial_read():
     queue, overflowed = bounded(10_000)
     for _ in range(8):

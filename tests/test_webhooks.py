@@ -267,7 +267,7 @@ def test_each_event_type_carries_what_the_read_api_shows(hooked):
     state = client.get("/api/tables/T1").get_json()
     receiver.wait_for_versions("T1", {1, 2, 3, 4, 5, 6, 7, 10, 11})
 
-    bodies = {b["version"]: b for b in receiver.bodies()}
+    bodies = {b["version"]: b for b in receiver.bodies() if b["type"] != "alarm"}
     assert [bodies[v]["type"] for v in sorted(bodies)] == [
         "shoe",
         "round",
@@ -298,6 +298,34 @@ def test_each_event_type_carries_what_the_read_api_shows(hooked):
         assert request.signed_with(SECRET), request.headers
         assert request.headers["x-scoreboard-delivery"] == request.json["id"]
         assert request.headers["content-type"] == "application/json"
+
+    # The alarms those events raised, each after its event's own delivery, as /api/alarms shows them.
+    receiver.wait_for(lambda got: sum(r.json["type"] == "alarm" for r in got) >= 3, what="the alarms")
+    kinds = [(b["version"], b["data"]["kind"], b["data"]["change"]) for b in receiver.bodies() if b["type"] == "alarm"]
+    assert kinds == [(6, "void", "raised"), (7, "correction", "raised"), (10, "void", "raised")]
+    order = [(b["version"], b["type"]) for b in receiver.bodies()]
+    assert order.index((6, "void")) < order.index((6, "alarm")) < order.index((7, "correct"))
+    listed = {a["id"]: a for a in client.get("/api/alarms?state=all", headers=AS_OPERATOR).get_json()["alarms"]}
+    for b in receiver.bodies():
+        if b["type"] == "alarm":
+            data = {k: v for k, v in b["data"].items() if k != "change"}
+            assert data == listed[data["id"]]
+
+
+def test_an_alarm_acknowledged_is_delivered_too(hooked):
+    app, receiver, _ = hooked(extra='events = ["alarm"]\n')
+    client = app.test_client()
+    feed(client, [{"type": "shoe", "seq": 1}, {**shoe_rounds(1)[0], "seq": 2}])
+    feed(client, {"type": "void", "round": 1, "reason": "card exposed", "seq": 3}, token=OPERATOR)
+    receiver.wait_for(lambda got: len(got) == 1, what="the void's alarm")
+    alarm = receiver.bodies()[0]["data"]
+    acked = client.post(f"/api/alarms/{alarm['id']}/ack", json={"note": "seen"}, headers=AS_OPERATOR)
+    assert acked.status_code == 200, acked.get_json()
+    receiver.wait_for(lambda got: len(got) == 2, what="the acknowledgement")
+    second = receiver.bodies()[1]
+    assert (second["type"], second["version"], second["data"]["change"]) == ("alarm", 3, "acknowledged")
+    assert second["data"]["acknowledged_by"] == "pit" and second["data"]["note"] == "seen"
+    assert not second["data"]["active"] and alarm["active"]
 
 
 def test_a_receiver_takes_only_its_events_and_tables(hooked):

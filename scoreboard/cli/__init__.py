@@ -12,6 +12,7 @@ if sys.argv[1:2] == ["serve"]:
 
 import click
 
+from .. import __version__
 from .copylog import copy_log_command
 from .odds import odds
 from .operator import COMMANDS as OPERATOR_COMMANDS
@@ -25,7 +26,7 @@ __all__ = ["main"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="scoreboard", prog_name="scoreboard")
+@click.version_option(version=__version__, prog_name="scoreboard")
 def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 

@@ -69,7 +69,13 @@ def _feed_format(ctx, param, value: str) -> str:
 )
 @option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every IPv4 one).")
 @option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port to listen on.")
-@option("--demo-pace", type=float, default=None, help="Seconds between simulated cards (demo tables).")
+@option(
+    "--demo-pace",
+    type=click.FloatRange(0.01, 3600),
+    default=None,
+    help="Seconds between the simulated shoe's cards (demo tables and simulate = true ones), 0.01 to 3600; a round's "
+    "end waits five times as long, a new shoe three times.  [default: 1.0]",
+)
 @option("--access-log/--no-access-log", default=False, show_default=True, help="Log one line per HTTP request.")
 @option(
     "--allowed-origins",

@@ -33,20 +33,29 @@ STATS = (
     ("B", "Banker", "banker_text"),
     ("P", "Player", "player_text"),
     ("T", "Tie", "tie_text"),
-    ("banker_pair", "Banker Pair", "banker_text"),
-    ("player_pair", "Player Pair", "player_text"),
+    ("banker_pair", "B Pair", "banker_text"),
+    ("player_pair", "P Pair", "player_text"),
     ("natural", "Natural", "ink"),
     ("banker_six", "Super 6", "banker_text"),
 )
 # An image cannot tell whether it is still current on the screen showing it, so where the page says "Place your
-# bets" the image says only that the table is between rounds.
+# bets" the image says only that the table is between rounds; the other phases are the board's.
 PHASE = {
     "no_shoe": "Waiting for a shoe",
     "ready": "Between rounds",
     "dealing": "Dealing",
-    "squeeze": "Dealing",
+    "squeeze": "Squeeze",
     "shoe_finished": "Shoe finished",
 }
+# The board's words for a void or correction (page_strings.py), filled in here as the page's script fills them.
+NOTICE = {
+    "excess": "Round void: excess card %(cards)s",
+    "void": "Round %(round)s void: %(reason)s",
+    "void_unnumbered": "Round void: %(reason)s",
+    "corrected": "Round %(round)s corrected: %(reason)s",
+}
+PAYS = "%(bet)s · pays %(odds)s"
+LABEL = 2.3  # every word and number on a board at least 2.3vmin (board.css --label: 5 arc-minutes at 3 m)
 WINNER_TEXT = {"B": "Banker wins", "P": "Player wins", "T": "Tie"}
 WINNER_COLOUR = {"B": "banker_text", "P": "player_text", "T": "tie_text"}
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -141,6 +150,8 @@ class Renderer:
         p.header(layout.panels["header"], roads, state, layout.unit)
         for road, f in layout.roads.items():
             p.road(road, f, roads)
+        if "big" in layout.roads:
+            p.chips(layout.roads["big"], layout.panels["big"], roads, layout.unit)
         if "stats" in layout.panels:
             p.stats(layout.panels["stats"], roads, six, layout.unit)
         if "ask" in layout.panels:
@@ -303,15 +314,7 @@ class _Painter:
         if title:
             self.rounded(Rect(panel.x, panel.y, panel.w, min(panel.h, title + radius)), radius, "road_title_bg")
             self.draw.rectangle((panel.x, f.y, panel.right - 1, min(panel.bottom - 1, f.y + radius)), self.c("road_bg"))
-            name = self.t(ROAD_TITLE[road])
-            self.text(
-                panel.x + u,
-                panel.y + title / 2,
-                name.upper() if self.lang == "en" else name,
-                1.5 * u,
-                "road_title",
-                max_w=panel.w - 2 * u,
-            )
+            self.text(panel.x + u, panel.y + title / 2, self.t(ROAD_TITLE[road]), LABEL * u, "road_title")
         self.grid(f, panel, radius)
 
     def grid(self, f: Frame, panel: Rect | None, radius: int = 0) -> None:
@@ -362,11 +365,19 @@ class _Painter:
     # -- header ---------------------------------------------------------------------------------------------
 
     def header(self, rect: Rect, roads: dict, state: dict | None, u: float) -> None:
+        """The table as the board's header shows it: name and variant, limits, shoe, round, cards left, the phase
+        with the cut card's "Last rounds"."""
         self.rounded(rect, u, "panel")
-        hu = min(u, rect.h / 9)  # the header's unit: the page's vmin, or less when the header is short
+        hu = min(u, rect.h / 10)  # the header's unit: the page's vmin, or less when the header is short
         pad = 2 * hu
         mid = rect.y + rect.h / 2
         right = rect.right - pad
+        # In a tall header (portrait) the name has the top half to itself, the facts and the phase the bottom.
+        tiered = state is not None and rect.h > 12 * u
+        if tiered:
+            hu = min(u, rect.h / 19)
+            pad = 2 * hu
+            name_mid, mid = rect.y + rect.h * 0.27, rect.y + rect.h * 0.72
         if state is None:
             # Offline (`scoreboard render`): no table, only what the roads count.
             stats = roads.get("stats", {})
@@ -380,40 +391,81 @@ class _Painter:
             return
         phase = self.t(PHASE.get(state.get("phase", ""), "Between rounds"))
         shoe = state.get("shoe") or {}
-        if shoe.get("cut") and state.get("phase") != "shoe_finished":
-            phase = f"{phase} · {self.t('Last rounds')}"
+        cut = bool(shoe.get("cut")) and state.get("phase") != "shoe_finished"
         badge = {"dealing": "accent", "squeeze": "accent", "no_shoe": "alarm", "shoe_finished": "alarm"}
         bg = badge.get(state.get("phase", ""), "panel_alt")
         ink = {"accent": "accent_ink", "alarm": "alarm_ink"}.get(bg, "ink")
-        lab = self.label(phase, 2.2 * hu, max_w=rect.w / 3)
-        bw, bh = lab.width + round(2.8 * hu), lab.height + round(1.2 * hu)
-        self.rounded(Rect(round(right - bw), round(mid - bh / 2), bw, bh), 0.6 * hu, bg)
-        self.text(right - bw / 2, mid, phase, 2.2 * hu, ink, align="centre", max_w=rect.w / 3)
+        size = self.fitted([phase, self.t("Last rounds")], 2.8 * hu, LABEL * hu, rect.w / 4 - 2.8 * hu)
+        badges = [(phase, bg, ink)] + ([(self.t("Last rounds"), "alarm", "alarm_ink")] if cut else [])
+        bw = max(self.label(text, size).width for text, _, _ in badges) + round(2.8 * hu)
+        bh = round(size * 1.2 + 0.8 * hu)
+        top = mid - (len(badges) * bh + (len(badges) - 1) * 0.6 * hu) / 2
+        for text, fill, text_fill in badges:
+            self.rounded(Rect(round(right - bw), round(top), bw, bh), 0.6 * hu, fill)
+            self.text(right - bw / 2, top + bh / 2, text, size, text_fill, align="centre")
+            top += bh + 0.6 * hu
         right -= bw + 3 * hu
+        limits = state.get("limits") or {}
         facts = [
+            ("Limits", f"{limits['min']:,} – {limits['max']:,}" if limits.get("min") else "—", "ink"),
             ("Shoe", str(shoe["number"]) if shoe.get("number") is not None else "—", "ink"),
             ("Round", str(state.get("round", "—")), "ink"),
+            ("Cards left", str(shoe["cards_left"]) if shoe.get("cards_left") is not None else "—", "ink"),
         ]
         right = self.facts(right, mid, facts, hu, align="right")
         left = rect.x + pad
+        if tiered:
+            self.title_block(left, name_mid, rect.w - 2 * pad, state, hu, rect.h * 0.5)
+            return
         width = right - 2 * hu - left
         if width > 4 * hu:
-            name_size, variant_size = 4.2 * hu, 2 * hu
-            top = mid - (name_size * 1.35 + variant_size * 1.4) / 2
-            self.text(left, top + name_size * 0.675, state.get("name") or state.get("table", ""), name_size, "accent",
-                      max_w=width)  # fmt: skip
-            self.text(left, top + name_size * 1.35 + variant_size * 0.7, state.get("variant_title", ""),
-                      variant_size, "muted", weight=400, max_w=width)  # fmt: skip
+            self.title_block(left, mid, width, state, hu, rect.h - 2 * hu)
+
+    def fitted(self, texts: list[str], largest: float, smallest: float, width: float, weight: int = 700) -> float:
+        """The largest size from `largest` down to `smallest` at which each of `texts` is at most `width` wide."""
+        size = largest
+        while size > smallest and any(self.label(t, size, weight).width > width for t in texts):
+            size = max(smallest, size * 0.94)
+        return size
+
+    def lines(self, text: str, size: float, width: float, weight: int = 700) -> list[str]:
+        """`text` broken into lines of at most `width` (at spaces, or between any two characters of CJK text)."""
+        words = text.split(" ") if " " in text else list(text)
+        joiner = " " if " " in text else ""
+        out: list[str] = []
+        line = ""
+        for word in words:
+            trial = f"{line}{joiner}{word}" if line else word
+            if line and self.label(trial, size, weight).width > width:
+                out.append(line)
+                line = word
+            else:
+                line = trial
+        return [*out, line] if line else out
+
+    def title_block(self, left: float, mid: float, width: float, state: dict, hu: float, room: float) -> None:
+        """The table's name as large as fits on one line (the board's name), down to the label size, then on as
+        many lines as it takes; the variant's title under it, translated."""
+        name = state.get("name") or state.get("table", "")
+        variant = self.t(state.get("variant_title", ""))
+        vsize = LABEL * hu
+        size = self.fitted([name], 4 * hu, LABEL * hu, width)
+        lines = self.lines(name, size, width)
+        line_h = size * 1.2
+        top = mid - (len(lines) * line_h + vsize * 1.3) / 2
+        for i, line in enumerate(lines):
+            self.text(left, top + line_h * (i + 0.5), line, size, "accent")
+        self.text(left, top + len(lines) * line_h + vsize * 0.65, variant, vsize, "muted", weight=400,
+                  max_w=width)  # fmt: skip
 
     def facts(self, x: float, mid: float, facts: list[tuple[str, str, str]], hu: float, align: str) -> float:
         """Label-over-value pairs (board.css `.facts`) from `x` rightwards, or leftwards when right-aligned;
         returns where they end."""
-        dt, dd = 1.6 * hu, 3.4 * hu
+        dt, dd = LABEL * hu, 3.4 * hu
         top = mid - (dt * 1.3 + dd * 1.25) / 2
         order = facts if align == "left" else list(reversed(facts))
         for label, value, fill in order:
             head = self.t(label)
-            head = head.upper() if self.lang == "en" else head
             w = max(self.label(head, dt, 400).width, self.label(value, dd).width)
             cx = x + w / 2 if align == "left" else x - w / 2
             self.text(cx, top + dt * 0.65, head, dt, "muted", weight=400, align="centre")
@@ -424,53 +476,59 @@ class _Painter:
     # -- stats ----------------------------------------------------------------------------------------------
 
     def _stats_boxes(self, rect: Rect, six: bool, u: float) -> _StatsBoxes:
+        """The counts as the page lays them out: two columns of "label … number" rows."""
         pad, gap = u, 0.8 * u
         n = len(STATS) if six else len(STATS) - 1
-        inner_h = rect.h - 2 * pad
-        chips_h = 3 * u if inner_h > 16 * u else 0
-        box_h = max(1.0, min(7.4 * u, (inner_h - gap - (chips_h + gap if chips_h else 0)) / 2))
-        box_w = (rect.w - 2 * pad - 3 * gap) / 4
+        rows = (n + 1) // 2
+        inner_w, inner_h = rect.w - 2.8 * u, rect.h - 2 * pad
+        row_h = max(1.0, min(5 * u, (inner_h - (rows - 1) * gap) / rows))
+        col_w = (inner_w - 1.6 * u) / 2
+        top = rect.y + (rect.h - rows * row_h - (rows - 1) * gap) / 2
         boxes = [
             Rect(
-                round(rect.x + pad + (i % 4) * (box_w + gap)),
-                round(rect.y + pad + (i // 4) * (box_h + gap)),
-                max(1, round(box_w)),
-                max(1, round(box_h)),
+                round(rect.x + 1.4 * u + (i % 2) * (col_w + 1.6 * u)),
+                round(top + (i // 2) * (row_h + gap)),
+                max(1, round(col_w)),
+                max(1, round(row_h)),
             )
             for i in range(n)
         ]
-        chips_y = rect.y + pad + 2 * box_h + 2 * gap
-        chips = Rect(round(rect.x + pad), round(chips_y), max(1, rect.w - round(2 * pad)), round(chips_h))
-        return _StatsBoxes(boxes, round(box_h * 1.6 / 7.4), round(box_h * 3.6 / 7.4), chips)
+        value = min(3.4 * u, row_h * 0.85)
+        widest = max(self.label(self.t(label), LABEL * u, 400).width for _, label, _ in STATS[:n])
+        label = LABEL * u
+        room = col_w - self.label("88", value).width - 0.8 * u
+        if widest > room:  # a narrow panel: smaller labels rather than cut ones
+            label = max(1.0, label * room / widest)
+        return _StatsBoxes(boxes, round(label), round(value), Rect(0, 0, 0, 0))
 
     def stats_labels(self, rect: Rect, six: bool, u: float) -> None:
         layout = self._stats_boxes(rect, six, u)
         for box, (_, label, _) in zip(layout.boxes, STATS, strict=False):
-            self.rounded(box, 0.6 * u, "panel_alt")
-            y = box.y + box.h * 0.26
-            self.text(box.x + box.w / 2, y, self.t(label), layout.label_size, "muted", weight=400, align="centre",
-                      max_w=box.w - u)  # fmt: skip
+            self.text(box.x, box.y + box.h / 2, self.t(label), layout.label_size, "muted", weight=400)
 
     def stats(self, rect: Rect, roads: dict, six: bool, u: float) -> None:
         layout = self._stats_boxes(rect, six, u)
         counts = roads.get("stats", {})
         for box, (key, _, fill) in zip(layout.boxes, STATS, strict=False):
-            y = box.y + box.h * 0.64
-            self.text(box.x + box.w / 2, y, str(counts.get(key, 0)), layout.value_size, fill, align="centre",
-                      max_w=box.w)  # fmt: skip
-        chips = layout.chips
-        if chips.h <= 0:
+            self.text(box.right, box.y + box.h / 2, str(counts.get(key, 0)), layout.value_size, fill, align="right")
+
+    def chips(self, f: Frame, panel: Rect, roads: dict, u: float) -> None:
+        """The good-road patterns with their run length in the Big Road's title bar, from the right, as many as
+        fit whole (board.js shows them there too)."""
+        title = f.y - panel.y
+        if title <= 0:
             return
-        x = chips.x
-        size = 1.8 * u
+        size = LABEL * u * 0.9
+        h = round(title * 0.8)
+        x = panel.right - u
         for p in roads.get("patterns") or []:
-            lab = self.label(self.t(p.get("label", "")), size)
-            w = lab.width + round(2 * u)
-            if x + w > chips.right:
+            text = f"{self.t(p.get('label', ''))}  {p.get('length', '')}"
+            w = self.label(text, size).width + round(1.6 * u)
+            if x - w < panel.x + panel.w / 3:
                 break
-            self.rounded(Rect(x, chips.y, w, chips.h), chips.h / 2, "accent")
-            self.text(x + w / 2, chips.y + chips.h / 2, self.t(p.get("label", "")), size, "accent_ink", align="centre")
-            x += w + round(0.6 * u)
+            self.rounded(Rect(round(x - w), round(panel.y + (title - h) / 2), w, h), h / 2, "accent")
+            self.text(x - w / 2, panel.y + title / 2, text, size, "accent_ink", align="centre")
+            x -= w + 0.6 * u
 
     # -- ASK P / ASK B --------------------------------------------------------------------------------------
 
@@ -515,35 +573,44 @@ class _Painter:
     # -- cards and the last result --------------------------------------------------------------------------
 
     def cards(self, rect: Rect, state: dict | None, u: float) -> None:
-        """The round being dealt, else the last round's cards, with the points and the outcome (board.js)."""
+        """The round being dealt, else the last round's cards, with the points, the outcome and what it paid, or
+        the void's or correction's notice (board.js)."""
         if not state:
             return
         deal = state.get("deal") or {}
         last = state.get("last_result")
         dealing = bool(deal.get("player") or deal.get("banker"))
         shown = deal if dealing else (last or {})
-        # The page's sizes (2.6vmin headings, 7x10vmin cards, 3vmin outcome), shrunk to fit the panel.
-        s = min(1.0, (rect.h - 2 * u) / (2.6 * 1.3 + 0.6 + 10 + 1 + 3 * 1.3) / u) * u
+        lines = self.outcome_lines(rect.w - 2 * u, state, dealing, u)
+        below = sum(size * 1.25 for _, size, _ in lines)
+        # The page's sizes (2.6vmin headings, 7x10vmin cards), shrunk to fit above the outcome's lines.
+        s = max(0.0, min(1.0, (rect.h - 2 * u - below) / (2.6 * 1.3 + 0.6 + 10 + 0.8) / u)) * u
         pad = u
         col_w = (rect.w - 3 * pad) / 2
+        heading = max(2.6 * s, LABEL * u) if s else 0
         for i, hand in enumerate(("player", "banker")):
+            if not s:
+                break
             x = rect.x + pad + i * (col_w + pad)
-            y = rect.y + pad + 2.6 * s * 0.65
+            y = rect.y + pad + heading * 0.65
             name = self.t("Player" if hand == "player" else "Banker")
-            w = self.text(x, y, name, 2.6 * s, f"{hand}_text", max_w=col_w)
+            w = self.text(x, y, name, heading, f"{hand}_text", max_w=col_w)
             points = deal.get(f"{hand}_points") if dealing else (last or {}).get(f"{hand}_points")
             if points is not None and w + 5 * s < col_w:
                 box = Rect(round(x + w + s), round(y - 1.6 * s), round(4 * s), round(3.2 * s))
                 self.rounded(box, 0.5 * s, "panel_alt")
                 self.rounded(Rect(box.x + 1, box.y + 1, box.w - 2, box.h - 2), 0.5 * s - 1, "card_bg")
-                self.text(box.x + box.w / 2, y, str(points), 2.6 * s, "card_black", align="centre")
-            cy = y + 2.6 * s * 0.65 + 0.6 * s
+                self.text(box.x + box.w / 2, y, str(points), heading, "card_black", align="centre")
+            cy = y + heading * 0.65 + 0.6 * s
             for j, card in enumerate((shown.get(hand) or [])[:3]):
                 cx = x + j * 7.8 * s
                 if cx + 7 * s > x + col_w:
                     break
                 self.card(Rect(round(cx), round(cy), round(7 * s), round(10 * s)), card, s)
-        self.outcome(rect, state, dealing, s)
+        y = rect.bottom - u - below
+        for text, size, fill in lines:
+            self.text(rect.x + rect.w / 2, y + size * 0.625, text, size, fill, align="centre")
+            y += size * 1.25
 
     def card(self, rect: Rect, card: str | None, s: float) -> None:
         if card is None:  # face down: a card being squeezed
@@ -558,19 +625,50 @@ class _Painter:
         self.text(cx, rect.y + rect.h * 0.33, rank, 4 * s, fill, weight=700, align="centre", max_w=rect.w)
         self.text(cx, rect.y + rect.h * 0.7, SUITS.get(card[1], card[1]), 3.6 * s, fill, align="centre", max_w=rect.w)
 
-    def outcome(self, rect: Rect, state: dict, dealing: bool, s: float) -> None:
+    def notice_text(self, state: dict) -> str | None:
+        """The board's words for the last void or correction (page.js), in this language; never a rule
+        document's reference: an excess card is said plainly, with its cards."""
+        n = state.get("notice")
+        if not n:
+            return None
+        if n.get("irregularity") and n.get("cards"):
+            key = "excess"
+        else:
+            key = "corrected" if n.get("kind") == "correct" else "void" if n.get("round") else "void_unnumbered"
+        cards = " ".join(f"{'10' if c[0] == 'T' else c[0]}{SUITS.get(c[1], c[1])}" for c in n.get("cards") or [])
+        return self.t(NOTICE[key]) % {"round": n.get("round"), "reason": n.get("reason", ""), "cards": cards}
+
+    def pays_texts(self, state: dict) -> list[str]:
+        """The last round's winning bets and what each paid (state.last_pays, from the variant registry)."""
+        return [self.t(PAYS) % {"bet": self.t(title), "odds": odds} for title, odds in state.get("last_pays") or []]
+
+    def outcome_lines(self, width: float, state: dict, dealing: bool, u: float) -> list[tuple[str, float, str]]:
+        """What the round's panel writes under the cards, line by line (text, size, colour): the round being dealt,
+        or the last result and its pays; a notice of a void or correction first. Long texts wrap, never cut."""
         last = state.get("last_result")
-        notice = state.get("notice") or {}
-        y = rect.bottom - s - 3 * s * 0.65
-        cx = rect.x + rect.w / 2
-        if notice.get("kind") == "void" and not dealing:
-            text = f"{self.t('Round void')}: {notice.get('reason', '')}".rstrip(": ")
-            self.text(cx, y, text, 2.4 * s, "accent", align="centre", max_w=rect.w - 2 * s)
-        elif dealing:
-            self.text(cx, y, f"{self.t('Round')} {state.get('round', '')}", 3 * s, "ink", align="centre")
+        out: list[tuple[str, float, str]] = []
+        notice = None if dealing else self.notice_text(state)
+        if notice:
+            out += [(line, LABEL * u, "accent") for line in self.lines(notice, LABEL * u, width)]
+        if dealing:
+            out.append((f"{self.t('Round')} {state.get('round', '')}", 3 * u, "ink"))
         elif last and last.get("winner") in WINNER_TEXT:
-            text = self.result_text(last, state)
-            self.text(cx, y, text, 3 * s, WINNER_COLOUR[last["winner"]], align="centre", max_w=rect.w - 2 * s)
+            size = self.fitted([self.result_text(last, state)], 3 * u, LABEL * u, width)
+            fill = WINNER_COLOUR[last["winner"]]
+            out += [(line, size, fill) for line in self.lines(self.result_text(last, state), size, width)]
+            out += [(line, LABEL * u, "ink") for line in self.joined(self.pays_texts(state), LABEL * u, width)]
+        return out
+
+    def joined(self, items: list[str], size: float, width: float) -> list[str]:
+        """`items` on as few lines as fit `width`, two spaces apart, an item never split unless alone too wide."""
+        out: list[str] = []
+        for item in items:
+            trial = f"{out[-1]}   {item}" if out else item
+            if out and self.label(trial, size).width <= width:
+                out[-1] = trial
+            else:
+                out += self.lines(item, size, width)
+        return out
 
     def result_text(self, last: dict, state: dict) -> str:
         text = f"{self.t('Round')} {last.get('round', '')}: {self.t(WINNER_TEXT[last['winner']])}"
@@ -579,7 +677,7 @@ class _Painter:
         return text
 
     def last(self, rect: Rect, state: dict | None, u: float) -> None:
-        """The last result large: who won, on what points, in which round."""
+        """The last result large: who won, on what points, in which round, and what it paid."""
         last = (state or {}).get("last_result")
         cx = rect.x + rect.w / 2
         if not last or last.get("winner") not in WINNER_TEXT:
@@ -597,4 +695,7 @@ class _Painter:
         pp, bp = last.get("player_points"), last.get("banker_points")
         if pp is not None and bp is not None:
             points = f"{self.t('Player')} {pp} · {self.t('Banker')} {bp}"
-            self.text(cx, rect.y + rect.h * 0.8, points, small, "ink", align="centre", max_w=rect.w - u)
+            self.text(cx, rect.y + rect.h * 0.72, points, small, "ink", align="centre", max_w=rect.w - u)
+        pays = self.joined(self.pays_texts(state or {}), small, rect.w - u)
+        for i, line in enumerate(pays[:2]):
+            self.text(cx, rect.y + rect.h * (0.86 + 0.12 * i), line, small, "ink", align="centre", max_w=rect.w - u)

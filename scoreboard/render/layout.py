@@ -1,9 +1,11 @@
 """Where everything goes: the board's panels for a size and a list of panels, and each road's grid frame.
 
-The board follows the page (static/board.css): a header, the Big Road across, the Bead Road beside the three
-derived roads, then cards, stats and ASK; portrait stacks them. A panel left out of `roads=` gives its space to the
-others. A road shows the newest grid columns that fit its width (`cols` forces the count), each road framed on its
-own newest entry.
+The board follows the page (static/board.css): the table across the top, the Big Road across the whole width in
+cells that hold a whole shoe (49 columns in landscape, 37 in portrait, or `cols`), the derived roads at half-size
+cells under it (Big Eye across, Small and Cockroach side by side; each across in portrait), and at the bottom the
+Bead Road (15 columns: a 90-round shoe) beside the cards, the counts, ASK and the last result. A panel left out of
+`roads=` gives its room to the others. A road shows the newest grid columns that fit its width (`cols` forces the
+count), each road framed on its own newest entry.
 """
 
 from __future__ import annotations
@@ -26,38 +28,12 @@ ROAD_SIZE = {
 }
 BOARD_SIZE = (1920, 1080)
 
-# The board as nested splits, as board.css lays out its grid: ("col" | "row", [(weight, child), ...]) or a panel.
-Node = str | tuple[str, list[tuple[float, "Node"]]]
-LANDSCAPE: Node = (
-    "col",
-    [
-        (9, "header"),
-        (33, "big"),
-        (
-            34,
-            (
-                "row",
-                [
-                    (36, "bead"),
-                    (64, ("col", [(17, "big_eye"), (17, ("row", [(32, "small"), (32, "cockroach")]))])),
-                ],
-            ),
-        ),
-        (24, ("row", [(36, "cards"), (32, "stats"), (32, "ask"), (24, "last")])),
-    ],
-)
-PORTRAIT: Node = (
-    "col",
-    [
-        (7, "header"),
-        (15, ("row", [(1, "cards"), (1, "last")])),
-        (19, "big"),
-        (19, "bead"),
-        (10, "big_eye"),
-        (10, ("row", [(1, "small"), (1, "cockroach")])),
-        (20, ("row", [(1, "stats"), (1, "ask")])),
-    ],
-)
+# Columns of Big Road cells across the board when no `cols` is asked for (surfaces.md: at least 48 and 36).
+WHOLE_SHOE = {"landscape": 49, "portrait": 37}
+BEAD_COLUMNS = 15  # a 90-round shoe
+BOTTOM = ("cards", "stats", "ask", "last")
+# The bottom row's panels side by side in landscape, by weight; in portrait two rows of two.
+BOTTOM_WEIGHTS = {"cards": 1.7, "stats": 1.0, "ask": 1.0, "last": 1.0}
 
 
 @dataclass(frozen=True)
@@ -150,38 +126,23 @@ def frame(road: str, area: Rect, newest: int, cols: int | None) -> Frame:
     return Frame(road, area.x, area.y, cell, fit, max(0, newest - fit + 1))
 
 
-def _split(rect: Rect, node: Node, present: set[str], gap: int, out: dict[str, Rect]) -> None:
-    if isinstance(node, str):
-        out[node] = rect
-        return
-    axis, children = node
-    kept = [(w, child) for w, child in children if _has(child, present)]
-    if not kept:
-        return
-    total = sum(w for w, _ in kept)
-    length = (rect.h if axis == "col" else rect.w) - gap * (len(kept) - 1)
-    pos, used = 0, 0.0
-    for i, (w, child) in enumerate(kept):
-        used += w
-        end = length if i == len(kept) - 1 else round(length * used / total)
-        size = max(1, end - pos)
-        if axis == "col":
-            part = Rect(rect.x, rect.y + pos + i * gap, rect.w, size)
-        else:
-            part = Rect(rect.x + pos + i * gap, rect.y, size, rect.h)
-        _split(part, child, present, gap, out)
-        pos = end
-
-
-def _has(node: Node, present: set[str]) -> bool:
-    if isinstance(node, str):
-        return node in present
-    return any(_has(child, present) for _, child in node[1])
-
-
 def title_height(unit: float) -> int:
-    """The height of a road's title bar (board.css: 1.5vmin text, 0.3vmin padding)."""
-    return round(unit * 1.5 * 1.45 + unit * 0.6)
+    """The height of a road's title bar (board.css: a 2.3vmin label, 0.2vmin padding above and below)."""
+    return round(unit * 2.3 * 1.15 + unit * 0.4)
+
+
+def _row(rect: Rect, parts: list[tuple[str, float]], gap: int, out: dict[str, Rect]) -> None:
+    """`parts` (name, weight; a negative weight is a fixed width in pixels) side by side across `rect`."""
+    fixed = sum(-w for _, w in parts if w < 0)
+    free = max(0, rect.w - fixed - gap * (len(parts) - 1))
+    total = sum(w for _, w in parts if w > 0) or 1
+    x = rect.x
+    for i, (name, w) in enumerate(parts):
+        width = round(-w) if w < 0 else round(free * w / total)
+        if i == len(parts) - 1:
+            width = rect.right - x
+        out[name] = Rect(x, rect.y, max(1, width), rect.h)
+        x += width + gap
 
 
 def board_layout(roads: dict, width: int, height: int, panels: tuple[str, ...], cols: int | None) -> BoardLayout:
@@ -191,8 +152,68 @@ def board_layout(roads: dict, width: int, height: int, panels: tuple[str, ...], 
     portrait = height > width
     layout = BoardLayout(width, height, unit, gap, portrait)
     inner = Rect(gap, gap, max(1, width - 2 * gap), max(1, height - 2 * gap))
-    _split(inner, PORTRAIT if portrait else LANDSCAPE, {"header", *panels}, gap, layout.panels)
     title = title_height(unit)
+    has = set(panels).__contains__
+    pair = [r for r in ("small", "cockroach") if has(r)]
+    bottom = [p for p in BOTTOM if has(p)]
+    header = round(unit * (19 if portrait else 10))
+    # The road rows, each (names, title rows, cell rows): the Big Road is 6 cells high, a derived road 3 (half-size
+    # cells); in portrait Small and Cockroach each have a row.
+    rows: list[tuple[list[str], int]] = []
+    if has("big"):
+        rows.append((["big"], 6))
+    if has("big_eye"):
+        rows.append((["big_eye"], 3))
+    if pair:
+        rows.extend(([r], 3) for r in pair) if portrait else rows.append((pair, 3))
+    # The bottom: the Bead Road and the panels (landscape: one row; portrait: the Bead Road across, then the panels
+    # in two rows of two), at least this high.
+    bead_rows = 1 if has("bead") else 0
+    panel_rows = (1 if bottom else 0) if not portrait else (len(bottom) + 1) // 2
+    least = {True: 22 * panel_rows, False: 26 if bottom else 0}[portrait] * unit
+    fixed = header + sum(title for _ in rows) + gap * (len(rows) + (1 if has("bead") or bottom else 0))
+    cells = sum(n for _, n in rows)
+    across = cols or WHOLE_SHOE["portrait" if portrait else "landscape"]
+    cell = inner.w / across
+    if cells:
+        room = inner.h - fixed - least - (0 if not portrait else bead_rows * (title + gap))
+        if portrait and has("bead"):
+            room -= 6 * min(cell * 1.5, inner.w / BEAD_COLUMNS)  # the Bead Road's own cells (below)
+        cell = max(2.0, min(cell, room / cells))
+    y = inner.y
+    layout.panels["header"] = Rect(inner.x, y, inner.w, header)
+    y += header + gap
+    for names, n in rows:
+        h = title + round(n * cell)
+        _row(Rect(inner.x, y, inner.w, h), [(name, 1) for name in names], gap, layout.panels)
+        y += h + gap
+    rest = Rect(inner.x, y, inner.w, max(1, inner.bottom - y))
+    if portrait:
+        if has("bead"):
+            bead_cell = max(1, int(min(cell * 1.5, inner.w / BEAD_COLUMNS)))
+            h = title + 6 * bead_cell + 1
+            w = BEAD_COLUMNS * bead_cell + 1
+            layout.panels["bead"] = Rect(inner.x + (inner.w - w) // 2, y, w, h)
+            rest = Rect(inner.x, y + h + gap, inner.w, max(1, inner.bottom - y - h - gap))
+        pairs = [bottom[i : i + 2] for i in range(0, len(bottom), 2)]
+        # The first row (the cards and the counts) takes three fifths when there are two.
+        shares = [1.0] if len(pairs) == 1 else [0.6, 0.4]
+        for i, group in enumerate(pairs):
+            top = rest.y + round(sum(shares[:i]) * (rest.h + gap))
+            bottom_edge = rest.y + round(sum(shares[: i + 1]) * (rest.h + gap)) - gap
+            _row(Rect(rest.x, top, rest.w, max(1, bottom_edge - top)), [(p, BOTTOM_WEIGHTS[p]) for p in group],
+                 gap, layout.panels)  # fmt: skip
+    else:
+        parts: list[tuple[str, float]] = []
+        if has("bead"):
+            bead_cell = max(1, int(min(cell, (rest.h - title) / 6)))
+            parts.append(("bead", -(BEAD_COLUMNS * bead_cell + 1)))
+        parts += [(p, BOTTOM_WEIGHTS[p]) for p in bottom]
+        if parts:
+            _row(rest, parts, gap, layout.panels)
+        if has("bead"):  # as high as its six rows of cells, from the top of the row
+            b = layout.panels["bead"]
+            layout.panels["bead"] = Rect(b.x, b.y, b.w, min(b.h, title + 6 * bead_cell + 1))
     for road in ROADS:
         if road not in layout.panels:
             continue

@@ -105,6 +105,16 @@ class RenderProcess:
             raise RenderFailed(value)
         return value
 
+    def resident_bytes(self) -> int:
+        """The child's resident memory (0 when it is not running, or where /proc does not tell)."""
+        if self.proc is None:
+            return 0
+        try:
+            with open(f"/proc/{self.proc.pid}/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return 0
+
     def close(self) -> None:
         """Stop the child (closing its pipe is enough: it exits at the end of its input)."""
         for fd in (self._to_child, self._from_child):

@@ -22,15 +22,19 @@ from importlib.resources import files
 from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
-from .live.namespace import PIT_ROOM, Live, room
-from .live.socket_server import allowed_origins, socketio, socketio_options
-from .log import is_postgres, store_for
+from .live.namespace import Live, room
+from .live.relay import RELAY, Relay
+from .live.socket_server import allowed_origins, socketio
+from .log import StoreError, is_postgres, store_for
 from .server.runner import runner_for
+from .tables.alarm_watch import ConditionWatch
 from .tables.config import DEMO, Config, load_config, origins_of
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
 from .tables.outbox import Outbox
 from .web.app_json import AppJSON
+
+CHANNEL = "scoreboard"  # the message queue's channel: this prefix, then the log's id (one channel per service)
 
 
 class Defaults:
@@ -42,6 +46,7 @@ class Defaults:
     MAX_CONTENT_LENGTH = 1024 * 1024
     WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
     PROXY_HOPS = 0  # reverse proxies in front whose X-Forwarded-* headers are trusted (serve's --proxy-hops)
+    ALARM_SCREEN_GRACE = 15.0  # seconds a table may show on fewer screens than it expects before the alarm
     ALLOWED_ORIGINS = None  # origins whose pages may read the API and follow tables (serve's --allowed-origins);
     # default: the table file's [server] allowed_origins
     WEBHOOKS = True  # send the configured webhooks' deliveries from this process (a test may leave it to another)
@@ -76,19 +81,18 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config["SCOREBOARD_CONFIG"] = config
 
     origins = _origins(app.config["ALLOWED_ORIGINS"], config)
+    if not is_postgres(db):
+        _writable(db)
     runner = runner_for(app.config["ASYNC_MODE"])
     store = store_for(db, runner)
-    socketio.init_app(
-        app,
-        async_mode=app.config["ASYNC_MODE"],
-        cors_allowed_origins=allowed_origins(origins),
-        **socketio_options(app.config["MESSAGE_QUEUE"], store.log_id),
-    )
+    socketio.init_app(app, async_mode=app.config["ASYNC_MODE"], cors_allowed_origins=allowed_origins(origins))
     socketio.on_namespace(Live("/"))
+    queue = app.config["MESSAGE_QUEUE"]
     hub = TableHub(
         config.tables,
         store,
-        publish=_publisher,
+        # The relay (made below: it needs the hub) sends each update to the displays, here or through the queue.
+        publish=lambda table_id, update: relay.publish(table_id, update),
         runner=runner,
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
@@ -96,20 +100,40 @@ def create_app(overrides: dict | None = None) -> Flask:
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
         outbox=Outbox(config.webhooks),
     )
+    relay = Relay(
+        socketio.server,
+        hub,
+        url=queue,
+        channel_name=f"{CHANNEL}:{store.log_id}",
+        spawn=socketio.start_background_task,
+        sleep=socketio.sleep,
+    )
+    hub.alarms.tell = relay.tell_alarm
     hub.replay()
     app.extensions[EXTENSION] = hub
-    queue = app.config["MESSAGE_QUEUE"]
+    app.extensions[RELAY] = relay
     app.extensions["displays"] = DisplayCounts(
         local=hub.display_counts,
         tables=lambda: hub.tables,
-        tell=_tell_pits,
+        tell=relay.tell_pits,
         spawn=socketio.start_background_task,
         sleep=socketio.sleep,
         shared=SharedCounts(queue, store.log_id) if queue else None,
     )
 
+    # The condition alarms (feed silent, screen missing), judged by one process of the log; `scoreboard serve`
+    # starts it (as it starts the displays' counts).
+    app.extensions["alarm_watch"] = ConditionWatch(
+        hub,
+        app.extensions["displays"].of,
+        socketio.start_background_task,
+        socketio.sleep,
+        screen_grace=float(app.config["ALARM_SCREEN_GRACE"]),
+    )
+
     from .feeds import http_feed
     from .web import (
+        alarms,
         api,
         api_docs,
         audit,
@@ -131,18 +155,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     metrics.init_app(app)
     operator_page.init_app(app, secret_file=beside + ".secret")
     cross_origin.init_app(app, origins)
-    for blueprint in (
-        api.bp,
-        api_docs.bp,
-        audit.bp,
-        http_feed.bp,
-        health.bp,
-        history.bp,
-        images.bp,
-        operator_page.bp,
-        pages.bp,
-        webhooks.bp,
-    ):
+    for blueprint in (alarms.bp, api.bp, api_docs.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp):
+        app.register_blueprint(blueprint)
+    for blueprint in (operator_page.bp, pages.bp, webhooks.bp):
         app.register_blueprint(blueprint)
     couriers = Couriers(hub)
     app.extensions["webhooks"] = couriers
@@ -161,15 +176,22 @@ def _origins(given: object, config: Config) -> tuple[str, ...]:
     return origins_of("--allowed-origins (SCOREBOARD_ALLOWED_ORIGINS)", given)
 
 
-def _publisher(table_id: str, update: dict) -> None:
-    socketio.emit("update", update, to=room(table_id))
+def _writable(db: str) -> None:
+    """A SQLite log whose files cannot all be written is refused at start, naming the file: SQLite would open it
+    read-only and fail every write (or, with its shared-memory file unwritable, end the process with SIGBUS)."""
+    for path in (db, db + "-wal", db + "-shm"):
+        try:
+            with open(path, "r+b"):
+                pass
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise StoreError(
+                f"cannot write the event log's file {path} ({e.strerror or e}): fix its permissions (chattr -i if it "
+                "was made immutable), or, while no server runs, move it away"
+            ) from None
 
 
 def _has_listeners(table_id: str) -> bool:
     """Whether the table's room has anyone in it here (a board, an overlay, a pit monitor)."""
     return bool(socketio.server.manager.rooms.get("/", {}).get(room(table_id)))
-
-
-def _tell_pits(table_id: str, count: int, everywhere: bool) -> None:
-    """A table's display count to the pit monitors of every process, or of this one only."""
-    socketio.emit("displays", {"table": table_id, "displays": count}, to=PIT_ROOM, ignore_queue=not everywhere)

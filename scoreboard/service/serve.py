@@ -3,7 +3,7 @@ transports the options ask for.
 
 This is the one module that assembles the process: it sets up the log, makes the app (whose WSGI stack
 wsgi_stack.py builds, behind `proxy_hops` proxies), bounds the Engine.IO sessions, starts the shoes, the
-transports, the pits' display counts and the collector's timer, then serves.
+transports, the message queue's channel, the pits' display counts and the collector's timer, then serves.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from . import create_app
 from .feeds import transports
 from .feeds.simulator import SimulatedShoe
 from .feeds.transports import FeedOptions
+from .live.relay import RELAY
 from .live.socket_server import socketio
 from .log import StoreError
 from .server import collector, logs
@@ -72,6 +73,7 @@ def run(options: ServeOptions) -> None:
     SessionLimits(socketio.server).install()
 
     hub = hub_of(app)
+    _warn_alone_on_a_shared_log(app, hub, options.message_queue)
     pace = 1.0 if options.demo_pace is None else options.demo_pace
     for table_id in sorted(app.config["SIMULATED_TABLES"]):
         shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])
@@ -85,7 +87,9 @@ def run(options: ServeOptions) -> None:
             'demo tables, dealt by the simulated shoe; their feed token is "demo", the operator "pit" has the '
             'token "demo-pit" (/operator)'
         )
+    app.extensions[RELAY].start()
     app.extensions["displays"].start()
+    app.extensions["alarm_watch"].start()
     collector.tune(socketio.start_background_task, socketio.sleep)
     listener.listen(BACKLOG)
     Server(
@@ -95,6 +99,22 @@ def run(options: ServeOptions) -> None:
         # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
         error_log=logs.throttled("scoreboard.http", by_message=False),
     ).serve_forever()
+
+
+def _warn_alone_on_a_shared_log(app, hub, message_queue: str | None) -> None:
+    """Every process on a PostgreSQL log holds one claim for its life; a process that finds it taken is not the
+    first on the log, and without a message queue its displays and the other's never hear each other's events."""
+    if not hub.store.shared:
+        return
+    first = hub.store.claim("server process")
+    app.extensions["scoreboard_presence"] = first  # held (and its connection open) as long as the process runs
+    if first is None and not message_queue:
+        logging.getLogger(__name__).warning(
+            "another server process already serves the event log %s and this one has no --message-queue: the "
+            "displays of each will not see the events the other takes; give every process the same "
+            "--message-queue redis://…",
+            hub.store.url,
+        )
 
 
 def say(line: str) -> None:

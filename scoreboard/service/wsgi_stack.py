@@ -8,6 +8,7 @@ Outermost first:
 - the feed's and the images' fast paths, which answer the hot requests without Flask's request machinery;
 - the WebSocket offer's removal, outside Flask-SocketIO's own middleware so that the WebSocket library never sees a
   compression offer;
+- with a message queue, the gate that refuses Socket.IO's requests while the queue is lost (live/relay.py);
 - Flask-SocketIO's middleware around the Flask app (what `socketio.init_app` left in `app.wsgi_app`).
 """
 
@@ -19,6 +20,7 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .feeds.http_feed import FeedFastPath
+from .live.relay import RELAY, LiveGate
 from .server.plain_websockets import PlainWebSockets
 from .web.images import ImageFastPath
 from .web.security_headers import SecurityHeaders
@@ -29,7 +31,9 @@ if TYPE_CHECKING:
 
 def wsgi_stack(app: Flask, socketio_app: WSGIApplication) -> WSGIApplication:
     """The whole stack around `socketio_app` (Flask-SocketIO's middleware around `app`), for `app.wsgi_app`."""
-    stack: WSGIApplication = FeedFastPath(ImageFastPath(PlainWebSockets(socketio_app), app), app)
+    relay = app.extensions.get(RELAY)
+    live: WSGIApplication = LiveGate(socketio_app, relay) if relay is not None and relay.channel else socketio_app
+    stack: WSGIApplication = FeedFastPath(ImageFastPath(PlainWebSockets(live), app), app)
     stack = SecurityHeaders(stack)
     hops = int(app.config.get("PROXY_HOPS") or 0)
     if hops:

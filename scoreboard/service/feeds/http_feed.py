@@ -10,7 +10,7 @@ from flask import Blueprint, jsonify, request
 
 from ..server.logs import printable
 from ..tables.current import current_hub, hub_of
-from .intake import NOT_JSON, bearer_token, receive
+from .intake import NOT_JSON, authenticate, bearer_token, receive
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
@@ -24,11 +24,26 @@ def read_json(data: bytes) -> object:
         return NOT_JSON
 
 
+def _answer_headers(reply: dict) -> dict:
+    """The headers of a refusal made before the body was read: the connection closes (the server does not wait for
+    a stranger's body), and a client that must wait is told how long."""
+    headers = {"Connection": "close"}
+    if "retry_after" in reply:
+        headers["Retry-After"] = str(reply["retry_after"])
+    return headers
+
+
 @bp.post("/tables/<table_id>/feed")
 def post(table_id):
     token = bearer_token(request.headers.get("Authorization"))
+    hub, client = current_hub(), request.remote_addr or ""
+    # The token first: a stranger's body is never read (nor waited for).
+    caller = authenticate(hub, table_id, token, client, client)
+    if isinstance(caller, tuple):
+        status, reply = caller
+        return jsonify(reply), status, _answer_headers(reply)
     body = read_json(request.get_data(cache=False))
-    status, reply = receive(current_hub(), table_id, token, body, request.remote_addr or "")
+    status, reply = receive(hub, table_id, token, body, client, caller=caller)
     return jsonify(reply), status
 
 
@@ -53,10 +68,18 @@ class FeedFastPath:
         table_id = self._table(environ)
         if table_id is None:
             return self.wsgi_app(environ, start_response)
-        data = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
         token = bearer_token(environ.get("HTTP_AUTHORIZATION"))
+        hub, client = hub_of(self.app), environ.get("REMOTE_ADDR", "")
+        headers = []
         try:
-            status, reply = receive(hub_of(self.app), table_id, token, read_json(data), environ.get("REMOTE_ADDR", ""))
+            # The token first: a stranger's body is never read (the server closes the connection after the answer).
+            caller = authenticate(hub, table_id, token, client, client)
+            if isinstance(caller, tuple):
+                status, reply = caller
+                headers = list(_answer_headers(reply).items())
+            else:
+                data = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
+                status, reply = receive(hub, table_id, token, read_json(data), client, caller=caller)
         except Exception:  # as the app's own error handler would: logged once, one sentence for the caller
             log.exception("unexpected error on a feed post to %s", printable(table_id))
             status, reply = (
@@ -70,7 +93,7 @@ class FeedFastPath:
         body = self.app.json.dumps(reply).encode() + b"\n"
         start_response(
             f"{status} {HTTPStatus(status).phrase}",
-            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+            [("Content-Type", "application/json"), ("Content-Length", str(len(body))), *headers],
         )
         return [body]
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import hmac
 import logging
+import math
 
-from ..server.logs import printable
+from ..server.logs import printable, throttled
+from ..tables.config import Operator
 from ..tables.hub import FeedRefused, StorageFailed, TableHub
 
 log = logging.getLogger(__name__)
+# Lines a client can cause at will (a refused post, a wrong token): a few a minute of each kind, then a count.
+refused_log = throttled("scoreboard.feed.refused")
 
 
 def error_body(code: str, message: str, **extra) -> dict:
@@ -22,6 +26,15 @@ def error_body(code: str, message: str, **extra) -> dict:
 def token_matches(given: str | None, token: str) -> bool:
     """Constant-time comparison; an empty configured token never matches."""
     return bool(token) and given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
+class TooManyAttempts(Exception):
+    """A token shown by an address that gave too many wrong ones lately, where the answer is not built here: the
+    app answers it 429 (web/json_errors.py)."""
+
+    def __init__(self, body: dict):
+        super().__init__(body["message"])
+        self.body = body
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -41,27 +54,62 @@ NOT_JSON = object()  # what a transport passes as the body when the bytes it got
 
 
 class Caller:
-    """Who a token belongs to, for one table: its feed, or an operator (by name)."""
+    """Who a token belongs to, for one table: its feed, or an operator. What an operator may do there (their role,
+    their tables) is asked of permissions.check, action by action."""
 
-    def __init__(self, operator: str | None = None):
+    def __init__(self, operator: Operator | None = None):
         self.operator = operator
 
     def __repr__(self) -> str:
-        return f"operator {self.operator}" if self.operator else "the feed"
+        return f"operator {self.operator.name}" if self.operator else "the feed"
 
 
-def identify(hub: TableHub, table_id: str, token: str | None) -> Caller | tuple[int, dict]:
-    """The caller a token stands for at `table_id`, or the (status, body) refusing it."""
+def operator_of(hub: TableHub, token: str | None) -> Operator | None:
+    """The operator whose token this is, if any."""
+    for op in hub.operators:
+        if token_matches(token, op.token):
+            return op
+    return None
+
+
+def too_many_attempts(hub: TableHub, client: str | None) -> tuple[int, dict] | None:
+    """The 429 for a client address that gave too many wrong tokens lately (hub.attempts), or None. Its token is not
+    even compared: a guesser learns nothing more until its window has passed."""
+    if not client:
+        return None
+    wait = hub.attempts.wait(client)
+    if wait <= 0:
+        return None
+    seconds = math.ceil(wait)
+    refused_log.warning("token not tried from %s: too many wrong tokens (%d s to wait)", client, seconds)
+    attempts = hub.attempts
+    return 429, error_body(
+        "too_many_attempts",
+        f"{attempts.limit} wrong tokens from this address in {attempts.window:g} s: wait {seconds} s, then try again "
+        "with the right token",
+        applied=0,
+        retry_after=seconds,
+    )
+
+
+def identify(hub: TableHub, table_id: str, token: str | None, client: str | None = None) -> Caller | tuple[int, dict]:
+    """The caller a token stands for at `table_id`, or the (status, body) refusing it (an unknown table, a wrong
+    token). An operator of other tables is identified all the same: the permission check refuses them, and the
+    audit keeps what they tried. `client` is the caller's address: a wrong token counts against it (hub.attempts),
+    and past the limit it is refused 429 before its token is compared."""
     table = hub.get(table_id)
     if table is None:
         return 404, error_body("unknown_table", f"there is no table {table_id[:60]!r} here", applied=0)
+    waiting = too_many_attempts(hub, client)
+    if waiting is not None:
+        return waiting
     if token_matches(token, table.config.feed_token):
         return Caller()
-    for op in hub.operators:
-        if token_matches(token, op.token):
-            if not op.may_act_on(table_id):
-                return 403, error_body("wrong_table", f"operator {op.name} may not act on table {table_id}", applied=0)
-            return Caller(op.name)
+    op = operator_of(hub, token)
+    if op is not None:
+        return Caller(op)
+    if client and token is not None:
+        hub.attempts.refused(client)
     return 401, error_body(
         "unauthorized",
         "the token is missing or wrong: send \"Authorization: Bearer <the table's feed token or an operator's token>\"",
@@ -69,17 +117,40 @@ def identify(hub: TableHub, table_id: str, token: str | None) -> Caller | tuple[
     )
 
 
-def receive(hub: TableHub, table_id: str, token: str | None, body: object, source: str = "") -> tuple[int, dict]:
-    """Authenticate `token` for `table_id`, then apply `body` (one event or a list, or NOT_JSON). `source` names the
-    remote end for the log (an address, a serial device). The body is judged only after the token, so a stranger
-    learns nothing from it."""
-    caller = identify(hub, table_id, token)
+def authenticate(
+    hub: TableHub, table_id: str, token: str | None, source: str = "", client: str | None = None
+) -> Caller | tuple[int, dict]:
+    """`identify`, with the refusal logged (throttled): what a transport calls before it reads the body."""
+    caller = identify(hub, table_id, token, client)
     if isinstance(caller, tuple):
         status, reply = caller
-        log.warning("feed refused: table %s, %s %s, from %s", printable(table_id), status, reply["error"], source)
-        return status, reply
+        if status != 429:  # too_many_attempts logs its own line
+            refused_log.warning(
+                "feed refused: table %s, %s %s, from %s", printable(table_id), status, reply["error"], source
+            )
+    return caller
+
+
+def receive(
+    hub: TableHub,
+    table_id: str,
+    token: str | None,
+    body: object,
+    source: str = "",
+    client: str | None = None,
+    caller: Caller | None = None,
+) -> tuple[int, dict]:
+    """Authenticate `token` for `table_id` (unless the transport did: `caller`), then apply `body` (one event or a
+    list, or NOT_JSON). `source` names the remote end for the log (an address, a serial device), `client` its
+    address for the limit on wrong tokens. The body is judged only after the token, so a stranger learns nothing
+    from it."""
+    if caller is None:
+        found = authenticate(hub, table_id, token, source, client)
+        if isinstance(found, tuple):
+            return found
+        caller = found
     if body is NOT_JSON:
-        log.info("feed refused: table %s, 400 malformed, from %s", printable(table_id), source)
+        refused_log.info("feed refused: table %s, 400 malformed, from %s", printable(table_id), source)
         return 400, error_body("malformed", "the body must be JSON: one event object or a list of events", applied=0)
     events = body if isinstance(body, list) else [body]
     if not events:
@@ -87,7 +158,7 @@ def receive(hub: TableHub, table_id: str, token: str | None, body: object, sourc
     try:
         return 200, hub.submit(table_id, events, operator=caller.operator, is_list=isinstance(body, list))
     except FeedRefused as e:
-        log.info(
+        refused_log.info(
             "feed refused: table %s, %s %s, from %s (%r)", table_id, e.refusal.status, e.refusal.code, source, caller
         )
         return e.refusal.status, e.as_json()

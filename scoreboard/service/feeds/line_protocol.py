@@ -7,13 +7,13 @@ seq semantics of HTTP. Neither does any I/O, so both are tested without sockets.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
+from ..server.logs import throttled
 from . import intake
 from .drivers import BadFrame, Driver, Hello
 
-log = logging.getLogger(__name__)
+log = throttled("scoreboard.feed.session")  # hellos and refusals: anyone who can connect can cause them
 
 
 class _TooLong:
@@ -93,10 +93,20 @@ class Session:
     unauthenticated and waits for a good hello. A hello later on re-authenticates (a shoe that restarted).
     """
 
-    def __init__(self, hub, driver: Driver, source: str, *, table: str | None = None, strict: bool = True):
+    def __init__(
+        self,
+        hub,
+        driver: Driver,
+        source: str,
+        *,
+        table: str | None = None,
+        strict: bool = True,
+        client: str | None = None,
+    ):
         self.hub = hub
         self.driver = driver
         self.source = source
+        self.client = client  # the remote address, for the limit on wrong tokens (none on a serial line)
         self.bound = table
         self.strict = strict
         self.table: str | None = None
@@ -134,8 +144,14 @@ class Session:
         if table is None:
             log.warning("feed refused: unknown table %.60r from %s", table_id, self.source)
             return self._refuse(404, "unknown_table", f"there is no table {table_id[:60]!r} here")
+        waiting = intake.too_many_attempts(self.hub, self.client)
+        if waiting is not None:
+            status, body = waiting
+            return Reply(status, body, close=True)
         if not intake.token_matches(hello.token, table.config.feed_token):
             log.warning("feed refused: table %s, 401 unauthorized, from %s", table_id, self.source)
+            if self.client:
+                self.hub.attempts.refused(self.client)
             return self._refuse(401, "unauthorized", f"the feed token is wrong: {self._hello_form()}")
         self.table, self.token = table_id, hello.token
         log.info("feed %s authenticated for table %s (%s)", self.source, table_id, self.driver.name)

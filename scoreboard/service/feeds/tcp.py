@@ -1,21 +1,33 @@
-"""The feed over TCP: gevent's StreamServer, one greenlet per connection, the line protocol of `session`."""
+"""The feed over TCP: gevent's StreamServer, one greenlet per connection, the line protocol of `session`.
+
+A connection that has not authenticated yet holds a slot for nothing, so it is bounded three ways: its whole hello
+must arrive within HELLO_SECONDS of the connection (a byte now and then does not keep it open), an address has at
+most HELLO_PER_ADDRESS of them and the feed HELLO_LIMIT in all (past either, the oldest such connection is closed:
+a shoe connecting is the newest and says its hello at once), and an address that gave too many wrong tokens waits
+(the hub's limit, shared with the HTTP feed and API: its hello is answered 429 and the connection closed).
+"""
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import socket
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 from gevent.pool import Pool
 from gevent.server import StreamServer
 
+from ..server.logs import throttled
 from .drivers import Driver
 from .line_protocol import Framer, Session
 
-log = logging.getLogger(__name__)
+log = throttled("scoreboard.feed.tcp")  # every line here can be caused by anyone who can connect
 
 MAX_CONNECTIONS = 256  # shoes and keypads of a casino floor, with room; the accept loop waits when all are busy
-HELLO_SECONDS = 30  # a connection that does not authenticate within this is closed: it holds a slot for nothing
+HELLO_SECONDS = 10  # from the connection to the end of the hello line: a connection not authenticated by then closes
+HELLO_PER_ADDRESS = 8  # connections of one address still to say their hello
+HELLO_LIMIT = 64  # connections still to say their hello, in all (well below MAX_CONNECTIONS: shoes always fit)
 SEND_SECONDS = 30  # a peer that stops reading its replies for this long is closed, not waited for forever
 # A shoe may be quiet for many minutes between shoes, so an authenticated connection has no read timeout; TCP
 # keepalive finds a peer that vanished (cable pulled, shoe powered off) after about 60 + 4 x 15 seconds of silence.
@@ -29,6 +41,8 @@ class TcpFeed:
         self.driver = driver
         self.max_line = max_line
         self.server = StreamServer((host, port), self.handle, spawn=Pool(MAX_CONNECTIONS))
+        self._hello: OrderedDict[socket.socket, str] = OrderedDict()  # not authenticated yet, oldest first
+        self.evicted = 0
 
     @property
     def address(self) -> tuple[str, int]:
@@ -40,15 +54,40 @@ class TcpFeed:
     def stop(self) -> None:
         self.server.stop()
 
+    def _waiting(self, sock: socket.socket, client: str) -> None:
+        """`sock` has yet to say its hello: past the limits, the oldest connection in that state is closed."""
+        self._hello[sock] = client
+        mine = [s for s, c in self._hello.items() if c == client]
+        if len(mine) > HELLO_PER_ADDRESS:
+            self._evict(mine[0])
+        if len(self._hello) > HELLO_LIMIT:
+            self._evict(next(iter(self._hello)))
+
+    def _evict(self, sock: socket.socket) -> None:
+        client = self._hello.pop(sock, None)
+        self.evicted += 1
+        log.warning("feed tcp:%s: closed before its hello, too many connections waiting to say one", client)
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
     def handle(self, sock: socket.socket, address: tuple) -> None:
         source = f"tcp:{address[0]}:{address[1]}"
         driver = self.driver()
-        session = Session(self.hub, driver, source)
+        session = Session(self.hub, driver, source, client=str(address[0]))
         framer = Framer(driver.delimiter, self.max_line)
         _tune(sock)
+        self._waiting(sock, str(address[0]))
+        hello_by = time.monotonic() + HELLO_SECONDS
         try:
             while True:
-                sock.settimeout(None if session.authenticated else HELLO_SECONDS)
+                if session.authenticated:
+                    self._hello.pop(sock, None)
+                    sock.settimeout(None)
+                else:
+                    left = hello_by - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError
+                    sock.settimeout(left)
                 data = sock.recv(READ_SIZE)
                 if not data:
                     break
@@ -65,6 +104,7 @@ class TcpFeed:
         except OSError as e:
             log.info("feed %s closed: %s", source, e)
         finally:
+            self._hello.pop(sock, None)
             if framer.pending:
                 # The line was cut by the disconnect: it is not an event (the shoe resends it with the same seq).
                 log.warning("feed %s: discarded %d bytes of an unfinished line at disconnect", source, framer.pending)

@@ -39,9 +39,13 @@ class SharedCounts:
 
     def __init__(self, url: str, log_id: str, ttl: float = TTL):
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         self.errors: tuple[type[Exception], ...] = (redis.RedisError,)
-        self._redis = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        # No retries (redis-py's default tries a failed command ten times with backoff): a pit joining while Redis
+        # hangs waits two seconds at most, and keeps the counts it had.
+        self._redis = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0))
         self.prefix = f"scoreboard:{log_id}:displays:"
         self.key = self.prefix + uuid.uuid4().hex
         self.ttl = ttl

@@ -1,16 +1,21 @@
 """Live updates over Socket.IO: a room per table; `join` answers with a snapshot, then `update` deltas follow.
 
 A board or an overlay `join`s its table; the pit monitor `join_pit`s every table it shows over the one connection,
-and also hears how many displays each table has (over every process: display_counts.py). Bad input gets an error
-answer, never a traceback.
+and also hears how many displays each table has (over every process: display_counts.py) and the alarms (`alarm`
+messages: raised, acknowledged, cleared; its answer and `pit_alarms` give the alarms as they stand). Bad input gets
+an error answer, never a traceback.
 """
 
 from __future__ import annotations
+
+import logging
 
 from flask import current_app, request
 from flask_socketio import Namespace, join_room
 
 from ..tables.current import current_hub
+
+log = logging.getLogger(__name__)
 
 PIT_ROOM = "pit"
 ID_SHOWN = 40  # an unknown table id is echoed back at most this long
@@ -67,7 +72,29 @@ class Live(Namespace):
             "log": hub.log_id,
             "tables": [hub.tables[t].snapshot() for t in ids],
             "displays": self.counts.of(ids),
+            "alarms": self._alarms(ids),
         }
+
+    def on_pit_alarms(self, data=None):
+        """The alarms of the pit's tables again (after a condition cleared, or a lost message): `{"tables": [...]}`
+        or null for all."""
+        asked = data.get("tables") if isinstance(data, dict) else None
+        hub = self.hub
+        if asked is None:
+            ids = list(hub.tables)
+        elif isinstance(asked, list) and all(isinstance(t, str) for t in asked):
+            ids = [t for t in dict.fromkeys(asked) if t in hub.tables]
+        else:
+            return _error("bad_request", 'pit_alarms with {"tables": ["<table id>", ...]} or {"tables": null}')
+        return {"alarms": self._alarms(ids)}
+
+    def _alarms(self, ids: list[str]) -> list[dict] | None:
+        """The pit's alarms (alarms.py `for_pit`), or None if the log does not answer: the pit asks again."""
+        try:
+            return [a.as_json() for a in self.hub.alarms.for_pit(ids)]
+        except Exception as e:
+            log.warning("the pit's alarms could not be read: %s", e)
+            return None
 
     def on_disconnect(self, reason=None):
         for table_id in self.hub.display_left(request.sid):

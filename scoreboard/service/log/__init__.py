@@ -31,11 +31,13 @@ trail in the transaction of the post that was refused). To add a kind of row, su
    `values(stored_at)` giving its columns in order (`Delivery` is the outbox's);
 3. return it in the `rows` of the job that makes it (the hub's post, for a row that belongs to an event: it is
    committed with the event or not at all), or `writer.put(row)` for a row of no event (an alarm, a setting);
+   the alarms are such rows (`AlarmRaised`, `AlarmCleared`, `AlarmAcknowledged`: service/tables/alarms.py);
 4. read it back with a method of its own on the backends' readers (each read on its own connection; outbox.py's
    SQL serves both backends).
 
-A stored row is changed by a `Change` (rows.py's `Attempted`, `RetryAsked`, `Pruned`): one UPDATE or DELETE both
-databases read, given in a job's `changes` or by `writer.change(...)`, in a commit like any write.
+A stored row is changed by a `Change` (rows.py's `Attempted`, `RetryAsked`, `Pruned`: a webhook delivery's
+attempts): one UPDATE or DELETE both databases read, given in a job's `changes` or by `writer.change(...)`, in a
+commit like any write.
 
 A column added to an existing table (the event row's hash, say) is a `Column` that allows NULL appended to its
 `Table`, a field of its value class, and its value in `values()`: a log of an earlier release gains the column
@@ -52,6 +54,9 @@ from .rows import (
     DELIVERY_STATES,
     DELIVERY_WINDOW,
     TABLES,
+    AlarmAcknowledged,
+    AlarmCleared,
+    AlarmRaised,
     Attempted,
     Change,
     Column,
@@ -72,6 +77,9 @@ __all__ = [
     "DELIVERY_STATES",
     "DELIVERY_WINDOW",
     "TABLES",
+    "AlarmAcknowledged",
+    "AlarmCleared",
+    "AlarmRaised",
     "Attempted",
     "Change",
     "Claim",
@@ -159,6 +167,24 @@ class Reader(Protocol):
 
     def refusals(self, table_id: str) -> list[dict]:
         """The refused operator actions of a table, oldest first."""
+        ...
+
+    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
+        """Alarms newest first (alarm_reads.py): of these tables (None: all), the unacknowledged ones or all."""
+        ...
+
+    def alarm(self, alarm_id: str) -> dict | None: ...
+
+    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict]:
+        """The alarms of these kinds whose condition no clearing row has ended, oldest first."""
+        ...
+
+    def alarm_counts(self) -> list[tuple[str, str, int]]:
+        """(table, kind, how many) of the alarms not acknowledged yet."""
+        ...
+
+    def alarm_acks(self, table_id: str) -> list[dict]:
+        """A table's acknowledged alarms, in the order acknowledged (for the audit trail)."""
         ...
 
 

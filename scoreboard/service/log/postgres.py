@@ -30,12 +30,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 import psycopg
 import psycopg.waiting
 
+from . import alarm_reads
 from .errors import StoreNotEmpty, StoreUnavailable
 from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, table_named
 from .writer import Runner, Stored, Writer, default_runner
 
 log = logging.getLogger(__name__)
+
+MARK = "%s"  # the driver's parameter mark
 
 CHANNEL = "scoreboard_events"  # NOTIFY payload: "<version> <table id>" after each commit
 SCHEMA_LOCK = 0x5C0EB0A2D  # advisory lock key serialising schema set-up across processes starting at once
@@ -128,6 +131,23 @@ class PostgresLog(OutboxReads):
 
     def export(self, table: str) -> Iterator[list[tuple]]:
         return export_batches(self._read, table, "%s")
+
+    # -- the alarms (alarm_reads.py) ----------------------------------------------------------------------------
+
+    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
+        return alarm_reads.alarms(self._read, MARK, tables, active, limit)
+
+    def alarm(self, alarm_id: str) -> dict | None:
+        return alarm_reads.alarm(self._read, MARK, alarm_id)
+
+    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict]:
+        return alarm_reads.uncleared(self._read, MARK, kinds)
+
+    def alarm_counts(self) -> list[tuple[str, str, int]]:
+        return alarm_reads.counts(self._read)
+
+    def alarm_acks(self, table_id: str) -> list[dict]:
+        return alarm_reads.acknowledgements(self._read, MARK, table_id)
 
     def claim(self, name: str) -> SessionClaim | None:
         """`name` for this process alone: a session advisory lock on a connection of its own, held while that

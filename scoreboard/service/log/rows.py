@@ -3,8 +3,8 @@ both databases (the SQLite and PostgreSQL schemas are made from these declaratio
 gains the columns it lacks when it is opened).
 
 A write is `Writes`: a table's event rows (`Record`) and, beside them, any other rows to store in the same
-transaction (`Row`: a refused operator action, a webhook's delivery in the outbox; an alarm or a live setting
-later), and changes of rows already stored (`Change`: what a delivery's attempt came to).
+transaction (`Row`: a refused operator action, an alarm raised, cleared or acknowledged, a webhook's delivery in the
+outbox; a live setting later), and changes of rows already stored (`Change`: what a delivery's attempt came to).
 """
 
 from __future__ import annotations
@@ -147,7 +147,42 @@ OUTBOX = Table(
     ),
 )
 
-TABLES = (EVENTS, REFUSALS, OUTBOX)  # every table the log keeps; copy-log copies each, in this order
+# The alarms (service/tables/alarms.py): a row when one is raised, and a row when a condition clears the alarms of
+# its table and kind raised before it (`change`: "raised" or "cleared"). Both in one table: the order of its ids is
+# the order of the two, whichever process wrote them, and copy-log keeps it.
+ALARMS = Table(
+    "alarms",
+    (
+        Column("alarm_id", "text"),  # a raised alarm's id (NULL on a clearing row)
+        Column("table_id", "text", required=True),
+        Column("kind", "text", required=True),
+        Column("change", "text", required=True),
+        Column("raised_at", "real", required=True),
+        Column("round", "integer"),
+        Column("version", "integer"),
+        Column("detail", "text", required=True),
+        Column("data", "text", required=True),  # the alarm's values, JSON
+        Column("stored_at", "real", required=True),
+    ),
+    unique=(("alarm_id",),),
+    indexes=(
+        "alarms_by_table ON alarms (table_id, id)",
+        "alarms_by_kind ON alarms (table_id, kind, id)",
+    ),
+)
+# One acknowledgement per alarm: a second one (another process's, at the same moment) is refused by the database.
+ALARM_ACKS = Table(
+    "alarm_acks",
+    (
+        Column("alarm_id", "text", required=True),
+        Column("operator", "text", required=True),
+        Column("note", "text"),
+        Column("stored_at", "real", required=True),
+    ),
+    unique=(("alarm_id",),),
+)
+
+TABLES = (EVENTS, REFUSALS, ALARMS, ALARM_ACKS, OUTBOX)  # every table the log keeps; copy-log copies each, in order
 
 
 class Row(Protocol):
@@ -396,6 +431,67 @@ class Pruned:
 
 
 @dataclass(frozen=True)
+class AlarmRaised:
+    """An alarm raised at a table (`ALARMS`); `data` is what its texts are filled in with."""
+
+    TABLE: ClassVar[Table] = ALARMS
+
+    alarm_id: str
+    table_id: str
+    kind: str
+    raised_at: float
+    round: int | None
+    version: int | None
+    detail: str
+    data: dict
+
+    def values(self, stored_at: float) -> tuple:
+        """The row, in ALARMS' column order.
+
+        >>> AlarmRaised("a1", "T1", "void", 1.5, 3, 9, "Voided by sam: x", {"operator": "sam"}).values(2.0)
+        ('a1', 'T1', 'void', 'raised', 1.5, 3, 9, 'Voided by sam: x', '{"operator":"sam"}', 2.0)
+        """
+        row = (self.alarm_id, self.table_id, self.kind, "raised", self.raised_at, self.round, self.version)
+        return (*row, self.detail, json_text(self.data), stored_at)
+
+
+@dataclass(frozen=True)
+class AlarmCleared:
+    """The condition of `kind` at a table has ended: the alarms of that kind raised there before this row show as
+    cleared (`ALARMS`)."""
+
+    TABLE: ClassVar[Table] = ALARMS
+
+    table_id: str
+    kind: str
+
+    def values(self, stored_at: float) -> tuple:
+        """
+        >>> AlarmCleared("T1", "feed_silent").values(2.0)
+        (None, 'T1', 'feed_silent', 'cleared', 2.0, None, None, '', '{}', 2.0)
+        """
+        return (None, self.table_id, self.kind, "cleared", stored_at, None, None, "", "{}", stored_at)
+
+
+@dataclass(frozen=True)
+class AlarmAcknowledged:
+    """An alarm acknowledged by an operator, with their note (`ALARM_ACKS`)."""
+
+    TABLE: ClassVar[Table] = ALARM_ACKS
+
+    alarm_id: str
+    operator: str
+    note: str | None = None
+
+    def values(self, stored_at: float) -> tuple:
+        """
+        >>> AlarmAcknowledged("a1", "sam", "seen on camera").values(3.0)
+        ('a1', 'sam', 'seen on camera', 3.0)
+        """
+        return (self.alarm_id, self.operator, self.note, stored_at)
+
+
+@dataclass(frozen=True)
 class Writes:
     """What one job stores in a transaction: its table's `events`, oldest first, the `rows` that go with them, and
     the `changes` of rows stored before."""
@@ -431,7 +527,7 @@ def table_named(name: str) -> Table:
     True
     >>> table_named("nope")
     Traceback (most recent call last):
-    ValueError: the log keeps no table 'nope' (it keeps events, refusals, outbox)
+    ValueError: the log keeps no table 'nope' (it keeps events, refusals, alarms, alarm_acks, outbox)
     """
     for table in TABLES:
         if table.name == name:

@@ -29,12 +29,15 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
+from . import alarm_reads
 from .errors import StoreBusy, StoreNotEmpty
 from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, table_named
 from .writer import Runner, Stored, Writer, default_runner
 
 log = logging.getLogger(__name__)
+
+MARK = "?"  # the driver's parameter mark
 
 SCHEMA_VERSION = 2
 TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
@@ -141,6 +144,23 @@ class SQLiteLog(OutboxReads):
 
     def export(self, table: str) -> Iterator[list[tuple]]:
         return export_batches(self._read, table, "?")
+
+    # -- the alarms (alarm_reads.py) ----------------------------------------------------------------------------
+
+    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
+        return alarm_reads.alarms(self._read, MARK, tables, active, limit)
+
+    def alarm(self, alarm_id: str) -> dict | None:
+        return alarm_reads.alarm(self._read, MARK, alarm_id)
+
+    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict]:
+        return alarm_reads.uncleared(self._read, MARK, kinds)
+
+    def alarm_counts(self) -> list[tuple[str, str, int]]:
+        return alarm_reads.counts(self._read)
+
+    def alarm_acks(self, table_id: str) -> list[dict]:
+        return alarm_reads.acknowledgements(self._read, MARK, table_id)
 
     # -- one process ------------------------------------------------------------------------------------------
 

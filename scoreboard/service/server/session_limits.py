@@ -5,7 +5,8 @@
   closed and its TCP connection shut down; the display reconnects, joins again and gets a fresh snapshot.
 - Sessions that never connect to a Socket.IO namespace expire: a real client sends its namespace connect right
   after the Engine.IO handshake, so a session still without one after `handshake_timeout` is closed instead of
-  being kept (with its WSGI environment) until the ping timeout.
+  being kept (with its WSGI environment) until the ping timeout; and an address holds at most
+  `pending_limit` such sessions at once (a new handshake closes its oldest).
 
 The send queue is on the push path (every update goes through one per display), so it costs little more than
 gevent's own: bytes are counted at `put` only, and a wait between updates arms no timer; the sweep that expires
@@ -30,6 +31,7 @@ from gevent import socket as gsocket
 log = logging.getLogger(__name__)
 
 MAX_QUEUED_BYTES = 1 << 20  # about 400 board updates: a display this far behind is not reading
+PENDING_PER_ADDRESS = 64  # sessions of one address still to connect to a namespace; a new one closes the oldest
 HANDSHAKE_TIMEOUT = 10.0  # seconds from the Engine.IO handshake to the Socket.IO namespace connect
 CLOSE_WAIT = 5.0  # seconds a closing session waits for its client to fetch what is left
 SWEEP_EVERY = 1.0  # seconds between looks at the sessions still waiting for their namespace connect
@@ -76,7 +78,9 @@ class BoundedQueue(gevent.queue.JoinableQueue):
     """An Engine.IO session's send queue that refuses to hold more than `limit` bytes.
 
     The packet that would pass the bound is dropped with every one after it, and `overflow(queue)` is called
-    once. `None` (Engine.IO's "closing" marker) is always accepted.
+    once. `None` (Engine.IO's "closing" marker) is always accepted, and so is a packet put into an empty queue: the
+    bound is on what waits behind a display's next message, never on one message (a pit's first answer can be
+    larger than the bound, and a display that reads gets it).
 
     Every update passes through one of these per display, so it stays close to gevent's own queue (compiled):
     only `put` counts bytes, and a `get` that has something to return, or is told not to wait, is gevent's alone.
@@ -105,7 +109,13 @@ class BoundedQueue(gevent.queue.JoinableQueue):
             if self.overflowed:
                 return
             size = packet_size(item)
-            held = self.held_at_most + size if self.qsize() else size
+            if not self.qsize():
+                # Nothing waits: the display keeps up, and the next message goes in whatever its size (the largest,
+                # a pit's first answer, is bounded by the rules' largest shoe and the tables it asks for).
+                self.held_at_most = size
+                super().put(item, block, timeout)
+                return
+            held = self.held_at_most + size
             if held > self.limit:
                 held = size + sum(map(packet_size, self.queue))
                 if held > self.limit:
@@ -166,12 +176,16 @@ class SessionLimits:
         max_queued_bytes: int = MAX_QUEUED_BYTES,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
         clock=time.monotonic,
+        pending_limit: int = PENDING_PER_ADDRESS,
     ):
         self.sio, self.eio = sio, sio.eio
         self.max_queued_bytes, self.handshake_timeout, self.clock = max_queued_bytes, handshake_timeout, clock
-        self.waiting: deque[tuple[float, str]] = deque()  # (deadline, Engine.IO sid), oldest first
+        self.waiting: deque[tuple[float, str, str]] = deque()  # (deadline, Engine.IO sid, address), oldest first
         self.dropped = 0
         self.expired = 0
+        self.evicted = 0
+        self.pending_limit = pending_limit
+        self._by_address: dict[str, deque[str]] = {}  # each address's sessions still to connect, oldest first
         self._start_background_task = self.eio.start_background_task
         self._tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its tasks
         self._queues: weakref.WeakSet[BoundedQueue] = weakref.WeakSet()  # every session's, for the sweep
@@ -183,7 +197,9 @@ class SessionLimits:
 
         def on_connect(eio_sid, environ, *args):
             result = connect(eio_sid, environ, *args)
-            self.waiting.append((self.clock() + self.handshake_timeout, eio_sid))
+            address = str(environ.get("REMOTE_ADDR", ""))
+            self.waiting.append((self.clock() + self.handshake_timeout, eio_sid, address))
+            self._pending(eio_sid, address)
             return result
 
         self.eio.on("connect", on_connect)
@@ -239,16 +255,40 @@ class SessionLimits:
             with contextlib.suppress(OSError):
                 sock.shutdown(gsocket.SHUT_RDWR)
 
+    def _connected(self, eio_sid: str) -> bool:
+        namespaces = list(self.sio.manager.get_namespaces()) or ["/"]
+        return any(self.sio.manager.sid_from_eio_sid(eio_sid, ns) is not None for ns in namespaces)
+
+    def _pending(self, eio_sid: str, address: str) -> None:
+        """A new handshake from `address`: past `pending_limit` of its sessions still waiting for their namespace
+        connect, its oldest such session is closed now rather than at its timeout. A flood of unused handshakes from
+        one address then holds a few sessions at a time, not every one it made in the last ten seconds (each holds
+        its request's environment and a queue: 20,000 of them cost the server hundreds of MB)."""
+        mine = self._by_address.setdefault(address, deque())
+        mine.append(eio_sid)
+        while len(mine) > self.pending_limit:
+            oldest = mine.popleft()
+            session = self.eio.sockets.get(oldest)
+            if session is None or session.closed or self._connected(oldest):
+                continue  # gone, or a display that connected: no longer pending
+            self._close(session, session.queue.consumer)
+            self.evicted += 1
+
     def expire_waiting(self) -> int:
         """Close the sessions whose namespace connect is overdue; returns how many."""
         now, closed = self.clock(), 0
-        namespaces = list(self.sio.manager.get_namespaces()) or ["/"]
         while self.waiting and self.waiting[0][0] <= now:
-            _, eio_sid = self.waiting.popleft()
+            _, eio_sid, address = self.waiting.popleft()
+            mine = self._by_address.get(address)
+            if mine is not None:
+                with contextlib.suppress(ValueError):
+                    mine.remove(eio_sid)
+                if not mine:
+                    del self._by_address[address]
             session = self.eio.sockets.get(eio_sid)
             if session is None or session.closed:
                 continue
-            if any(self.sio.manager.sid_from_eio_sid(eio_sid, ns) is not None for ns in namespaces):
+            if self._connected(eio_sid):
                 continue
             self._close(session, session.queue.consumer)
             closed += 1

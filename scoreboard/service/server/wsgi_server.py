@@ -1,10 +1,13 @@
 """`scoreboard serve`'s WSGI server: gevent's pywsgi (WebSocket included), hardened here, where it runs, not in the
 app factory:
 - a slow or idle client cannot hold a connection: the request headers must be complete within `header_timeout`
-  seconds of their first byte, and a kept-alive connection waits `idle_timeout` seconds for its next request;
-- a client address holds at most `half_open_limit` connections whose headers are not complete; past that its
-  oldest such connection is shut, so a flood of half-sent requests cannot starve anyone, a legitimate client
-  from the same address included (its own request is the newest);
+  seconds of their first byte, a request's body within `body_timeout` seconds of the end of its headers (else the
+  connection is shut), and a kept-alive connection waits `idle_timeout` seconds for its next request;
+- a client address holds at most `half_open_limit` connections whose request (head or body) is not complete; past
+  that its oldest such connection is shut, so a flood of half-sent requests cannot starve anyone, a legitimate
+  client from the same address included (its own request is the newest);
+- a body the application answered without reading, with "Connection: close" (a feed post with a wrong token is
+  refused before its body is read), is not waited for: the connection closes after the answer;
 - the soft limit on open files is raised to the hard limit;
 - Engine.IO sessions are bounded (session_limits.py) and the log cannot be flooded (logs.py).
 """
@@ -16,15 +19,20 @@ import logging
 import resource
 import socket
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import click
 import gevent
+import gevent.lock
 from gevent import pywsgi
+from gevent import socket as gsocket
 
 from . import logs, session_limits
 from .request_head import RequestHead
 
 HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
+BODY_TIMEOUT = 10.0  # seconds from the end of a request's headers to the end of its body (at most 1 MiB)
 IDLE_TIMEOUT = 75.0  # seconds a connection may wait for its (next) request; above nginx's upstream keepalive 60 s
 HALF_OPEN_LIMIT = 64  # connections per client address still sending their request headers
 BACKLOG = 1024
@@ -117,6 +125,7 @@ class Handler(pywsgi.WSGIHandler):
 
     server: Server
     _deadline: gevent.Timeout | None = None
+    _body_deadline: Any = None  # the loop's timer that shuts the connection if the body is late
 
     @property
     def peer(self) -> str:
@@ -132,6 +141,7 @@ class Handler(pywsgi.WSGIHandler):
             pass  # the client went away or was too slow: nothing left to tell it
         finally:
             self._head_done()
+            self._body_done()
 
     def read_requestline(self):
         self.socket.settimeout(self.server.idle_timeout)
@@ -162,6 +172,11 @@ class Handler(pywsgi.WSGIHandler):
             result = super().read_request(raw_requestline)
         finally:
             self._head_done()
+        if result and (self.content_length or "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()):
+            # Half-open until its body is in too, and shut if the body does not come in time.
+            self.server.half_open.add(self)
+            self._body_deadline = gevent.get_hub().loop.timer(self.server.body_timeout)
+            self._body_deadline.start(self._body_too_slow)
         if (self.headers.get("Upgrade") or "").lower() == "websocket":
             # When the WebSocket ends, so does the connection: what the client sent last (its close frame) is not
             # the start of another HTTP request.
@@ -176,6 +191,38 @@ class Handler(pywsgi.WSGIHandler):
             self._deadline.close()
             self._deadline = None
         self.server.half_open.discard(self)
+
+    def get_environ(self):
+        environ = super().get_environ()
+        if self._body_deadline is not None and environ.get("wsgi.input") is self.wsgi_input:
+            environ["wsgi.input"] = TimedBody(self.wsgi_input, self.content_length, self._body_done)
+        return environ
+
+    def run_application(self):
+        try:
+            super().run_application()
+        finally:
+            if self._body_deadline is not None and self.close_connection:
+                # Answered "Connection: close" without reading all of its body (a stranger's feed post): the rest is
+                # not waited for. Otherwise pywsgi reads the rest to keep the connection in step, within the
+                # body's deadline.
+                self._body_done()
+                with contextlib.suppress(OSError):
+                    self.socket.shutdown(socket.SHUT_RD)
+
+    def _body_done(self) -> None:
+        if self._body_deadline is not None:
+            self._body_deadline.close()
+            self._body_deadline = None
+            self.server.half_open.discard(self)
+
+    def _body_too_slow(self) -> None:
+        self.server.slow_bodies += 1
+        self.server.request_errors.warning(
+            "request body from %s not complete in %g s: connection shut", self.peer, self.server.body_timeout
+        )
+        self._body_done()
+        self.shut()
 
     def shut(self) -> None:
         """End this connection now (it is the oldest half-open one of its address)."""
@@ -214,6 +261,79 @@ class Handler(pywsgi.WSGIHandler):
         return line
 
 
+class TimedBody:
+    """A request's body as the application reads it (pywsgi's input), telling `done()` once it has all come: the
+    body's deadline ends there, and not at the answer (a feed post may wait seconds for the disk)."""
+
+    def __init__(self, body: Any, length: int | None, done: Callable[[], None]):
+        self._body, self._left, self._done = body, length, done
+
+    def _took(self, data: Any, asked: int | None = None) -> Any:
+        if self._left is not None:
+            self._left -= len(data)
+            if self._left <= 0:
+                self._done()
+        elif not data or asked is None or asked < 0:  # chunked: its end reads as nothing, or a read of it all
+            self._done()
+        return data
+
+    def read(self, size: int | None = None) -> bytes:
+        return self._took(self._body.read(size), size)
+
+    def readline(self, size: int | None = None) -> bytes:
+        line = self._body.readline(size)
+        return self._took(line, len(line) if line.endswith(b"\n") else None)
+
+    def readlines(self, hint: int | None = None) -> list[bytes]:
+        lines = self._body.readlines(hint)
+        self._took(b"".join(lines))
+        return lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            yield line
+
+
+class WholeWrites(gsocket.socket):
+    """A client connection whose `send` writes everything it is given before it returns.
+
+    simple-websocket (under Engine.IO's WebSocket transport) writes each frame with one `socket.send` and ignores
+    how much of it the kernel took (its issue #45; 1.1.0 is the latest release): a message larger than the free send
+    buffer was cut short, and every message after it was read as part of the cut one, so a pit's first answer never
+    arrived and a slow link broke every burst. The library writes through a duplicate of the request's connection
+    (`socket.dup()` keeps this class), so completing the writes here fixes all of them, the library's pongs and close
+    frames included, without touching its code. The writes of one connection go one at a time: a frame is never
+    interleaved with another greenlet's (a pong) while it waits for the client to read.
+
+    tests/test_whole_messages.py sends a 1 MB message to a client reading slowly, and pins the library's version.
+    """
+
+    __slots__ = ("_writing",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._writing = gevent.lock.Semaphore()
+
+    @classmethod
+    def adopt(cls, sock: gsocket.socket) -> WholeWrites:
+        """The same connection as `sock` (which can no longer be used), as one of these."""
+        timeout = sock.gettimeout()
+        whole = cls(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        whole.settimeout(timeout)
+        return whole
+
+    def send(self, data: Any, flags: int = 0, *args: Any, **kwargs: Any) -> int:
+        view = memoryview(data).cast("B")
+        sent = 0
+        with self._writing:
+            while sent < len(view):
+                sent += super().send(view[sent:], flags, *args, **kwargs)
+        return sent
+
+
 class Server(pywsgi.WSGIServer):
     handler_class = Handler
 
@@ -223,12 +343,18 @@ class Server(pywsgi.WSGIServer):
         application,
         *,
         header_timeout: float = HEADER_TIMEOUT,
+        body_timeout: float = BODY_TIMEOUT,
         idle_timeout: float = IDLE_TIMEOUT,
         half_open_limit: int = HALF_OPEN_LIMIT,
         **kwargs,
     ):
         super().__init__(listener, application, **kwargs)
         self.access_log = kwargs.get("log", "default") is not None  # pywsgi writes to stderr unless told None
-        self.header_timeout, self.idle_timeout = header_timeout, idle_timeout
+        self.header_timeout, self.idle_timeout, self.body_timeout = header_timeout, idle_timeout, body_timeout
+        self.slow_bodies = 0
+        self.request_errors = logs.throttled("scoreboard.http.slow")
         self.half_open = HalfOpen(half_open_limit)
         self.socket_errors = logs.throttled("scoreboard.socketio")
+
+    def handle(self, sock, address):
+        super().handle(WholeWrites.adopt(sock), address)

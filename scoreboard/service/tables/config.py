@@ -16,6 +16,7 @@ from ...errors import Refusal
 from ...roads import Thresholds
 from ...table import TableConfig
 from .outbox import EVENT_TYPES
+from .permissions import DEFAULT_ROLE, ROLES, Role
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
@@ -33,10 +34,11 @@ TABLE_SETTINGS: dict[str, type | tuple[type, ...]] = {
     "squeeze": bool,
     "lang": str,
     "stale_after": int,
+    "expected_screens": int,
     "simulate": bool,
     "patterns": dict,
 }
-OPERATOR_SETTINGS: dict[str, type | tuple[type, ...]] = {"token": str, "tables": list}
+OPERATOR_SETTINGS: dict[str, type | tuple[type, ...]] = {"token": str, "tables": list, "role": str}
 WEBHOOK_SETTINGS: dict[str, type | tuple[type, ...]] = {"url": str, "secret": str, "events": list, "tables": list}
 SERVER_SETTINGS: dict[str, type | tuple[type, ...]] = {"allowed_origins": list}
 SECTIONS = ("tables", "operators", "webhooks", "server", "display")
@@ -49,11 +51,13 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Operator:
-    """A pit supervisor: voids, corrects, changes shoes and reads the audit, with their own token."""
+    """Someone on the floor with their own token: a supervisor (voids, corrects, changes shoes, acknowledges alarms),
+    an admin, a dealer or an auditor (permissions.py says who may do what)."""
 
     name: str
     token: str
     tables: tuple[str, ...] | None = None  # None: every table
+    role: Role = DEFAULT_ROLE
 
     def may_act_on(self, table_id: str) -> bool:
         return self.tables is None or table_id in self.tables
@@ -202,13 +206,17 @@ def _operator(path: str, name: str, settings: dict, tables: set[str]) -> Operato
     token = settings.get("token")
     if not token or len(token) < 8:
         raise ConfigError(f"{where} needs a token of at least 8 characters")
+    role = settings.get("role", DEFAULT_ROLE)
+    if role not in ROLES:
+        raise ConfigError(f"{where} role must be one of {', '.join(ROLES)}, not {role!r}")
     names = settings.get("tables")
     if names is not None:
         unknown = [t for t in names if t not in tables]
         if unknown or not all(isinstance(t, str) for t in names):
             raise ConfigError(f"{where} tables names {unknown[0] if unknown else names!r}, which is not a table here")
-        return Operator(name, token, tuple(names))
-    return Operator(name, token)
+
+        return Operator(name, token, tuple(names), role)
+    return Operator(name, token, role=role)
 
 
 def _receiver(path: str, name: str, settings: dict, tables: set[str]) -> Receiver:

@@ -8,6 +8,8 @@
 - `scoreboard_seconds_since_last_event{table}`: how long the table has been silent (tables with no event yet have
   no sample), and `scoreboard_table_version{table}`;
 - `scoreboard_store_write_seconds` and `scoreboard_store_commit_posts`: each commit's time and how many posts shared it;
+- `scoreboard_alarms_active{table, kind}`: alarms not acknowledged yet (read from the log at each scrape: every
+  process answers for all).
 - `scoreboard_webhook_deliveries_total{receiver, outcome}`: webhook attempts by receiver and what they came to
   (`delivered`: a 2xx; `failed`: tried again later; `dead`: failed past its 24 hours), and
   `scoreboard_webhook_attempt_seconds{receiver}`: how long each attempt took.
@@ -19,6 +21,7 @@ live processes; the silence and version gauges come from the process asked (ever
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -27,6 +30,8 @@ from collections.abc import Iterator
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
+
+log = logging.getLogger(__name__)
 
 LATENCY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 POSTS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200)
@@ -146,6 +151,17 @@ class _Tables:
                 silent.add_metric([table_id], max(0.0, now - view.state.last_event_at))
         yield silent
         yield version
+        active = GaugeMetricFamily(
+            "scoreboard_alarms_active", "Alarms not acknowledged yet, by table and kind.", labels=["table", "kind"]
+        )
+        try:
+            counts = self.hub.alarms.counts()
+        except Exception as e:  # the other figures still answer; the log's trouble shows in /readyz
+            log.warning("metrics: the active alarms could not be counted: %s", e)
+        else:
+            for (table_id, kind), count in sorted(counts.items()):
+                active.add_metric([table_id, kind], count)
+            yield active
 
 
 def _forget_dead(path: str) -> None:

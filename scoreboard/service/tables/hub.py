@@ -31,10 +31,14 @@ from ...seqs import WINDOW, SeqMemory
 from ...table import Delta, TableConfig, TableState, apply, evolve
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Stored, Writes
+from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
+from . import permissions
+from .alarms import Alarms, Raised, of_events
 from .outbox import Outbox
 from .updates import Shown, shown_after, slim
 
 if TYPE_CHECKING:
+    from .config import Operator
     from .figures import Metrics
 
 log = logging.getLogger(__name__)
@@ -80,6 +84,7 @@ class TableHub:
         # The webhooks' deliveries each event makes, written in its transaction (none without receivers).
         self.outbox = outbox or Outbox()
         self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
+        self.attempts = Attempts(GUESSES, GUESS_WINDOW)  # wrong tokens per client address, on every route and feed
         self.log_id: str = store.log_id
         self.tables: dict[str, TableView] = {c.id: TableView(TableState(c), self.log_id) for c in configs}
         self._locks = {table_id: threading.Lock() for table_id in self.tables}
@@ -101,6 +106,7 @@ class TableHub:
         self._latest: dict[str, int] = {}  # shared log: the newest version each table is known to have there
         self._following = False
         self._closing: list[Callable[[], None]] = []
+        self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
@@ -109,6 +115,11 @@ class TableHub:
         if view is not None and self._latest.get(view.config.id, 0) > view.version:
             self.catch_up(view.config.id)
         return view
+
+    def known_version(self, table_id: str) -> int:
+        """The newest version of the table the log is known to hold: this process's, or one another process stored
+        (a shared log tells of each commit)."""
+        return max(self.tables[table_id].version, self._latest.get(table_id, 0))
 
     def blocking(self, fn, *args):
         """Run a call to the store where it may wait (at start, and for history that may take a while)."""
@@ -121,6 +132,9 @@ class TableHub:
             return self._io(fn, *args, timeout=self.write_timeout)
         except TimeoutError:
             raise StorageFailed(f"the event log did not answer within {self.write_timeout:g} s") from None
+        except Exception as e:  # the database is down or refuses (PostgreSQL restarting, a disk error): a 503
+            log.error("reading the event log failed: %s", e)
+            raise StorageFailed(f"the event log could not be read ({str(e).strip() or type(e).__name__})") from None
 
     def at_close(self, fn: Callable[[], None]) -> None:
         """Have `fn` called when the hub closes, before its log does (the webhooks' couriers stop)."""
@@ -188,10 +202,11 @@ class TableHub:
 
     # -- feeding --------------------------------------------------------------------------------------------------
 
-    def submit(self, table_id: str, events: list, *, operator: str | None = None, is_list: bool = True) -> dict:
+    def submit(self, table_id: str, events: list, *, operator: Operator | None = None, is_list: bool = True) -> dict:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
-        `operator` is the name of the operator whose token sent them (None for the table's feed token).
+        `operator` is the operator whose token sent them (None for the table's feed token): each event is an action
+        their role must allow at this table (permissions.py), judged on the table as that event finds it.
         """
         started = time.perf_counter()
         if len(events) > MAX_EVENTS_PER_POST:
@@ -301,6 +316,18 @@ class TableHub:
         if self.metrics is not None:
             self.metrics.refused(table_id, kind if isinstance(kind, str) else "", code)
 
+    def audit_refusal(self, table_id: str, operator: str | None, tried: object, refusal: Refusal) -> None:
+        """Keep a refused operator action that is no feed event (a read, an acknowledgement: `tried` is
+        `{"type": action, ...}`) for the table's audit trail; StorageFailed if the log does not keep it in time
+        (a feed post's refusal is kept in its own transaction: _Post.writes)."""
+        try:
+            self.writer.put(RefusedAction(table_id, operator, tried, refusal.code, refusal.message)).result(
+                timeout=self.write_timeout
+            )
+        except Exception as e:
+            log.error("table %s: could not keep a refused operator action: %s", table_id, e)
+            raise StorageFailed(f"the refusal could not be kept for the audit trail ({e}); try again") from None
+
     # -- history --------------------------------------------------------------------------------------------------
 
     def shoe_state(self, table_id: str, number: int) -> TableView | None:
@@ -383,7 +410,7 @@ class _Post:
         table_id: str,
         base: TableState,
         events: list,
-        operator: str | None,
+        operator: Operator | None,
         staged: list[tuple[TableState, Delta]],
         refused: tuple[Refusal, int] | None,
         started: float,
@@ -395,6 +422,7 @@ class _Post:
         self.results: list[dict] = []
         self.deliveries = False  # its writes hold webhook deliveries
         self._writes: Writes | None = None
+        self.raised = Raised()  # the alarms its events raise and clear, stored with them
 
     def stage(self, newer: Sequence[Stored]) -> Writes:
         """What to store, given the events the log holds past `after` (the writer asks in its transaction, the
@@ -407,47 +435,62 @@ class _Post:
         return self.writes()
 
     def writes(self) -> Writes:
-        """The post's new events, and the refused operator action that ended it, if one did (the audit trail keeps
-        every refused void and correction, and whatever an operator's token sent)."""
+        """The post's new events, the alarms they raise and clear (alarms.py: a void, a correction, an excess card,
+        the cut card), and the refused operator action that ended it, if one did (the audit trail keeps every
+        refused void and correction, and whatever an operator's token sent)."""
         if self._writes is None:
             self._writes = self._make_writes()
         return self._writes
 
     def _make_writes(self) -> Writes:
         records = [_record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
-        rows: list[Row] = []
+        self.raised = of_events(self.caught[-1][0] if self.caught else self.base, self.staged)
+        rows: list[Row] = list(self.raised.rows())
         outbox = self.hub.outbox
         if outbox:
+            deliveries = []
             before = self.caught[-1][0] if self.caught else self.base
             for state, delta in self.staged:
                 if not delta.duplicate:
-                    rows.extend(outbox.of_event(self.table_id, before, state, delta))
+                    deliveries.extend(outbox.of_event(self.table_id, before, state, delta))
                 before = state
-            self.deliveries = bool(rows)
+            deliveries.extend(outbox.of_alarms(self.raised))
+            self.deliveries = bool(deliveries)
+            rows.extend(deliveries)
         if self.refused is not None:
             refusal, index = self.refused
             event = self.events[index]
             if self.operator is not None or _kind(event) in OPERATOR_KINDS:
-                rows.append(RefusedAction(self.table_id, self.operator, event, refusal.code, refusal.message))
+                name = self.operator.name if self.operator is not None else None
+                rows.append(RefusedAction(self.table_id, name, event, refusal.code, refusal.message))
         return Writes(records, rows)
 
     def committed(self) -> None:
-        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes); the
-        couriers hear of the deliveries it wrote."""
+        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes), the pits
+        of the alarms it raised, and the couriers of the deliveries it wrote."""
         self.results = self.hub._take(self)
+        if self.raised:
+            self.hub.alarms.announce(self.raised)
         if self.deliveries:
             self.hub.outbox.written(self.table_id)
 
 
 def _stage(
-    state: TableState, events: list, operator: str | None
+    state: TableState, events: list, operator: Operator | None
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
-    """Apply the events to a copy of the state (a value): what would change, and the first refusal if any."""
+    """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
+    operator's event is first an action their role must allow at this table (permissions.py), judged on the table
+    as the event finds it."""
     staged: list[tuple[TableState, Delta]] = []
     now = time.time()
+    name = operator.name if operator is not None else None
     for index, raw in enumerate(events):
         try:
-            new, delta = apply(state, raw, received_at=now, operator=operator)
+            if operator is not None:
+                denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
+                if denied is not None:
+                    raise denied
+            new, delta = apply(state, raw, received_at=now, operator=name)
         except Refusal as e:
             return staged, (e, index)
         staged.append((new, delta))

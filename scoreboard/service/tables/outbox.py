@@ -8,7 +8,8 @@ API shows of it. `id` is the delivery's own, the same on every attempt.
 
 The event types are EVENT_TYPES: adding one is a line there (the table file accepts it in a receiver's `events`
 from then on), plus its maker: a line in FROM_EVENTS for a kind of table event, or a call of `Outbox.make` where
-the thing happens (an alarm raised, a setting changed), its rows written with it.
+the thing happens, its rows written with it (as the alarms do: `of_alarms` with the post that raised them,
+`of_alarm` with an alarm raised or acknowledged on its own; tables/alarms.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ...view import shoe_json
 from ..log import Delivery
 
 if TYPE_CHECKING:
+    from .alarms import Alarm, Raised
     from .config import Receiver
 
 # Every event type a receiver may ask for, and what its `data` is.
@@ -35,7 +37,7 @@ EVENT_TYPES: dict[str, str] = {
     "shoe": "a new shoe: the shoe as /api/tables/<table> shows it",
     "shoe_end": "a shoe closed: the shoe as /api/tables/<table> shows it, its seed published",
     "settings": "a table's settings changed: the table as /api/tables/<table> shows it",
-    "alarm": "an alarm raised or cleared: the alarm as /api/alarms shows it",
+    "alarm": "an alarm raised or acknowledged: the alarm as /api/alarms shows it, and `change`",
 }
 
 
@@ -91,6 +93,20 @@ class Outbox:
             return []
         at = delta.event.get("received_at")
         return self.make(delta.kind, table_id, state.version, make(before, state, delta), at)
+
+    def of_alarms(self, raised: Raised) -> list[Delivery]:
+        """The deliveries of the alarms a post's events raised (at the versions of the events that raised them)."""
+        if not any(r.wants("alarm", a.table) for r in self.receivers for a in raised.alarms):
+            return []
+        return [d for a in raised.alarms for d in self.of_alarm(a, "raised", a.version or 0)]
+
+    def of_alarm(self, alarm: Alarm, change: str, version: int) -> list[Delivery]:
+        """The deliveries of an alarm raised or acknowledged: the alarm as /api/alarms shows it, and the `change`
+        ("raised" or "acknowledged"); `version` is its table's version it concerns (or the table's at the time)."""
+        if not any(r.wants("alarm", alarm.table) for r in self.receivers):
+            return []
+        at = alarm.acknowledged_at if change == "acknowledged" else alarm.raised_at
+        return self.make("alarm", alarm.table, version, {**alarm.as_json(), "change": change}, at)
 
     def make(self, kind: str, table_id: str, version: int, data: dict, at: float | None = None) -> list[Delivery]:
         """One delivery of an event of type `kind` per receiver that takes it: the rows to write with the event."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from ..feeds.intake import Caller, bearer_token, identify
+from ..feeds.intake import Caller, TooManyAttempts, bearer_token, identify
+from ..tables import permissions
 from ..tables.current import current_hub
 from .json_errors import error, table_or_404
 from .shoe_numbers import shoe_number
@@ -13,12 +14,18 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def operator_view(table_id: str) -> bool:
-    """Whether the caller showed an operator's token for this table: they see face-down cards and who voided."""
+    """Whether the caller showed the token of an operator who may read this table: they see face-down cards and who
+    voided. A wrong token counts against the caller's address like any other (a way to test tokens is a way to guess
+    them)."""
     token = bearer_token(request.headers.get("Authorization"))
     if token is None:
         return False
-    caller = identify(current_hub(), table_id, token)
-    return isinstance(caller, Caller) and caller.operator is not None
+    caller = identify(current_hub(), table_id, token, request.remote_addr or "")
+    if isinstance(caller, tuple) and caller[0] == 429:
+        raise TooManyAttempts(caller[1])
+    if not isinstance(caller, Caller) or caller.operator is None:
+        return False
+    return permissions.check(caller.operator, "read", table_id) is None
 
 
 @bp.get("/tables")

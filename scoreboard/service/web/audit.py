@@ -5,12 +5,12 @@ from __future__ import annotations
 from flask import Blueprint, request
 
 from .audit_trail import answer
-from .roles import operator_only
+from .roles import operator_for
 
 bp = Blueprint("audit", __name__, url_prefix="/api")
 
 
 @bp.get("/tables/<table_id>/audit")
 def audit(table_id: str):
-    _, refused = operator_only(table_id, "the audit")
+    _, refused = operator_for(table_id, "the audit")
     return refused or answer(table_id, request.args.get("format"))

@@ -1,5 +1,6 @@
-"""The audit trail (operations.md "Audit"): what operators did to a table, and what they tried and were refused; as
-JSON or CSV (`answer`), for the API's `/audit` (web/audit.py) and the operator page alike.
+"""The audit trail (operations.md "Audit"): what operators did to a table (its events, and the alarms they
+acknowledged), and what they tried and were refused; as JSON or CSV (`answer`), for the API's `/audit`
+(web/audit.py) and the operator page alike.
 
 It is read from the event log, never kept beside it: the voids, corrections, shoe changes and shoe ends stored with
 an operator's name are the very events the table and its roads are folded from, so the trail survives restarts and
@@ -13,6 +14,7 @@ import heapq
 import io
 import json
 import time
+from collections.abc import Sequence
 
 from flask import Response, jsonify
 
@@ -93,26 +95,53 @@ def refusal_entry(refusal: dict) -> dict:
     }
 
 
-def trail(events: list[tuple[int, float, dict]], refusals: list[dict]) -> list[dict]:
-    """The audit, oldest first: the operator events (as the log orders them) merged by time with the refusals.
-    Events the feed sent (a shoe's own `shoe` or `shoe_end`, an excess-card void) are not an operator's doing.
+def acknowledgement_entry(ack: dict) -> dict:
+    """An acknowledged alarm as an audit entry: kind "alarm_ack", the note as its reason, the alarm as it stood
+    before and as acknowledged after, and the alarm's id in `alarm`.
+
+    >>> entry = acknowledgement_entry({"at": 9.0, "operator": "sam", "note": "seen", "alarm": "a1", "kind": "void",
+    ...     "round": 3, "version": 12, "detail": "Voided by dan: x", "raised_at": 8.0})
+    >>> entry["kind"], entry["reason"], entry["round"], entry["before"]["acknowledged"], entry["after"]["alarm"]
+    ('alarm_ack', 'seen', 3, False, 'a1')
+    """
+    alarm = {"alarm": ack["alarm"], "kind": ack["kind"], "detail": ack["detail"], "raised_at": ack["raised_at"]}
+    return {
+        "version": None,
+        "at": ack["at"],
+        "operator": ack["operator"],
+        "kind": "alarm_ack",
+        "reason": ack["note"],
+        "round": ack["round"],
+        "before": {**alarm, "version": ack["version"], "acknowledged": False},
+        "after": {"alarm": ack["alarm"], "acknowledged": True, "acknowledged_by": ack["operator"]},
+        "alarm": ack["alarm"],
+    }
+
+
+def trail(events: list[tuple[int, float, dict]], refusals: list[dict], acks: Sequence[dict] = ()) -> list[dict]:
+    """The audit, oldest first: the operator events (as the log orders them) merged by time with the refusals and
+    the alarms' acknowledgements. Events the feed sent (a shoe's own `shoe` or `shoe_end`, an excess-card void) are
+    not an operator's doing.
 
     >>> stored = [(3, 10.0, {"type": "void", "reason": "r", "operator": "a"}), (4, 11.0, {"type": "shoe"}),
     ...     (6, 30.0, {"type": "correct", "round": 1, "winner": "B", "operator": "a"})]
     >>> refused = [{"at": 20.0, "operator": "a", "kind": "void", "code": "c", "message": "m", "event": {}}]
-    >>> [(e["version"], e["kind"]) for e in trail(stored, refused)]
-    [(3, 'void'), (None, 'refused'), (6, 'correct')]
+    >>> acked = [{"at": 25.0, "operator": "s", "note": None, "alarm": "a1", "kind": "void", "round": None,
+    ...     "version": 3, "detail": "d", "raised_at": 10.0}]
+    >>> [(e["version"], e["kind"]) for e in trail(stored, refused, acked)]
+    [(3, 'void'), (None, 'refused'), (None, 'alarm_ack'), (6, 'correct')]
     """
     done = (event_entry(v, at, e) for v, at, e in events if "operator" in e)
     tried = (refusal_entry(r) for r in refusals)
-    return list(heapq.merge(done, tried, key=lambda entry: entry["at"]))
+    acknowledged = (acknowledgement_entry(a) for a in acks)
+    return list(heapq.merge(done, tried, acknowledged, key=lambda entry: entry["at"]))
 
 
 def read_trail(table_id: str) -> list[dict]:
     """A table's audit from the log (off the event loop; a stalled disk answers 503, never hangs the request)."""
     hub = current_hub()
     events = hub.read(hub.store.operator_events, table_id, AUDITED_KINDS)
-    return trail(events, hub.read(hub.store.refusals, table_id))
+    return trail(events, hub.read(hub.store.refusals, table_id), hub.read(hub.store.alarm_acks, table_id))
 
 
 def audit_csv(entries: list[dict]) -> str:

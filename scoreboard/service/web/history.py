@@ -17,7 +17,7 @@ from flask import Blueprint, Response, jsonify, request
 from ..tables.current import current_hub
 from .csv_cells import cell
 from .json_errors import error
-from .roles import operator_only
+from .roles import operator_for
 from .shoe_numbers import shoe_number
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ CSV_COLUMNS = (
 
 @bp.get("/tables/<table_id>/shoes/<number>/export")
 def export(table_id: str, number: str):
-    _, err = operator_only(table_id, "a shoe's export")
+    _, err = operator_for(table_id, "a shoe's export")
     if err:
         return err
     kind = request.args.get("format", "json")

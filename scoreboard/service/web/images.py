@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -111,6 +112,10 @@ class _Flight:
         self.error: BaseException | None = None
 
 
+class ImagesBusy(Exception):
+    """The image worker has as many drawings waiting as it takes: answered 503 with Retry-After (never queued)."""
+
+
 class ImageService:
     """The renderer, its worker, the image cache and the drawings in flight, for one app.
 
@@ -119,7 +124,19 @@ class ImageService:
     When versions come faster than drawings, the versions in between are never drawn.
 
     `draws` counts the images drawn: how tests and benchmarks see that a cached image is not drawn again.
+
+    The work queued is bounded (issue 23: a flood of unique sizes took a signage screen's image from 0.23 s to 4.5 s
+    and grew the worker to 612 MB). Images never drawn before (a size, a theme, a language not asked for yet) go to
+    the worker one at a time, NEW_WAITING of them waiting at most; images drawn before (the screens' own) go
+    straight to it, and so wait behind one stranger's drawing at most; AT_ONCE drawings in all. Past either bound,
+    ImagesBusy (503, try again in a second): a flood is refused, never queued. The worker process is started again
+    when it holds more than WORKER_MAX_BYTES (its caches are bounded, but the allocator keeps the pages of large
+    images drawn once).
     """
+
+    NEW_WAITING = 8
+    AT_ONCE = 32
+    WORKER_MAX_BYTES = 384 * 1024 * 1024
 
     def __init__(self, async_mode: str, static_folder: str, max_bytes: int = CACHE_BYTES):
         self.async_mode = async_mode
@@ -129,6 +146,10 @@ class ImageService:
         self.cache = ImageCache(max_bytes)
         self.draws = 0
         self._flights: dict[object, _Flight] = {}
+        self._new: set[object] = set()  # the drawings in flight of images never drawn before
+        self._new_slot = threading.Semaphore(1)  # gevent's under `scoreboard serve` (monkey-patched)
+        self._drawn: OrderedDict[object, None] = OrderedDict()  # the images drawn before (the newest 4,096)
+        self.refused = 0
         self._lock = threading.Lock()
         self._worker: Callable[[Job], bytes] | None = None
         try:
@@ -151,9 +172,23 @@ class ImageService:
 
                 pool, child = ThreadPool(1), RenderProcess(self.static_folder)
 
+                drawing, retire = [0], [False]  # greenlets drawing now; whether the child is to start afresh
+
                 def worker(j: Job) -> bytes:
+                    if retire[0] and not drawing[0]:  # between two drawings, never under one
+                        child.close()
+                        retire[0] = False
                     child.ensure()  # here, on the loop: gevent watches child processes from its loop
-                    return pool.apply(child.draw, j)
+                    drawing[0] += 1
+                    try:
+                        return pool.apply(child.draw, j)
+                    finally:
+                        drawing[0] -= 1
+                        if not retire[0] and child.resident_bytes() > self.WORKER_MAX_BYTES:
+                            log.warning(
+                                "images: the worker holds over %d MB; it starts afresh", self.WORKER_MAX_BYTES >> 20
+                            )
+                            retire[0] = True
 
                 self._worker = worker
             else:
@@ -183,7 +218,13 @@ class ImageService:
                 flight = self._flights.get(key)
                 leader = flight is None
                 if flight is None:
+                    new = key not in self._drawn
+                    if len(self._flights) >= self.AT_ONCE or (new and len(self._new) >= self.NEW_WAITING):
+                        self.refused += 1
+                        raise ImagesBusy("the image worker is busy: try again in a second")
                     flight = self._flights[key] = _Flight()
+                    if new:
+                        self._new.add(key)
             if leader:
                 return self._lead(key, flight, snapshot)
             flight.done.wait()
@@ -197,11 +238,20 @@ class ImageService:
         self, key: object, flight: _Flight, snapshot: Callable[[], tuple[Stamp, Job]]
     ) -> tuple[Stamp, bytes, str]:
         try:
-            stamp, job = snapshot()
-            png = self._run(job)
+            if key in self._new:
+                with self._new_slot:  # one stranger at a time: the screens' own images pass it by
+                    stamp, job = snapshot()
+                    png = self._run(job)
+            else:
+                stamp, job = snapshot()
+                png = self._run(job)
             self.draws += 1
             with self._lock:
                 self.cache.put(key, stamp, png)
+                self._drawn[key] = None
+                self._drawn.move_to_end(key)
+                while len(self._drawn) > 4096:
+                    self._drawn.popitem(last=False)
             flight.stamp, flight.png = stamp, png
             return stamp, png, "drawn"
         except BaseException as e:
@@ -210,6 +260,7 @@ class ImageService:
         finally:
             with self._lock:
                 del self._flights[key]
+                self._new.discard(key)
             flight.done.set()
 
 
@@ -319,7 +370,12 @@ def _image(table_id: str, kind: str):
     service: ImageService = current_app.extensions["scoreboard_images"]
     if service.fonts_missing:
         return error(503, "fonts_missing", service.fonts_missing)
-    status, headers, body = asked.from_cache(service, request.if_none_match) or asked.drawn(service, table)
+    try:
+        status, headers, body = asked.from_cache(service, request.if_none_match) or asked.drawn(service, table)
+    except ImagesBusy as e:
+        answer, code = error(503, "images_busy", str(e))
+        answer.headers["Retry-After"] = "1"
+        return answer, code
     return Response(body, status=status, headers=headers)
 
 
@@ -366,6 +422,10 @@ class ImageFastPath:
             return None
         try:
             status, headers, body = asked.from_cache(service, asked_for.if_none_match) or asked.drawn(service, table)
+        except ImagesBusy as e:  # answered here: a flood's requests cost no second try through Flask
+            busy = json.dumps({"error": "images_busy", "message": str(e)}).encode()
+            headers = {"Content-Type": "application/json", "Retry-After": "1", "Content-Length": str(len(busy))}
+            return "503 Service Unavailable", list(headers.items()), busy
         except Exception as e:  # the route tries again, and answers a failure with the app's error handling
             log.warning("images: %s of table %s failed on the fast path (%s); the route tries again", kind, table_id, e)
             return None

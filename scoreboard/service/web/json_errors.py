@@ -12,6 +12,7 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ...errors import Refusal
+from ..feeds.intake import TooManyAttempts
 from ..server.logs import printable
 from ..tables.current import current_hub
 from ..tables.hub import StorageFailed
@@ -49,6 +50,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(StorageFailed)
     def storage_failed(e: StorageFailed):
         return error(503, "storage_failed", str(e))
+
+    @app.errorhandler(TooManyAttempts)
+    def too_many_attempts(e: TooManyAttempts):
+        answer, status = error(429, e.body["error"], e.body["message"])
+        answer.headers["Retry-After"] = str(e.body["retry_after"])
+        return answer, status
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):

@@ -10,11 +10,11 @@ seq it issues: the page never holds the token, and never picks a seq the server 
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import logging
 import math
 import os
+import re
 import stat
 import threading
 import time
@@ -33,17 +33,26 @@ from flask import (
     url_for,
 )
 from flask.sessions import SecureCookieSessionInterface
+from flask_babel import gettext as _
+from flask_babel import gettext as translated  # for texts made elsewhere (variant titles), in the catalogs
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
 from ...errors import Malformed
 from ...events import SEQ_MAX
+from ...options import BadOption
+from ...variants import VARIANTS
 from ..feeds.intake import token_matches
+from ..server.attempts import Attempts
+from ..tables import permissions
 from ..tables.config import Operator
 from ..tables.current import current_hub
 from ..tables.hub import FeedRefused, StorageFailed
-from .attempts import Attempts
+from . import babel, page_fonts
+from .alarm_acks import acknowledge
 from .audit_trail import answer
 from .json_errors import error
+from .page_query import page_options
+from .sessions import sign, sign_in, signed_in
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +61,8 @@ csrf = CSRFProtect()
 
 SESSION_HOURS = 12  # a shift: after that the operator logs in again
 LOGIN_ATTEMPTS, LOGIN_WINDOW = 5, 300.0  # refused logins from one address, then it waits out the five minutes
-ACTIONS = ("void", "correct", "shoe", "close-shoe")
+EVENT_TYPES = {"void": "void", "correct": "correct", "shoe": "shoe", "close-shoe": "shoe_end"}  # the page's actions
+ACTIONS = tuple(EVENT_TYPES)
 SECURITY_HEADERS = {
     # Beside the service's policy (security_headers.py: no framing of /operator): older browsers' no-framing header, and
     # nothing of the page is cached (it shows an operator's view).
@@ -156,48 +166,34 @@ class SeqIssuer:
             seq = max(time.time_ns() // 1000, (applied.last or 0) + 1 if applied else 1)
             seq = max(seq, self._last.get(operator, 0) + 1)
             self._last[operator] = seq
-        return {"seq": seq, "sig": _sign("seq", operator, table_id, str(seq))}
+        return {"seq": seq, "sig": sign("seq", operator, table_id, str(seq))}
 
     @staticmethod
     def valid(operator: str, table_id: str, seq: object, sig: object) -> bool:
         if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= SEQ_MAX or not isinstance(sig, str):
             return False
-        return hmac.compare_digest(sig, _sign("seq", operator, table_id, str(seq)))
+        return hmac.compare_digest(sig, sign("seq", operator, table_id, str(seq)))
 
 
-def _sign(*parts: str) -> str:
-    key = current_app.config["SECRET_KEY"]
-    key = key.encode() if isinstance(key, str) else key
-    return hmac.new(key, "\0".join(parts).encode(), hashlib.sha256).hexdigest()[:32]
-
-
-# -- who is signed in -----------------------------------------------------------------------------------------------
-
-
-def signed_in() -> Operator | None:
-    """The operator of this session, if their token is still the one they logged in with."""
-    name, key = session.get("operator"), session.get("key")
-    if not isinstance(name, str) or not isinstance(key, str):
-        return None
-    for op in current_hub().operators:
-        if op.name == name and hmac.compare_digest(key, _sign("session", op.token)):
-            return op
-    return None
+# -- who is signed in (sessions.py) -------------------------------------------------------------------------------
 
 
 def _tables_of(op: Operator) -> list[str]:
-    return [t for t in current_hub().tables if op.may_act_on(t)]
+    return [t for t in current_hub().tables if permissions.check(op, "read", t) is None]
 
 
-def _operator_for(table_id: str):
-    """(the operator, None), or (None, the JSON refusal): signed out 401, unknown table 404, not theirs 403."""
+def _operator_for(table_id: str, tried: dict):
+    """(the operator, None), or (None, the JSON refusal): signed out 401, unknown table 404, not theirs 403 (kept in
+    the table's audit with what was `tried`, as every refused action is)."""
     op = signed_in()
     if op is None:
         return None, error(401, "signed_out", "you are signed out: log in again on the operator page")
     if current_hub().get(table_id) is None:
         return None, error(404, "unknown_table", f"there is no table {table_id[:60]!r} here")
-    if not op.may_act_on(table_id):
-        return None, error(403, "wrong_table", f"operator {op.name} may not act on table {table_id}")
+    denied = permissions.check(op, "read", table_id)
+    if denied is not None:
+        current_hub().audit_refusal(table_id, op.name, tried, denied)
+        return None, error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
     return op, None
 
 
@@ -210,28 +206,78 @@ def secure(response):
     return response
 
 
+@bp.errorhandler(BadOption)
+def _bad_option(e: BadOption):
+    return jsonify(e.as_json()), 400
+
+
+def _language() -> dict:
+    """The page's language (`?lang=`, else the browser's Accept-Language, else English), set for this request's
+    translations, and the query that carries it on through logging in and out."""
+    options = page_options(request.args, "operator", None, request.headers.get("Accept-Language"))
+    lang = options.lang or "en"
+    babel.use_language(lang)
+    return {"lang": lang, "query": {"lang": request.args["lang"]} if "lang" in request.args else {}}
+
+
+def _render(status: int = 200, **context):
+    """operator.html in the page's language, with the served CJK font when its text (a table's name) needs one."""
+    language = _language()
+    names = [t["name"] for t in context.get("tables", [])]
+    page = {
+        "lang": language["lang"],
+        "theme": "dark",
+        "font": page_fonts.stylesheet(language["lang"], names),
+        "strings": {},
+        "display": {},
+        "now": 0,
+        "query": language["query"],
+    }
+    # Resolved inside this request's language: the problems below are sentences for the person at the screen.
+    problem = context.pop("problem", None)
+    if context.get("login"):  # a page that sent the operator here to sign in (`?next=/pit`) gets them back after it
+        context.setdefault("following", _local_next(request.values.get("next")))
+    titles = {entry.make().title for entry in VARIANTS.values()}
+    body = render_template(
+        "operator.html",
+        page=page,
+        problem=problem() if callable(problem) else problem,
+        titles={title: translated(title) for title in titles},
+        **context,
+    )
+    return body, status
+
+
 @bp.errorhandler(CSRFError)
 def csrf_refused(e: CSRFError):
-    message = "the page's security token is missing or out of date: reload the page and try again"
-    if request.path.startswith("/operator/tables/"):
+    if request.path.startswith(("/operator/tables/", "/operator/alarms/")):
+        message = "the page's security token is missing or out of date: reload the page and try again"
         return error(400, "csrf_failed", message, reason=e.description)
-    return render_template("operator.html", login=True, problem=message), 400
+    return _render(400, login=True, problem=_stale_page)
+
+
+def _stale_page() -> str:
+    return _("the page's security token is missing or out of date: reload the page and try again")
 
 
 @bp.get("")
 def page():
     op = signed_in()
     if op is None:
-        return render_template("operator.html", login=True, problem=None)
+        return _render(login=True, problem=None)
     hub = current_hub()
     tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
     data = {
         "operator": op.name,
+        "role": op.role,
+        # What the page offers: the actions this operator's role allows at each table (the service still checks
+        # every one: a refusal shows its sentence).
+        "may": {t["table"]: permissions.allowed(op, t["table"]) for t in tables},
         "csrf": generate_csrf(),
         "tables": tables,
         "urls": {"tables": url_for(".tables"), "table": url_for(".tables") + "/"},
     }
-    return render_template("operator.html", login=False, operator=op.name, tables=tables, data=data)
+    return _render(login=False, operator=op.name, role=op.role, tables=tables, data=data)
 
 
 @bp.post("/login")
@@ -242,26 +288,29 @@ def login():
     if wait > 0:  # not even compared: a guesser learns nothing more until the window has passed
         seconds = math.ceil(wait)
         log.warning("operator login from %s not tried: too many refused tokens (%d s to wait)", client, seconds)
-        problem = (
-            f"{LOGIN_ATTEMPTS} wrong tokens from this screen in {LOGIN_WINDOW / 60:g} minutes: "
-            f"wait {seconds} s, then try again"
+        minutes = f"{LOGIN_WINDOW / 60:g}"
+        page, status = _render(
+            429,
+            login=True,
+            problem=lambda: _(
+                "%(count)s wrong tokens from this screen in %(minutes)s minutes: wait %(seconds)s s, then try again",
+                count=LOGIN_ATTEMPTS,
+                minutes=minutes,
+                seconds=seconds,
+            ),
         )
-        page = render_template("operator.html", login=True, problem=problem)
-        return page, 429, {"Retry-After": str(seconds)}
+        return page, status, {"Retry-After": str(seconds)}
     token = request.form.get("token", "").strip()
     for op in current_hub().operators:
         if token_matches(token, op.token):
             attempts.succeeded(client)
-            session.clear()  # nothing of an earlier session carries over into this one
-            session.permanent = True
-            session["operator"] = op.name
-            session["key"] = _sign("session", op.token)
+            sign_in(op)
             log.info("operator %s logged in from %s", op.name, client)
-            return redirect(url_for(".page"), 303)
+            back = _local_next(request.form.get("next"))
+            return redirect(back or url_for(".page", **_language()["query"]), 303)
     attempts.refused(client)
     log.warning("operator login refused from %s", client)
-    problem = "that token is not an operator's: check it and try again"
-    return render_template("operator.html", login=True, problem=problem), 401
+    return _render(401, login=True, problem=lambda: _("that token is not an operator's: check it and try again"))
 
 
 @bp.post("/logout")
@@ -270,7 +319,22 @@ def logout():
     session.clear()
     if name:
         log.info("operator %s logged out", name)
-    return redirect(url_for(".page"), 303)
+    return redirect(_local_next(request.form.get("next")) or url_for(".page", **_language()["query"]), 303)
+
+
+LOCAL_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9/_.,=&%?-]{0,300}")
+
+
+def _local_next(value: object) -> str | None:
+    """A path of this service to go back to after signing in or out, or None: never another site's address (an open
+    redirect), never a path of odd characters.
+
+    >>> _local_next("/pit?tables=T1,T2&lang=zh-Hant"), _local_next("//evil.example"), _local_next("https://x")
+    ('/pit?tables=T1,T2&lang=zh-Hant', None, None)
+    >>> _local_next("/%5Cx"), _local_next("/pit\\n"), _local_next(None)
+    ('/%5Cx', None, None)
+    """
+    return value if isinstance(value, str) and LOCAL_PATH.fullmatch(value) else None
 
 
 # -- what the page reads and posts (JSON) ---------------------------------------------------------------------------
@@ -291,7 +355,7 @@ def tables():
 
 @bp.get("/tables/<table_id>")
 def table(table_id: str):
-    op, refused = _operator_for(table_id)
+    op, refused = _operator_for(table_id, {"type": "read", "what": "the table"})
     if refused:
         return refused
     view = current_hub().tables[table_id]
@@ -306,13 +370,15 @@ def table(table_id: str):
 
 @bp.get("/tables/<table_id>/audit")
 def audit(table_id: str):
-    _, refused = _operator_for(table_id)
+    _, refused = _operator_for(table_id, {"type": "read", "what": "the audit"})
     return refused or answer(table_id, request.args.get("format"))
 
 
 @bp.post("/tables/<table_id>/<action>")
 def act(table_id: str, action: str):
-    op, refused = _operator_for(table_id)
+    # The event the action would have been, for the audit of a refusal (every role may read, so only an operator of
+    # other tables is refused here; the hub judges the action itself against their role).
+    op, refused = _operator_for(table_id, {"type": EVENT_TYPES.get(action, action[:40])})
     if refused:
         return refused
     if action not in ACTIONS:
@@ -328,7 +394,7 @@ def act(table_id: str, action: str):
         return error(e.status, e.code, e.message)
     hub = current_hub()
     try:
-        reply = hub.submit(table_id, [event], operator=op.name, is_list=False)
+        reply = hub.submit(table_id, [event], operator=op, is_list=False)
     except FeedRefused as e:
         log.info("operator %s: %s on table %s refused: %s", op.name, event["type"], table_id, e.refusal.code)
         return jsonify(e.as_json()), e.refusal.status
@@ -336,6 +402,16 @@ def act(table_id: str, action: str):
         return error(503, "storage_failed", str(e), applied=0)
     log.info("operator %s: %s on table %s, version %s", op.name, event["type"], table_id, reply["table"]["version"])
     return jsonify(reply)
+
+
+@bp.post("/alarms/<alarm_id>/ack")
+def ack_alarm(alarm_id: str):
+    """The pit's acknowledge button: the signed-in operator acknowledges an alarm (CSRF-checked like every post of
+    the page; the same checks and answers as `POST /api/alarms/<id>/ack`)."""
+    op = signed_in()
+    if op is None:
+        return error(401, "signed_out", "you are signed out: sign in again to acknowledge alarms")
+    return acknowledge(op, alarm_id, request.get_data(cache=False))
 
 
 def event_for(action: str, fields: dict) -> dict:

@@ -5,12 +5,12 @@ asks for something the page will not do is a mistake to report, not to ignore. N
 player's cache buster) are left alone.
 
 >>> accepted_by("board")
-('lang', 'theme', 'orientation', 'clock')
+('lang', 'theme', 'orientation', 'clock', 'cols')
 >>> try:
 ...     check_page_options({"roads": "big"}, "board")
 ... except BadOption as e:
 ...     print(e.option, "|", e)
-roads | roads is not an option of this page: it takes lang, theme, orientation, clock
+roads | roads is not an option of this page: it takes lang, theme, orientation, clock, cols
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from ...options import READERS, BadOption, Options, read_options, resolve_lang
 
 PAGES: dict[str, tuple[str, ...]] = {
     "index": ("lang", "theme"),
-    "board": ("lang", "theme", "orientation", "clock"),
-    "overlay": ("lang", "theme", "roads", "cols", "width", "height", "ask"),
+    "board": ("lang", "theme", "orientation", "clock", "cols"),
+    "overlay": ("lang", "theme", "roads", "cols", "width", "height", "ask", "panel"),
     "pit": ("lang", "theme", "tables"),
     "rules": ("lang", "theme"),
+    "operator": ("lang",),
 }
 
 

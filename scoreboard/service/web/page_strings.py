@@ -13,6 +13,8 @@ from flask_babel import gettext as translated  # for texts made elsewhere (odds,
 from flask_babel import pgettext
 
 from ...insurance import PAY_TABLE, Offer
+from ...variants import bet_titles
+from ..tables.alarms import KINDS
 
 # How the service writes an insurance offer's odds ("2 to 1"): the texts a board may show, each translated.
 ODDS_TEXTS = tuple(
@@ -38,6 +40,46 @@ def _pattern_names() -> dict[str, str]:
     }
 
 
+def _alarm_strings() -> dict:
+    # Each kind's title and text come from the kinds' list (tables/alarms.py), translated here; the text's
+    # %(name)s are the alarm's values. The rest is the pit's alarm view.
+    return {
+        "kinds": {
+            kind: {"title": translated(k.title), "text": translated(k.text), "condition": k.condition}
+            for kind, k in KINDS.items()
+        },
+        "severity": {"alarm": _("Alarm"), "info": _("Info")},
+        "title": _("Alarms"),
+        "history": _("History"),
+        "none": _("No alarms"),
+        "to_acknowledge": _("%(count)s to acknowledge"),
+        "round": _("Round %(round)s"),
+        "raised": _("Raised %(time)s"),
+        "cleared": _("Cleared %(time)s, not acknowledged"),
+        "was_cleared": _("Cleared %(time)s"),
+        "ongoing": _("Still going on"),
+        "acknowledged": _("Acknowledged by %(operator)s %(time)s"),
+        "acknowledge": _("Acknowledge"),
+        "acknowledging": _("Acknowledging…"),
+        "note": _("Note (optional)"),
+        "refused": _("Refused: %(message)s"),
+        "unsure": _("Not confirmed: the service did not answer. Try again."),
+        "sound_on": _("Sound on"),
+        "sound_off": _("Sound off"),
+        "sound_ask": _("Click to turn the alarm sound on"),
+        "sign_in": _("Sign in to acknowledge"),
+        "signed_in": _("%(operator)s (%(role)s)"),
+        "roles": {
+            "admin": pgettext("role", "admin"),
+            "supervisor": pgettext("role", "supervisor"),
+            "dealer": pgettext("role", "dealer"),
+            "auditor": pgettext("role", "auditor"),
+        },
+        "sign_out": _("Sign out"),
+        "empty_history": _("No alarm acknowledged yet"),
+    }
+
+
 def page_strings(variant_titles: Iterable[str] = ()) -> dict:
     """Everything a page's script may write; `variant_titles` are the titles of the tables the page shows."""
     return {
@@ -59,21 +101,22 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "round": _("Round %(round)s"),
         "void": _("Round %(round)s void: %(reason)s"),
         "void_unnumbered": _("Round void: %(reason)s"),
+        # The service's own void for a card the shoe cannot hold, in plain words (its `reason` cites the rule:
+        # that is for operators and the audit, not for players).
+        "excess": _("Round void: excess card %(cards)s"),
         "corrected": _("Round %(round)s corrected: %(reason)s"),
         "insurance": _("Insurance: %(offers)s"),
         "offer": _("%(hand)s %(odds)s"),
         "super_six": _("Super 6"),
+        # The last round's winning bets, each with what it paid (state.last_pays, from the variant registry).
+        "pays": _("%(bet)s · pays %(odds)s"),
+        "bets": {title: translated(title) for title in bet_titles()},
+        "hidden": {"one": _("1 earlier column not shown"), "many": _("%(count)s earlier columns not shown")},
         "odds": {text: translated(text) for text in ODDS_TEXTS},
         "patterns": _pattern_names(),
         "ask": {"P": _("ASK P"), "B": _("ASK B")},
         "titles": {title: translated(title) for title in variant_titles},
-        "alarm": {
-            "stale": _("No feed for %(time)s"),
-            "void": _("Void"),
-            "irregularity": _("Excess card"),
-            "cut": _("Cut card out"),
-            "no_display": _("No display"),
-        },
+        "alarms": _alarm_strings(),
         "displays": _("Displays: %(count)s"),
         "idle": _("Waiting for the next round"),
         "no_tables": _("No tables"),

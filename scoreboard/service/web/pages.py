@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Response, jsonify, render_template, request, url_for
+from flask_wtf.csrf import generate_csrf
 
 from ... import palette
 from ...options import BadOption, Options, check_tables
-from ..tables import display_settings
+from ..tables import display_settings, permissions
+from ..tables.alarms import KINDS
 from ..tables.current import current_hub
 from . import babel, page_fonts
 from .json_errors import table_or_404
 from .page_query import page_options
 from .page_strings import page_strings
 from .rules_page import brief, insurance_table, pay_table
+from .sessions import signed_in
 
 bp = Blueprint("pages", __name__)
 
@@ -92,6 +96,7 @@ def board(table_id):
         capabilities=state["capabilities"],
         orientation=options.orientation or "",
         clock=options.clock,
+        cols=options.cols,
     )
 
 
@@ -114,7 +119,36 @@ def pit():
     options = page_options(request.args, "pit", None, request.headers.get("Accept-Language"))
     ids = check_tables(options.tables, tables) if options.tables else tuple(tables)
     states = [tables[i].state_json() for i in ids]
-    return render_template("pit.html", page=_page(options, states), tables=states, asked=options.tables)
+    html = render_template(
+        "pit.html", page=_page(options, states), tables=states, asked=options.tables, pit=_pit_data(ids)
+    )
+    # Signed in, the page holds the session's CSRF token: never kept by a cache.
+    return html, {"Cache-Control": "no-store"}
+
+
+def _kept_language() -> dict[str, Any]:
+    """The request's `lang` option, if it has one: a link to another page keeps the language."""
+    return {"lang": request.args["lang"]} if "lang" in request.args else {}
+
+
+def _pit_data(ids: tuple[str, ...]) -> dict:
+    """What the pit's script needs to offer acknowledgements: who is signed in (the operator page's session) and
+    what they may do at each table, the action each kind's acknowledgement needs, and where to sign in and out."""
+    here = request.full_path.rstrip("?")
+    op = signed_in()
+    data: dict = {
+        "ack": {kind: k.ack for kind, k in KINDS.items()},
+        # The operator page in the pit's language, back to this pit once signed in.
+        "sign_in": url_for("operator.page", next=here, **_kept_language()),
+        "operator": None,
+    }
+    if op is not None:
+        data["operator"] = {"name": op.name, "role": op.role, "may": {t: permissions.allowed(op, t) for t in ids}}
+        data["csrf"] = generate_csrf()
+        data["ack_url"] = url_for("operator.page") + "/alarms/"
+        data["sign_out"] = url_for("operator.logout")
+        data["next"] = here
+    return data
 
 
 @bp.get("/tables/<table_id>/rules")

@@ -1,52 +1,67 @@
-"""Who may read what the pit keeps to itself: the audit trail and the shoe exports answer an operator's token only.
+"""The API's side of the permission check (tables/permissions.py): who a bearer token is, and whether their role may
+take an action at a table. The audit, the exports and the alarms answer an operator's token only: a feed token
+deals, it does not read the pit's records; a display needs no token and gets neither.
 
-A feed token deals, it does not read the pit's records; a display needs no token and gets neither. The check runs
-after the table lookup, so an unknown table is a 404 for everyone (the table list is public anyway).
+A refused operator (403 `role_required` or `wrong_table`) is kept in the table's audit trail, with what they tried.
+The check runs after the table lookup, so an unknown table is a 404 for everyone (the table list is public anyway).
 """
 
 from __future__ import annotations
 
 from flask import request
 
-from ..feeds.intake import bearer_token, identify, token_matches
+from ..feeds.intake import bearer_token, operator_of, token_matches, too_many_attempts
+from ..tables import permissions
 from ..tables.config import Operator
 from ..tables.current import current_hub
 from .json_errors import error, table_or_404
 
 
-def operator_only(table_id: str, what: str):
-    """(the operator's name, None) when the request carries the token of an operator of `table_id`, else (None, the
-    401/403/404 answer). `what` names the resource in the refusal, such as "the audit"."""
-    _, missing = table_or_404(table_id)
-    if missing:
-        return None, missing
+def bearer_operator(what: str):
+    """(the operator, None) when the request carries an operator's token, else (None, the 401/403 answer). `what`
+    names the resource in the refusal, such as "the audit"."""
     token = bearer_token(request.headers.get("Authorization"))
     if token is None:
         return None, error(
             401, "unauthorized", f'{what} needs an operator\'s token: send "Authorization: Bearer <operator token>"'
         )
-    caller = identify(current_hub(), table_id, token)
-    if isinstance(caller, tuple):
-        status, body = caller
-        if status == 401:  # identify's sentence offers the feed token too, which would not do here
-            return None, error(401, "unauthorized", f"the token is wrong: {what} needs an operator's token")
-        return None, error(status, body["error"], body["message"])
-    if caller.operator is None:
-        return None, error(403, "operator_required", f"{what} is for operators: the feed's token cannot read it")
-    return caller.operator, None
-
-
-def any_operator(what: str) -> tuple[Operator | None, object]:
-    """(the operator, None) when the request carries the token of an operator (of any table: `what` concerns no
-    one table, such as the webhooks), else (None, the 401/403 answer)."""
-    token = bearer_token(request.headers.get("Authorization"))
     hub = current_hub()
-    if token is not None:
-        for op in hub.operators:
-            if token_matches(token, op.token):
-                return op, None
-        if any(token_matches(token, view.config.feed_token) for view in hub.tables.values()):
-            return None, error(403, "operator_required", f"{what} is for operators: a feed's token cannot")
-    return None, error(
-        401, "unauthorized", f'{what} needs an operator\'s token: send "Authorization: Bearer <operator token>"'
-    )
+    client = request.remote_addr or ""
+    waiting = too_many_attempts(hub, client)
+    if waiting is not None:  # too many wrong tokens from this address lately: this one is not even compared
+        _, body = waiting
+        answer, code = error(429, body["error"], body["message"])
+        answer.headers["Retry-After"] = str(body["retry_after"])
+        return None, (answer, code)
+    op = operator_of(hub, token)
+    if op is None:
+        if any(token_matches(token, t.config.feed_token) for t in hub.tables.values()):
+            return None, error(403, "operator_required", f"{what} is for operators: the feed's token cannot read it")
+        if client:
+            hub.attempts.refused(client)
+        return None, error(401, "unauthorized", f"the token is wrong: {what} needs an operator's token")
+    return op, None
+
+
+def refused(op: Operator, table_id: str | None, action: str, tried: dict | None = None):
+    """The 403 answer if `op` may not take `action` at `table_id` (kept in that table's audit), else None."""
+    denied = permissions.check(op, action, table_id)
+    if denied is None:
+        return None
+    if table_id is not None:
+        current_hub().audit_refusal(table_id, op.name, {"type": action, **(tried or {})}, denied)
+    return error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
+
+
+def operator_for(table_id: str, what: str, action: str = "read"):
+    """(the operator, None) when the request's token is an operator's who may take `action` at `table_id`, else
+    (None, the 401/403/404 answer; 429 for an address that gave too many wrong tokens lately)."""
+    _, missing = table_or_404(table_id)
+    if missing:
+        return None, missing
+    op, answer = bearer_operator(what)
+    if answer:
+        return None, answer
+    assert op is not None
+    answer = refused(op, table_id, action, {"what": what})
+    return (None, answer) if answer else (op, None)

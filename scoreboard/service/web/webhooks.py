@@ -5,7 +5,8 @@
 - `GET /api/webhooks/<name>/deliveries?state=pending|dead|done&limit=N`: its deliveries in that state (pending
   ones in the order they go, dead and done ones newest first), each with its attempts and the body it carries;
 - `POST /api/webhooks/<name>/deliveries/<id>/retry`: send one again (a dead one, one waiting to be tried again, or
-  a done one a receiver lost): pending at once, tried for another 24 hours. A supervisor's or an admin's action.
+  a done one a receiver lost): pending at once, tried for another 24 hours. A supervisor's or an admin's action
+  (tables/permissions.py: `retry_delivery`, at the delivery's table; a refusal is kept in that table's audit).
 
 Everything is read from the log's outbox, so every process of a shared log answers alike.
 """
@@ -26,7 +27,7 @@ from ..tables.current import current_hub
 from ..tables.hub import StorageFailed
 from ..tables.outbox import EVENT_TYPES
 from .json_errors import error
-from .roles import any_operator
+from .roles import bearer_operator, refused
 
 bp = Blueprint("webhooks", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
@@ -36,9 +37,9 @@ LIMIT, MAX_LIMIT = 100, 1000  # deliveries listed by default, and at most
 
 @bp.get("/webhooks")
 def webhooks():
-    _, refused = any_operator("the webhooks")
-    if refused:
-        return refused
+    answer = _reader()
+    if answer:
+        return answer
     hub = current_hub()
     return jsonify(
         {"webhooks": [{**receiver_json(r), **hub.read(hub.store.outbox_summary, r.name)} for r in hub.outbox.receivers]}
@@ -47,9 +48,9 @@ def webhooks():
 
 @bp.get("/webhooks/<name>/deliveries")
 def deliveries(name: str):
-    _, refused = any_operator("the webhooks")
-    if refused:
-        return refused
+    answer = _reader()
+    if answer:
+        return answer
     receiver, missing = _receiver(name)
     if missing:
         return missing
@@ -66,9 +67,9 @@ def deliveries(name: str):
 
 @bp.post("/webhooks/<name>/deliveries/<delivery_id>/retry")
 def retry(name: str, delivery_id: str):
-    operator, refused = any_operator("retrying a webhook delivery")
-    if refused:
-        return refused
+    operator, answer = bearer_operator("sending a webhook delivery again")
+    if answer:
+        return answer
     receiver, missing = _receiver(name)
     if missing:
         return missing
@@ -76,6 +77,9 @@ def retry(name: str, delivery_id: str):
     found = hub.read(hub.store.outbox_delivery, receiver.name, delivery_id[:64])
     if found is None:
         return error(404, "unknown_delivery", f"webhook {receiver.name} has no delivery {delivery_id[:64]!r}")
+    denied = refused(operator, found.table_id, "retry_delivery", {"webhook": receiver.name, "delivery": found.delivery})
+    if denied:
+        return denied
     try:
         hub.writer.change(RetryAsked(found.row_id, time.time())).result(timeout=hub.write_timeout)
     except FutureTimeout:
@@ -116,6 +120,14 @@ def delivery_json(d: StoredDelivery) -> dict:
         else {"at": d.failed_at, "status": d.failed_status, "reason": d.last_error or ""},
         "body": json.loads(d.body),
     }
+
+
+def _reader():
+    """None when the request's token is an operator's who may read the webhooks, else the 401/403/429 answer."""
+    op, answer = bearer_operator("the webhooks")
+    if answer:
+        return answer
+    return refused(op, None, "read")
 
 
 def _receiver(name: str):

@@ -24,6 +24,10 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 
+# Wrong tokens from one address on the API and the feeds (HTTP and TCP) before it waits: a shoe or a script with a
+# wrong token is told so twenty times a minute; a guesser gets twenty guesses a minute, not thousands a second.
+GUESSES, GUESS_WINDOW = 20, 60.0
+
 
 class Attempts:
     def __init__(
