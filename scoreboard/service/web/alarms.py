@@ -10,6 +10,7 @@ from ..tables.current import current_hub
 from .alarm_acks import acknowledge
 from .json_errors import error, table_or_404
 from .roles import bearer_operator, refused
+from .whole_numbers import whole_number
 
 bp = Blueprint("alarms", __name__, url_prefix="/api")
 
@@ -29,7 +30,8 @@ def alarms():
     if state not in STATES:
         return error(400, "bad_state", f"state must be active or all, not {state[:20]!r}")
     limit_text = request.args.get("limit", str(LIMIT))
-    if not limit_text.isascii() or not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIMIT:
+    limit = whole_number(limit_text, 1, MAX_LIMIT)
+    if limit is None:
         return error(400, "bad_limit", f"limit must be a whole number from 1 to {MAX_LIMIT}, not {limit_text[:20]!r}")
     hub = current_hub()
     table_id = request.args.get("table")
@@ -43,7 +45,7 @@ def alarms():
         tables = [table_id]
     else:
         tables = [t for t in hub.tables if permissions.check(op, "read", t) is None]
-    found = hub.alarms.find(tables, active=state == "active", limit=int(limit_text)) if tables else []
+    found = hub.alarms.find(tables, active=state == "active", limit=limit) if tables else []
     return jsonify({"alarms": [a.as_json() for a in found]})
 
 

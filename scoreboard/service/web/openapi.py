@@ -331,6 +331,42 @@ SCHEMAS: dict[str, dict] = {
         rounds={"type": "array", "items": _ref("Round")},
         events={"type": "array", "items": {"type": "object"}},
     ),
+    "Alarm": {
+        **_obj(
+            [
+                "id",
+                "table",
+                "kind",
+                "raised_at",
+                "detail",
+                "round",
+                "cleared_at",
+                "acknowledged_by",
+                "acknowledged_at",
+                "note",
+                "version",
+                "severity",
+                "active",
+                "values",
+            ],
+            id=TEXT,
+            table=TEXT,
+            kind=TEXT,
+            raised_at=EPOCH,
+            detail=TEXT,
+            round=_nullable(INT),
+            cleared_at=_nullable(EPOCH),
+            acknowledged_by=_nullable(TEXT),
+            acknowledged_at=_nullable(EPOCH),
+            note=_nullable(TEXT),
+            version=_nullable(INT),
+            severity={"type": "string", "enum": ["alarm", "info"]},
+            active={**BOOL, "description": "not acknowledged yet (cleared or not: an alarm latches)"},
+            values={"type": "object"},
+        ),
+        "description": "An alarm (floor.md).",
+    },
+    "Alarms": _obj(["alarms"], alarms={"type": "array", "items": _ref("Alarm")}),
     "Webhook": _obj(
         ["name", "url", "events", "tables", "backlog", "dead", "last_success", "last_failure"],
         name=TEXT,
@@ -405,7 +441,7 @@ ERRORS = {
     401: "The token is missing or wrong.",
     403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
     404: "No such table, shoe, webhook or delivery.",
-    409: "Out of order, or a seq already used for another event.",
+    409: "Out of order, a seq already used for another event, or an alarm acknowledged already.",
     413: "The body is too large, or the post carries too many events.",
     422: "Against the rules of the game (the message names the rule).",
     429: "Too many failed attempts from this address: wait and try again.",
@@ -452,7 +488,7 @@ PATHS: dict[str, dict] = {
             "tags": ["read"],
             "security": PUBLIC_OR_OPERATOR,
             "parameters": [_table_param()],
-            "responses": _answers(_json(_ref("TableState"), "The table's state."), 404),
+            "responses": _answers(_json(_ref("TableState"), "The table's state."), 404, 429),
         }
     },
     "/api/tables/{table_id}/rounds": {
@@ -471,7 +507,7 @@ PATHS: dict[str, dict] = {
                     "schema": {"type": "string", "pattern": "^[0-9]{1,9}$"},
                 },
             ],
-            "responses": _answers(_json(_ref("Rounds"), "The shoe's rounds."), 400, 404, 503),
+            "responses": _answers(_json(_ref("Rounds"), "The shoe's rounds."), 400, 404, 429, 503),
         }
     },
     "/api/tables/{table_id}/shoes": {
@@ -544,7 +580,7 @@ PATHS: dict[str, dict] = {
                     "description": "The trail.",
                     "content": {"application/json": {"schema": _ref("Audit")}, "text/csv": {"schema": TEXT}},
                 },
-                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 503).items() if k != "200"},
+                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 429, 503).items() if k != "200"},
             },
         }
     },
@@ -564,7 +600,7 @@ PATHS: dict[str, dict] = {
                     "description": "The export, as a download.",
                     "content": {"application/json": {"schema": _ref("ShoeExport")}, "text/csv": {"schema": TEXT}},
                 },
-                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 503).items() if k != "200"},
+                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 429, 503).items() if k != "200"},
             },
         }
     },
@@ -574,7 +610,7 @@ PATHS: dict[str, dict] = {
             "summary": "The webhook receivers and how their deliveries stand",
             "tags": ["webhooks"],
             "security": OPERATOR,
-            "responses": _answers(_json(_ref("Webhooks"), "Every receiver of the table file."), 401, 403, 503),
+            "responses": _answers(_json(_ref("Webhooks"), "Every receiver of the table file."), 401, 403, 429, 503),
         }
     },
     "/api/webhooks/{name}/deliveries": {
@@ -599,7 +635,7 @@ PATHS: dict[str, dict] = {
                     "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
                 },
             ],
-            "responses": _answers(_json(_ref("Deliveries"), "The deliveries."), 400, 401, 403, 404, 503),
+            "responses": _answers(_json(_ref("Deliveries"), "The deliveries."), 400, 401, 403, 404, 429, 503),
         }
     },
     "/api/webhooks/{name}/deliveries/{delivery_id}/retry": {
@@ -620,7 +656,66 @@ PATHS: dict[str, dict] = {
                     "schema": TEXT,
                 },
             ],
-            "responses": _answers(_json(_ref("Retried"), "The delivery, pending again."), 401, 403, 404, 503),
+            "responses": _answers(_json(_ref("Retried"), "The delivery, pending again."), 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/alarms": {
+        "get": {
+            "operationId": "listAlarms",
+            "summary": "The alarms, newest first",
+            "description": "Of the operator's tables: the active ones (not acknowledged yet, cleared or not), or all.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [
+                {
+                    "name": "state",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "enum": ["active", "all"], "default": "active"},
+                },
+                {"name": "table", "in": "query", "required": False, "description": "One table's only.", "schema": TEXT},
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 200},
+                },
+            ],
+            "responses": _answers(_json(_ref("Alarms"), "The alarms."), 400, 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/alarms/{alarm_id}/ack": {
+        "post": {
+            "operationId": "acknowledgeAlarm",
+            "summary": "Acknowledge an alarm",
+            "description": "A supervisor's or an admin's (an admin's for an integrity alarm), at the alarm's table.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [
+                {"name": "alarm_id", "in": "path", "required": True, "description": "The alarm's id.", "schema": TEXT}
+            ],
+            "requestBody": {
+                "required": False,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"note": _nullable({"type": "string", "maxLength": 200})},
+                            "additionalProperties": False,
+                        }
+                    }
+                },
+            },
+            "responses": _answers(
+                _json(_obj(["alarm"], alarm=_ref("Alarm")), "The alarm, acknowledged."),
+                400,
+                401,
+                403,
+                404,
+                409,
+                429,
+                503,
+            ),
         }
     },
     "/api/openapi.json": {
@@ -673,7 +768,7 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
         "tags": [
             {"name": "read", "description": "Tables, rounds, shoes and roads: no token needed."},
             {"name": "feed", "description": "The shoe feed: a table's feed token, or an operator's."},
-            {"name": "operators", "description": "What the pit keeps: an operator's token."},
+            {"name": "operators", "description": "What the pit keeps, and its alarms: an operator's token."},
             {"name": "webhooks", "description": "Signed deliveries to other systems: an operator's token."},
             {"name": "meta", "description": "This document."},
         ],
@@ -689,8 +784,8 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
                 "operatorToken": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "An operator's `token` (the table file's [operators.NAME]): voids, corrects, "
-                    "reads the audit, the exports and the webhooks.",
+                    "description": "An operator's `token` (the table file's [operators.NAME]); what it may do is its "
+                    "role's (admin, supervisor, dealer, auditor: docs/operators.md).",
                 },
             },
         },

@@ -28,6 +28,7 @@ from ..tables.hub import StorageFailed
 from ..tables.outbox import EVENT_TYPES
 from .json_errors import error
 from .roles import bearer_operator, refused
+from .whole_numbers import whole_number
 
 bp = Blueprint("webhooks", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
@@ -58,10 +59,11 @@ def deliveries(name: str):
     if state not in DELIVERY_STATES:
         return error(400, "bad_state", f"state must be {', '.join(DELIVERY_STATES)}, not {state[:20]!r}")
     raw = request.args.get("limit", str(LIMIT))
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw[:5]) <= MAX_LIMIT:
+    limit = whole_number(raw, 1, MAX_LIMIT)
+    if limit is None:
         return error(400, "bad_limit", f"limit must be a whole number from 1 to {MAX_LIMIT}, not {raw[:20]!r}")
     hub = current_hub()
-    rows = hub.read(hub.store.outbox_list, receiver.name, state, int(raw))
+    rows = hub.read(hub.store.outbox_list, receiver.name, state, limit)
     return jsonify({"webhook": receiver.name, "state": state, "deliveries": [delivery_json(d) for d in rows]})
 
 
