@@ -559,3 +559,24 @@ def test_kill_9_with_deliveries_pending_then_a_restart_delivers_them_all(tmp_pat
         if b["version"] not in firsts:
             firsts.append(b["version"])
     assert firsts == sorted(firsts), "in version order after the restart too"
+
+
+def test_only_a_supervisor_or_an_admin_sends_a_delivery_again(hooked):
+    app, receiver, _ = hooked(
+        lambda r: status(500),
+        extra='\n[operators.dan]\ntoken = "dealer-token-1"\nrole = "dealer"\n'
+        '\n[operators.al]\ntoken = "auditor-token-1"\nrole = "auditor"\n',
+    )
+    client = app.test_client()
+    feed(client, {"type": "shoe", "seq": 1})
+    receiver.wait_for(lambda got: len(got) >= 1, what="the first attempt")
+    delivery = client.get("/api/webhooks/studio/deliveries", headers=AS_OPERATOR).get_json()["deliveries"][0]
+    for token in ("dealer-token-1", "auditor-token-1"):
+        as_them = {"Authorization": f"Bearer {token}"}
+        assert client.get("/api/webhooks", headers=as_them).status_code == 200, "every role reads the webhooks"
+        refused = client.post(f"/api/webhooks/studio/deliveries/{delivery['id']}/retry", headers=as_them)
+        assert refused.status_code == 403 and refused.get_json()["error"] == "role_required"
+        assert refused.get_json()["roles"] == ["admin", "supervisor"]
+    audit = client.get("/api/tables/T1/audit", headers=AS_OPERATOR).get_json()["audit"]
+    assert [(e["operator"], e["action"]) for e in audit] == [("dan", "retry_delivery"), ("al", "retry_delivery")]
+    assert client.post(f"/api/webhooks/studio/deliveries/{delivery['id']}/retry", headers=AS_OPERATOR).status_code == 200
