@@ -580,3 +580,164 @@ def test_only_a_supervisor_or_an_admin_sends_a_delivery_again(hooked):
     audit = client.get("/api/tables/T1/audit", headers=AS_OPERATOR).get_json()["audit"]
     assert [(e["operator"], e["action"]) for e in audit] == [("dan", "retry_delivery"), ("al", "retry_delivery")]
     assert client.post(f"/api/webhooks/studio/deliveries/{delivery['id']}/retry", headers=AS_OPERATOR).status_code == 200
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_two_processes_on_postgresql_send_each_delivery_once(tmp_path):
+    """Two server processes on one PostgreSQL log and Redis, fed in turns at two tables: the receiver gets every
+    delivery exactly once, each table's in version order (one process sends the receiver, holding its claim, and
+    hears of the other's commits through the log). Then the processes are killed one after the other (-9) while the
+    feed goes on at the survivor: still every delivery, in order."""
+    from tests.services import Node, postgres_database, redis_url
+
+    queue = redis_url()
+    with Receiver() as receiver, postgres_database() as db:
+        config = tmp_path / "tables.toml"
+        config.write_text(hooks(("studio", receiver.url)))
+        nodes = [Node(db, config, tmp_path, ["--message-queue", queue]).start() for _ in range(2)]
+        try:
+            versions = {"T1": 0, "T2": 0}
+            tokens = {"T1": TOKEN, "T2": "secret-T2"}
+
+            def deal(node, table, event):
+                reply = node.post(table, event, tokens[table])
+                assert reply.status_code == 200, reply.text
+                versions[table] = reply.json()["results"][-1]["version"]
+
+            rounds = {"T1": shoe_rounds(30, seed=21), "T2": shoe_rounds(30, seed=22)}
+            for table in ("T1", "T2"):
+                deal(nodes[0], table, {"type": "shoe"})
+            for i in range(20):
+                for table in ("T1", "T2"):
+                    deal(nodes[i % 2], table, rounds[table][i])
+            for table in ("T1", "T2"):
+                receiver.wait_for_versions(table, set(range(1, versions[table] + 1)), timeout=60)
+            time.sleep(1.5)  # anything sent twice would have come by now
+            ids = [b["id"] for b in receiver.bodies()]
+            assert len(ids) == len(set(ids)) == versions["T1"] + versions["T2"], "each delivery exactly once"
+            for table in ("T1", "T2"):
+                order = [b["version"] for b in receiver.bodies() if b["table"] == table]
+                assert order == list(range(1, versions[table] + 1))
+
+            # Whichever process held the receiver, kill -9 the first, then feed the second: it takes over.
+            nodes[0].kill(signal.SIGKILL)
+            for i in range(20, 25):
+                for table in ("T1", "T2"):
+                    deal(nodes[1], table, rounds[table][i])
+            for table in ("T1", "T2"):
+                receiver.wait_for_versions(table, set(range(1, versions[table] + 1)), timeout=60)
+                firsts: list[int] = []
+                for b in receiver.bodies():
+                    if b["table"] == table and b["version"] not in firsts:
+                        firsts.append(b["version"])
+                assert firsts == list(range(1, versions[table] + 1)), "in order across the takeover"
+        finally:
+            for node in nodes:
+                node.kill(signal.SIGKILL)
+
+
+def docs_receiver(language: str) -> str:
+    """The receiver of docs/integration.md in `language` (its ```python receiver or ```js receiver block)."""
+    import re
+
+    text = (Path(__file__).parents[1] / "docs" / "integration.md").read_text()
+    found = re.findall(rf"^```{language} receiver\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    assert len(found) == 1, f"docs/integration.md has one {language} receiver"
+    return found[0]
+
+
+class Running:
+    """A receiver program of the docs, running on a free port; its printed lines collected."""
+
+    def __init__(self, command: list[str], port: int):
+        import subprocess
+
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/hooks"
+        env = {**__import__("os").environ, "PORT": str(port), "SCOREBOARD_WEBHOOK_SECRET": SECRET}
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                requests.post(self.url, data=b"{}", timeout=1)
+                return
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        raise RuntimeError(f"{command} did not start: {self.lines}")
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.strip())
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+
+
+@pytest.mark.slow
+def test_the_docs_receivers_in_python_and_javascript_verify_real_deliveries(tmp_path):
+    """docs/integration.md's two receivers, run as written (Python, and JavaScript under Node.js), take the live
+    server's deliveries: each handles every one once, in order; each refuses a delivery whose signature is wrong,
+    whose body was changed, or whose timestamp is old."""
+    import shutil
+    import sys
+
+    from scoreboard.service.webhooks.signature import sign
+    from tests.conftest import free_port
+
+    node = shutil.which("node")
+    assert node, "these tests need Node.js (Debian's nodejs), as scripts/install sets up"
+    (tmp_path / "receiver.py").write_text(docs_receiver("python"))
+    (tmp_path / "receiver.js").write_text(docs_receiver("js"))
+    python = Running([sys.executable, str(tmp_path / "receiver.py")], free_port())
+    javascript = Running([node, str(tmp_path / "receiver.js")], free_port())
+    try:
+        for program in (python, javascript):  # the start-up probe had no signature
+            assert program.lines == []
+        config = tmp_path / "tables.toml"
+        config.write_text(hooks(("python", python.url), ("javascript", javascript.url)))
+        server = Server(tmp_path / "live.sqlite3", config).start()
+        try:
+            assert server.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
+            for r in shoe_rounds(4):
+                assert server.post("T1", r, TOKEN).status_code == 200
+            void = {"type": "void", "round": 1, "reason": "card exposed"}
+            assert server.post("T1", void, OPERATOR).status_code == 200
+            expected = ["shoe T1 1", "round T1 2", "round T1 3", "round T1 4", "round T1 5", "void T1 6", "alarm T1 6"]
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and (len(python.lines) < 7 or len(javascript.lines) < 7):
+                time.sleep(0.1)
+            assert python.lines == expected, python.lines
+            assert javascript.lines == expected, javascript.lines
+        finally:
+            server.kill(signal.SIGTERM)
+
+        body = json.dumps({"id": "forged", "type": "round", "table": "T1", "version": 99, "data": {}}).encode()
+        now = int(time.time())
+        for program in (python, javascript):
+            for stamp, signature, sent in [
+                (now, sign("not the secret", now, body), body),
+                (now, sign(SECRET, now, body), body.replace(b"99", b"98")),
+                (now - 3600, sign(SECRET, now - 3600, body), body),
+                (now, "sha256=", body),
+            ]:
+                answer = requests.post(
+                    program.url,
+                    data=sent,
+                    headers={"X-Scoreboard-Timestamp": str(stamp), "X-Scoreboard-Signature": signature},
+                    timeout=5,
+                )
+                assert answer.status_code == 401, (program.url, stamp, signature)
+            good = {"X-Scoreboard-Timestamp": str(now), "X-Scoreboard-Signature": sign(SECRET, now, body)}
+            assert requests.post(program.url, data=body, headers=good, timeout=5).status_code == 204
+            time.sleep(0.2)
+            assert program.lines[-1] == "round T1 99"
+    finally:
+        python.stop()
+        javascript.stop()
