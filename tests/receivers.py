@@ -105,13 +105,25 @@ class Receiver:
         reply = self.answer(request)
         try:
             if reply is HANG:
-                self._stop.wait(120)
+                self._hang(conn)
             elif isinstance(reply, bytes):
                 conn.sendall(reply)
         except OSError:
             pass
         finally:
             conn.close()
+
+    def _hang(self, conn: socket.socket) -> None:
+        """Answer nothing until the receiver stops or the sender closes its end (then this end closes too)."""
+        conn.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                if not conn.recv(1024):
+                    return
+            except TimeoutError:
+                continue
+            except OSError:
+                return
 
     # -- what it got ----------------------------------------------------------------------------------------------
 

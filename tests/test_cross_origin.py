@@ -52,7 +52,7 @@ def test_the_read_api_answers_an_allowed_origin_and_no_other(studio_app, path):
         assert "Access-Control-Allow-Credentials" not in answer.headers, "no cookies: a token goes in a header"
     other = client.get(path, headers={"Origin": ELSEWHERE})
     assert other.status_code == answer.status_code, "the answer itself is the same"
-    assert not [h for h in other.headers.keys() if h.lower().startswith("access-control")], (path, other.headers)
+    assert not [k for k, _ in other.headers.items() if k.lower().startswith("access-control")], (path, other.headers)
 
 
 def test_a_preflight_with_an_operator_s_token_and_none_for_writes(studio_app):
@@ -136,7 +136,9 @@ def test_a_bad_origin_in_the_file_is_one_line_naming_it(tmp_path, value, words):
 def test_an_unknown_server_setting(tmp_path):
     path = tmp_path / "tables.toml"
     path.write_text(TABLES_TOML + '\n[server]\nallowed_origin = ["https://studio.example"]\n')
-    with pytest.raises(ConfigError, match=r"\[server\] has an unknown setting 'allowed_origin'; known: allowed_origins"):
+    with pytest.raises(
+        ConfigError, match=r"\[server\] has an unknown setting 'allowed_origin'; known: allowed_origins"
+    ):
         load_config(str(path))
 
 

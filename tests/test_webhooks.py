@@ -579,7 +579,9 @@ def test_only_a_supervisor_or_an_admin_sends_a_delivery_again(hooked):
         assert refused.get_json()["roles"] == ["admin", "supervisor"]
     audit = client.get("/api/tables/T1/audit", headers=AS_OPERATOR).get_json()["audit"]
     assert [(e["operator"], e["action"]) for e in audit] == [("dan", "retry_delivery"), ("al", "retry_delivery")]
-    assert client.post(f"/api/webhooks/studio/deliveries/{delivery['id']}/retry", headers=AS_OPERATOR).status_code == 200
+    assert (
+        client.post(f"/api/webhooks/studio/deliveries/{delivery['id']}/retry", headers=AS_OPERATOR).status_code == 200
+    )
 
 
 @pytest.mark.slow
@@ -741,3 +743,40 @@ def test_the_docs_receivers_in_python_and_javascript_verify_real_deliveries(tmp_
     finally:
         python.stop()
         javascript.stop()
+
+
+def test_an_attempt_s_outcome_waits_for_no_fsync_and_leaves_the_log_durable(tmp_path):
+    """What an attempt came to alone is committed at synchronous=NORMAL (lost to a power cut, the delivery goes
+    again); the log's connection is FULL again for every other commit, and a commit that carries anything else
+    (an event, an operator's retry) is never relaxed."""
+    from scoreboard.service.log import Attempted, Delivery, RetryAsked, store_for
+
+    log = store_for(str(tmp_path / "log.sqlite3"))
+    try:
+        side = log.writer._side  # the one write connection, on the writer's own thread
+        synchronous = lambda: log.writer._call(lambda: side._db.execute("PRAGMA synchronous").fetchone()[0])  # noqa: E731
+        seen: list[int] = []
+        original = side._db
+
+        class Watch:
+            """The connection, noting the synchronous level each statement ran at."""
+
+            def __getattr__(self, name):
+                return getattr(original, name)
+
+            def execute(self, sql, *args):
+                if sql.startswith(("UPDATE", "INSERT")):
+                    seen.append(original.execute("PRAGMA synchronous").fetchone()[0])
+                return original.execute(sql, *args)
+
+        log.writer.put(Delivery("studio", "d1", "T1", 1, "round", "{}")).result(5)
+        log.writer._call(lambda: setattr(side, "_db", Watch()))
+        log.writer.change(Attempted(1, "done", 1, 5.0, 204)).result(5)
+        log.writer.change(RetryAsked(1, 6.0)).result(5)
+        log.writer.put(Delivery("studio", "d2", "T1", 2, "round", "{}")).result(5)
+        log.writer._call(lambda: setattr(side, "_db", original))
+        assert seen == [1, 2, 2], "NORMAL (1) for the outcome alone, FULL (2) for the retry and the insert"
+        assert synchronous() == 2
+        assert log.outbox_delivery("studio", "d1").state == "pending"  # done, then retried
+    finally:
+        log.close()

@@ -33,7 +33,7 @@ import psycopg.waiting
 from . import alarm_reads
 from .errors import StoreNotEmpty, StoreUnavailable
 from .outbox import OutboxReads
-from .rows import EVENTS, TABLES, Table, Writes, export_batches, table_named
+from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
 from .writer import Runner, Stored, Writer, default_runner
 
 log = logging.getLogger(__name__)
@@ -405,6 +405,10 @@ class _Transaction:
         return {table_id: [(v, json.loads(e)) for v, e in read.fetchall()] for table_id, read in reads}
 
     def insert(self, writes: Sequence[Writes]) -> None:
+        if relaxed(writes):
+            # What an attempt came to, alone: the commit is not waited on to reach the disk; lost to a crash of the
+            # database, a delivery is sent again.
+            self._db.execute("SET LOCAL synchronous_commit = off")
         now = time.time()
         events = [record.values(now) for w in writes for record in w.events]
         rows: dict[Table, list[tuple]] = {}

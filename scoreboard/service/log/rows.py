@@ -332,9 +332,15 @@ class StoredDelivery:
 
 class Change(Protocol):
     """A change of rows already stored, made in a write's transaction: one statement of SQL both databases read,
-    with the driver's parameter `mark`."""
+    with the driver's parameter `mark`.
+
+    `DURABLE` False: losing the change to a power cut loses nothing anyone was promised (what a delivery's attempt
+    came to: without it the delivery is sent again, which at least once allows). A commit of such changes alone is
+    not waited on to reach the disk (SQLite: synchronous NORMAL for it; PostgreSQL: synchronous_commit off); the
+    next durable commit takes it to the disk with its own."""
 
     TABLE: ClassVar[Table]
+    DURABLE: ClassVar[bool]
 
     def statement(self, mark: str) -> tuple[str, tuple]: ...
 
@@ -355,6 +361,7 @@ class Attempted:
     """
 
     TABLE: ClassVar[Table] = OUTBOX
+    DURABLE: ClassVar[bool] = False  # lost, the delivery is sent again
 
     row_id: int
     state: DeliveryState
@@ -392,6 +399,7 @@ class RetryAsked:
     """
 
     TABLE: ClassVar[Table] = OUTBOX
+    DURABLE: ClassVar[bool] = True  # an operator's action, answered once stored
 
     row_id: int
     at: float
@@ -417,6 +425,7 @@ class Pruned:
     """
 
     TABLE: ClassVar[Table] = OUTBOX
+    DURABLE: ClassVar[bool] = False  # lost, the rows are dropped at the next pruning
 
     receiver: str
     done_before: float
@@ -502,6 +511,19 @@ class Writes:
 
     def __bool__(self) -> bool:
         return bool(self.events or self.rows or self.changes)
+
+
+def relaxed(writes: Sequence[Writes]) -> bool:
+    """Whether a commit of `writes` need not wait for the disk: changes alone, none of them DURABLE.
+
+    >>> relaxed([Writes(changes=[Pruned("studio", 1.0, 1.0)])]), relaxed([Writes(changes=[RetryAsked(1, 2.0)])])
+    (True, False)
+    >>> relaxed([Writes(changes=[Pruned("s", 1.0, 1.0)]), Writes(rows=[RefusedAction("T1", None, {}, "c", "m")])])
+    False
+    """
+    return all(not w.events and not w.rows and all(not c.DURABLE for c in w.changes) for w in writes) and any(
+        w.changes for w in writes
+    )
 
 
 def json_text(value: object) -> str:

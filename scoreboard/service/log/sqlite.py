@@ -32,7 +32,7 @@ from urllib.parse import quote
 from . import alarm_reads
 from .errors import StoreBusy, StoreNotEmpty
 from .outbox import OutboxReads
-from .rows import EVENTS, TABLES, Table, Writes, export_batches, table_named
+from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
 from .writer import Runner, Stored, Writer, default_runner
 
 log = logging.getLogger(__name__)
@@ -267,6 +267,17 @@ class _WriteSide:
         if not rows and not changes and len(events) <= self._per_statement(EVENTS):
             if events:  # one statement: a transaction of its own, committed and fsynced before execute returns
                 self._db.execute(_insert(EVENTS, len(events)), [value for row in events for value in row])
+            return
+        if relaxed(writes):
+            # What an attempt came to, alone: written to the WAL without waiting for the disk (the next durable
+            # commit's fsync takes it along); lost to a power cut, a delivery is sent again.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                with self._transaction():
+                    for sql, args in changes:
+                        self._db.execute(sql, args)
+            finally:
+                self._db.execute("PRAGMA synchronous=FULL")
             return
         with self._transaction():
             for table, values in ((EVENTS, events), *rows.items()):
