@@ -19,15 +19,11 @@ const Page = (() => {
     return text.replace(/%\((\w+)\)s/g, (_, k) => (values[k] === undefined || values[k] === null ? "" : values[k]));
   }
 
-  /* The palette's colours, read from the CSS custom properties the palette stylesheet sets for the page's theme. */
+  /* The palette's colours, read from the CSS custom properties the palette stylesheet sets for the page's theme
+     (roads.js names which: the pages that draw roads load it). */
   function colours() {
     const css = getComputedStyle(document.documentElement);
-    const v = (name) => css.getPropertyValue(`--${name}`).trim();
-    return {
-      B: v("banker"), P: v("player"), T: v("tie"), red: v("banker"), blue: v("player"),
-      grid: v("grid"), roadBg: v("road-bg"), tieCount: v("tie-count"), muted: v("road-title"),
-      markInk: v("mark-ink"), pairRing: v("pair-ring"),
-    };
+    return RoadView.colours((name) => css.getPropertyValue(`--${name}`).trim());
   }
 
   /* What roads.js draws with: the palette's colours and the language's letters for Banker, Player and Tie. */

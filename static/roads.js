@@ -1,8 +1,9 @@
 /* Drawing the roads of roads.md into SVG. A view only, and a module on its own: it reads no page global. Every
    position, row count and mark comes from the server's roads JSON; every colour and letter from the `look` its
    caller passes ({colours: {B, P, T, red, blue, grid, roadBg, tieCount, muted, markInk, pairRing},
-   letters: {B, P, T}}), which the pages take from the palette and their strings. The board, the overlay and the
-   pit draw with it; an embeddable component can too. */
+   letters: {B, P, T}}), which the pages take from the palette and their strings (`colours` makes the colours of
+   the palette's variables). The board, the overlay, the pit and the <scoreboard-roads> component (embed.js) draw
+   with it. */
 "use strict";
 
 const RoadView = (() => {
@@ -204,5 +205,15 @@ const RoadView = (() => {
     });
   }
 
-  return { ROADS, DERIVED, fromJSON, applyRound, lastSide, fitCells, draw, askCell, buttonMarks };
+  /* The colours a `look` gives, from `read(name)` of the palette's variables by their CSS names ("banker",
+     "road-bg", ...): a page reads them from /palette.css, an embedded component from /api/look. */
+  function colours(read) {
+    return {
+      B: read("banker"), P: read("player"), T: read("tie"), red: read("banker"), blue: read("player"),
+      grid: read("grid"), roadBg: read("road-bg"), tieCount: read("tie-count"), muted: read("road-title"),
+      markInk: read("mark-ink"), pairRing: read("pair-ring"),
+    };
+  }
+
+  return { ROADS, DERIVED, fromJSON, applyRound, lastSide, fitCells, draw, askCell, buttonMarks, colours };
 })();

@@ -110,6 +110,8 @@ def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
         "scoreboard/static/vendor/socket.io.min.js",
         "scoreboard/static/vendor/fonts/noto-sans-sc/files/noto-sans-sc-chinese-simplified-400-normal.woff2",
         "scoreboard/static/vendor/fonts/noto-sans-tc/files/noto-sans-tc-chinese-traditional-700-normal.woff2",
+        "scoreboard/static/vendor/swagger-ui/swagger-ui-bundle.js",
+        "scoreboard/static/embed.js",
         "scoreboard/translations/zh_Hans/LC_MESSAGES/messages.po",
     ):
         assert name in in_wheel, f"the wheel lacks {name}"
@@ -136,6 +138,11 @@ def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
         assert len(pages) >= 4 and len(assets) >= 4, statuses  # the list, three boards with their portrait views
         assert {u: s for u, s in statuses.items() if s != 200} == {}
         assert any(u.endswith("/static/vendor/socket.io.min.js") for u in assets)
+        for path in ("/api/docs", "/api/openapi.json", "/static/embed.js", "/static/embed.css"):
+            assert requests.get(server.url + path, timeout=5).status_code == 200, path
+        docs = requests.get(server.url + "/api/docs", timeout=5).text
+        for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', docs):
+            assert requests.get(server.url + asset, timeout=5).status_code == 200, asset
         assert (home / ".local" / "share" / "scoreboard" / "scoreboard.sqlite3").is_file()
         assert not list(elsewhere.iterdir())
     finally:

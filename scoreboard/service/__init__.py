@@ -142,6 +142,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         history,
         images,
         json_errors,
+        look,
         metrics,
         operator_page,
         pages,
@@ -157,7 +158,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     cross_origin.init_app(app, origins)
     for blueprint in (alarms.bp, api.bp, api_docs.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp):
         app.register_blueprint(blueprint)
-    for blueprint in (operator_page.bp, pages.bp, webhooks.bp):
+    for blueprint in (look.bp, operator_page.bp, pages.bp, webhooks.bp):
         app.register_blueprint(blueprint)
     couriers = Couriers(hub)
     app.extensions["webhooks"] = couriers

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 
 from ...events import TYPES
+from ...i18n import LANGUAGES
+from ...palette import THEMES
 from ..log import DELIVERY_STATES
 from ..tables.outbox import EVENT_TYPES
 
@@ -367,6 +369,21 @@ SCHEMAS: dict[str, dict] = {
         "description": "An alarm (floor.md).",
     },
     "Alarms": _obj(["alarms"], alarms={"type": "array", "items": _ref("Alarm")}),
+    "Look": _obj(
+        ["lang", "theme", "palette", "letters", "roads"],
+        lang={"type": "string", "enum": list(LANGUAGES)},
+        theme={"type": "string", "enum": list(THEMES)},
+        palette={"type": "object", "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
+        letters=_obj(["B", "P", "T"], B=TEXT, P=TEXT, T=TEXT),
+        roads=_obj(
+            ["big", "bead", "big_eye", "small", "cockroach"],
+            big=TEXT,
+            bead=TEXT,
+            big_eye=TEXT,
+            small=TEXT,
+            cockroach=TEXT,
+        ),
+    ),
     "Webhook": _obj(
         ["name", "url", "events", "tables", "backlog", "dead", "last_success", "last_failure"],
         name=TEXT,
@@ -716,6 +733,30 @@ PATHS: dict[str, dict] = {
                 429,
                 503,
             ),
+        }
+    },
+    "/api/look": {
+        "get": {
+            "operationId": "getLook",
+            "summary": "What the roads are drawn with",
+            "description": "The theme's palette (the CSS custom properties of /palette.css, by name), the winner "
+            "letters and the road titles in the language: what <scoreboard-roads> (static/embed.js) draws with.",
+            "tags": ["read"],
+            "parameters": [
+                {
+                    "name": "lang",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "enum": list(LANGUAGES), "default": "en"},
+                },
+                {
+                    "name": "theme",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "enum": list(THEMES), "default": "dark"},
+                },
+            ],
+            "responses": _answers(_json(_ref("Look"), "The palette, letters and titles."), 400),
         }
     },
     "/api/openapi.json": {
