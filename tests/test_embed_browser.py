@@ -111,7 +111,7 @@ def test_the_roads_on_a_page_of_another_origin_live(browser, studio):
         assert titles == [look["roads"]["big"], look["roads"]["bead"], look["roads"]["big_eye"]]
         first = roads["bead"]["cells"][0]
         fill = page.evaluate(f"{SHADOW}.querySelector('[data-road=\"bead\"] .bead circle').getAttribute('fill')")
-        assert fill == look["palette"]["banker" if first["winner"] == "B" else "player" if first["winner"] == "P" else "tie"]
+        assert fill == look["palette"][{"B": "banker", "P": "player", "T": "tie"}[first["winner"]]]
         letter = page.evaluate(f"{SHADOW}.querySelector('[data-road=\"bead\"] .bead text').textContent")
         assert letter in ("6", look["letters"][first["winner"]])
 
@@ -159,7 +159,8 @@ def test_a_page_of_an_origin_the_service_does_not_allow_gets_nothing(browser, st
     assert server.post("T1", [{"type": "shoe"}, *shoe_rounds(3)], TOKEN).status_code == 200
     page, _problems = open_page(browser, other.origin + "/index.html", 1000, 700)
     try:
-        message = wait_for(page, f"!{SHADOW}.querySelector('.message').hidden && {SHADOW}.querySelector('.message').textContent")
+        shown = f"{SHADOW}.querySelector('.message')"
+        message = wait_for(page, f"!{shown}.hidden && {shown}.textContent")
         assert message.startswith(f"cannot read {server.url}")
         assert count(page, "bead", "bead") == 0
         assert page.evaluate("document.getElementById('roads').dataset.version") is None
