@@ -80,8 +80,9 @@ def _feed_format(ctx, param, value: str) -> str:
 @option(
     "--allowed-origins",
     default=None,
-    help="Web origins (scheme://host[:port]) whose pages may open live connections, separated by commas or "
-    "spaces, or '*' for any.  [default: the server's own origin, as the browser or a --proxy-hops proxy names it]",
+    help="Web origins (scheme://host[:port]) whose pages may read the API (CORS) and open live connections, beside "
+    "the server's own pages, separated by commas or spaces, or '*' for any; given, it takes the place of the table "
+    "file's [server] allowed_origins.  [default: the table file's, else none]",
 )
 @option(
     "--proxy-hops",
