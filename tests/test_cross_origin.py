@@ -142,6 +142,7 @@ def test_an_unknown_server_setting(tmp_path):
         load_config(str(path))
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_bad_origin_from_its_option_or_environment(tmp_path):
     config = tmp_path / "tables.toml"
     config.write_text(TABLES_TOML)

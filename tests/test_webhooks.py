@@ -338,6 +338,7 @@ def test_a_receiver_takes_only_its_events_and_tables(hooked):
     assert [(b["table"], b["type"]) for b in receiver.bodies()] == [("T2", "shoe")]
 
 
+@pytest.mark.slow
 def test_a_failing_receiver_is_retried_until_it_recovers_in_order(hooked):
     app, receiver, _ = hooked(failing_for(2.5))
     client = app.test_client()
