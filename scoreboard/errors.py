@@ -15,7 +15,7 @@ class Refusal(Exception):
         if status is not None:
             self.status = status
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, str]:
         return {"error": self.code, "message": self.message}
 
 

@@ -17,7 +17,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
@@ -31,6 +31,7 @@ from .i18n import LANGUAGES
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
+from .shapes import Event, JSONObject, NoticeJSON, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .variants import Variant, check_super_six_pays, variant
 
@@ -68,7 +69,7 @@ class ShoeRules:
     def game(self) -> Variant:
         return variant(self.variant, self.super_six_pays)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> JSONObject:
         return {
             "variant": self.variant,
             "decks": self.decks,
@@ -185,7 +186,7 @@ class Notice:
     # cites the rule, is for operators and the audit.
     cards: tuple[str, ...] = ()
 
-    def as_json(self) -> dict:
+    def as_json(self) -> NoticeJSON:
         return {
             "kind": self.kind,
             "round": self.round,
@@ -244,8 +245,8 @@ class Delta:
     """What an accepted event did: `event` is the normalised event to store, `display` what a display draws."""
 
     kind: str
-    event: dict
-    display: dict = field(default_factory=dict)
+    event: Event
+    display: JSONObject = field(default_factory=dict)
     added: Round | None = None  # a round to add to the roads
     rebuild: bool = False  # the roads are rebuilt from the shoe's rounds
     duplicate: bool = False  # a retried seq: acknowledged, not applied again
@@ -309,14 +310,14 @@ def index_of(rounds: tuple[Round, ...], number: int) -> int:
     )
 
 
-def round_json(r: Round, number: int | None, public: bool = True) -> dict:
+def round_json(r: Round, number: int | None, public: bool = True) -> RoundJSON:
     return {"round": number, **r.as_json(public)}
 
 
 # -- applying -----------------------------------------------------------------------------------------------------
 
 
-def digest(event: dict) -> str:
+def digest(event: Event) -> str:
     """The content a seq stands for: the event as its sender wrote it, without the times and what the service adds.
 
     >>> card = {"type": "card", "card": "9H", "seq": 3}
@@ -327,7 +328,7 @@ def digest(event: dict) -> str:
     return hashlib.sha256(canonical_json(content)).hexdigest()
 
 
-def canonical_json(content: dict) -> bytes:
+def canonical_json(content: JSONObject) -> bytes:
     """`content` as compact JSON with sorted keys and every character past ASCII escaped: the bytes the log's
     digests have always been taken of (a seq stored before an upgrade must still match its retry).
 
@@ -386,10 +387,10 @@ def apply(
     return evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at), evolve(delta, digest=seq_digest)
 
 
-Handler = Callable[[TableState, dict, bool], tuple[TableState, Delta]]
+Handler = Callable[[TableState, Event, bool], tuple[TableState, Delta]]
 
 
-def _require_operator(event: dict, trusted: bool, what: str) -> None:
+def _require_operator(event: Event, trusted: bool, what: str) -> None:
     if not trusted and "operator" not in event:
         raise Forbidden(f"{what} is an operator's action: send it with an operator's token, not the feed's")
 
@@ -414,7 +415,7 @@ def _require_between_rounds(state: TableState, what: str) -> None:
         )
 
 
-def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _shoe(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_between_rounds(state, "a new shoe")
     if trusted and isinstance(event.get("rules"), dict):
         rules = _stored_rules(event["rules"], state.config)
@@ -434,7 +435,7 @@ def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("shoe", event, {"shoe": {"id": shoe.id, "number": number}}, rebuild=True)
 
 
-def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
+def _stored_rules(stored: JSONObject, config: TableConfig) -> ShoeRules:
     base = config.rules()
     try:
         rules = ShoeRules(
@@ -451,7 +452,7 @@ def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
     return rules
 
 
-def _burn(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _burn(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "burning cards")
     _require_between_rounds(state, "burning cards")
     if "cards" in event:
@@ -492,7 +493,7 @@ def keyed_cards(r: Round) -> int:
     return ROUND_CARDS + (r.banker_cards == 3)
 
 
-def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _card(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing cards")
     if state.squeezing:
         raise OutOfOrder("the round's cards are all out, face down: reveal them before the next card", "not_revealed")
@@ -511,7 +512,7 @@ def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("card", event, display)
 
 
-def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
+def _excess(state: TableState, event: Event, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
     """004 rule 5.3.2: a card the shoe cannot hold voids the round in progress; earlier rounds stand."""
     reason = (
         f"{card} is one too many: the shoe's {shoe.rules.decks} decks hold {shoe.rules.decks} of it "
@@ -523,7 +524,7 @@ def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple
 
 
 def _end_in_void(
-    state: TableState, event: dict, void: Round, extra: dict, excess: tuple[str, ...] = ()
+    state: TableState, event: Event, void: Round, extra: JSONObject, excess: tuple[str, ...] = ()
 ) -> tuple[TableState, Delta]:
     """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand.
     `excess`: the cards the shoe could not hold, when that is why."""
@@ -545,7 +546,7 @@ def _count_down(shoe: ShoeState | None) -> ShoeState | None:
     return evolve(shoe, rounds_left=shoe.rounds_left - 1)
 
 
-def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _round(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing a round")
     _require_between_rounds(state, "a whole round")
     r = check_round(event["player"], event["banker"])
@@ -574,7 +575,7 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
     return _finish(new, event, r, {})
 
 
-def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _result(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "entering a result")
     _require_between_rounds(state, "entering a result")
     r = keypad_round(event)
@@ -585,7 +586,7 @@ def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, 
     return _finish(evolve(state, shoe=evolve(shoe, keyed=shoe.keyed + keyed)), event, r, {})
 
 
-def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[TableState, Delta]:
+def _finish(state: TableState, event: Event, r: Round, extra: JSONObject) -> tuple[TableState, Delta]:
     number = state.round_number
     new = evolve(
         state,
@@ -599,7 +600,7 @@ def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[Tabl
     return new, Delta("round", event, {**extra, "round": round_json(r, number)}, added=r)
 
 
-def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _void(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_operator(event, trusted, "a void")
     operator = event.get("operator")
     if "round" not in event:
@@ -618,7 +619,7 @@ def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("void", event, {"round": round_json(void, None), "voided": event["round"]}, rebuild=True)
 
 
-def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _correct(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_operator(event, trusted, "a correction")
     shoe = state.shoe
     i = index_of(state.rounds, event["round"])
@@ -649,7 +650,7 @@ def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState,
     return new, Delta("correct", event, {"round": round_json(new_round, event["round"])}, rebuild=True)
 
 
-def _cut(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _cut(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "the cut card")
     if shoe.cut:
         raise OutOfOrder("the cut card already came out in this shoe", "already_cut")
@@ -657,7 +658,7 @@ def _cut(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Del
     return evolve(state, shoe=evolve(shoe, cut=True, rounds_left=left)), Delta("cut", event, {"rounds_left": left})
 
 
-def _reveal(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _reveal(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "revealing cards")
     if not shoe.rules.squeeze:
         raise OutOfOrder("this shoe is not dealt face down (squeeze is off): there is nothing to reveal", "no_squeeze")
@@ -676,7 +677,7 @@ def _reveal(state: TableState, event: dict, trusted: bool) -> tuple[TableState, 
     return new, Delta("reveal", event, {"revealed": shown})
 
 
-def _shoe_end(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _shoe_end(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = state.shoe
     if shoe is None:
         raise OutOfOrder("no shoe is open: there is no shoe to end", "no_shoe")
@@ -703,7 +704,7 @@ _HANDLERS: dict[str, Handler] = {
 assert tuple(_HANDLERS) == TYPES, "events.TYPES and table._HANDLERS must name the same event types"
 
 
-def keypad_round(event: dict) -> Round:
+def keypad_round(event: Event) -> Round:
     """A result entered on the keypad, no cards known; refused if it contradicts itself."""
     winner = event["winner"]
     p, b = event.get("player_points"), event.get("banker_points")
@@ -733,7 +734,7 @@ def keypad_round(event: dict) -> Round:
     )
 
 
-def fold(config: TableConfig, events, start: TableState | None = None) -> TableState:
+def fold(config: TableConfig, events: Iterable[Event], start: TableState | None = None) -> TableState:
     """The table after a stored shoe's events (trusted: they were accepted once), from `start` or a fresh table."""
     state = start or TableState(config)
     for event in events:

@@ -24,7 +24,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import Refusal
 from ...seqs import WINDOW, SeqMemory
@@ -299,7 +299,9 @@ class TableHub:
         another process published) read from the table itself."""
         shown = self._shown.get(table_id)
         if shown is None or shown.version != view.version:
-            shown = Shown(view.version, view.state_json(), view.roads.stats_json(), view.roads.patterns())
+            # The core's TypedDicts, held as the plain dicts they are (the diff reads and copies them).
+            state, stats = cast(dict[str, Any], view.state_json()), cast(dict[str, Any], view.roads.stats_json())
+            shown = Shown(view.version, state, stats, view.roads.patterns())
         return shown
 
     def _settle_late(self, table_id: str, done: Outcome, lock) -> None:

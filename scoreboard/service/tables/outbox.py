@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -61,7 +61,7 @@ def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
 
 def _shoe(before: TableState, state: TableState, delta: Delta) -> dict:
     assert state.shoe is not None  # a shoe event opens one, a shoe_end ends one
-    return shoe_json(state.shoe)
+    return cast(dict[str, Any], shoe_json(state.shoe))
 
 
 # The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
