@@ -168,7 +168,21 @@ def _cards(items: object, name: str) -> tuple[str, ...]:
     return parse_cards(items, name)
 
 
+READ_MAX = 16  # what a shoe read of a foreign card, kept for the audit trail
+
+
 def _card(raw: dict, trusted: bool) -> dict:
+    foreign = raw.get("foreign")
+    if foreign is not None and not isinstance(foreign, bool):
+        raise Malformed("foreign must be true or false", "bad_card")
+    if foreign:
+        # The shoe found a card that is not part of the set, or one it could not read (004 rule 5.3.1): `card`, if
+        # given, is what it read, kept as text; the round in progress is void.
+        read = raw.get("read" if trusted else "card")
+        if read is not None and not isinstance(read, str):
+            raise Malformed("card must be text: what the shoe read", "bad_card")
+        read = (read or "").strip()[:READ_MAX]
+        return {"foreign": True, **({"read": unicode_text(read, "card", "bad_card")} if read else {})}
     if "card" not in raw:
         raise Malformed('a card event needs "card", such as "9H"', "bad_card")
     out: dict = {"card": parse_card(raw["card"])}

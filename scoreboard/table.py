@@ -154,13 +154,20 @@ class ShoeState:
         return self.rules.decks * 52
 
     @property
-    def cards_left(self) -> int:
+    def unseen(self) -> int:
+        """The cards of its set that neither a round nor a burn showed (burned by count: out, faces unknown)."""
         return self.cards.remaining - self.burned_unseen
+
+    @property
+    def cards_left(self) -> int:
+        """The cards still in it at most: its size less every card that came out of it (dealt, burned, excess or
+        foreign, and the four at least each round entered on the keypad took); 0 when none are left."""
+        return max(0, self.size - self.out_at_least)
 
     @property
     def out(self) -> int:
         """Every card that came out of it: dealt, burned, and the excess ones."""
-        return self.size - self.cards_left + self.excess
+        return self.size - self.unseen + self.excess
 
     @property
     def out_at_least(self) -> int:
@@ -508,13 +515,15 @@ def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
 def _burn(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "burning cards")
     _require_between_rounds(state, "burning cards")
+    # A stored burn applies as it was accepted (before the keypad's rounds and excess cards counted here).
+    left = shoe.unseen if trusted else shoe.cards_left
     if "cards" in event:
-        if len(event["cards"]) > shoe.cards_left:
-            raise Refusal(f"the shoe has only {shoe.cards_left} cards left to burn", "not_enough_cards")
+        if len(event["cards"]) > left:
+            raise Refusal(f"the shoe has only {left} cards left to burn", "not_enough_cards")
         taken = evolve(shoe, cards=shoe.cards.take_all(event["cards"]), burned=shoe.burned + len(event["cards"]))
         return evolve(state, shoe=taken), Delta("burn", event, {"count": len(event["cards"])})
-    if event["count"] > shoe.cards_left:
-        raise Refusal(f"the shoe has only {shoe.cards_left} cards left to burn", "not_enough_cards")
+    if event["count"] > left:
+        raise Refusal(f"the shoe has only {left} cards left to burn", "not_enough_cards")
     burned = evolve(shoe, burned=shoe.burned + event["count"], burned_unseen=shoe.burned_unseen + event["count"])
     return evolve(state, shoe=burned), Delta("burn", event, {"count": event["count"]})
 
@@ -526,7 +535,7 @@ def _shoe_empty(shoe: ShoeState, coming: int = 1, trusted: bool = True) -> None:
     if out + coming > shoe.size:
         keyed = f", at least {shoe.keyed} in rounds entered without cards" * (not trusted and shoe.keyed > 0)
         raise Refusal(
-            f"this shoe's {shoe.size} cards are all out ({shoe.size - shoe.cards_left} dealt or burned, "
+            f"this shoe's {shoe.size} cards are all out ({shoe.size - shoe.unseen} dealt or burned, "
             f"{shoe.excess} in excess{keyed}; every round starts with {ROUND_CARDS} cards): void the round in "
             "progress if there is one, and start a new shoe",
             "shoe_empty",
@@ -551,6 +560,8 @@ def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     if state.squeezing:
         raise OutOfOrder("the round's cards are all out, face down: reveal them before the next card", "not_revealed")
     _shoe_empty(shoe, 1, trusted)
+    if event.get("foreign"):
+        return _foreign(state, event, shoe)
     card = event["card"]
     if shoe.cards.holds(card) == 0:
         return _excess(state, event, shoe, card)
@@ -562,7 +573,29 @@ def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     new = evolve(state, shoe=shoe, deal=deal, notice=None if not state.deal.started else state.notice)
     if deal.complete and not face_down:
         return _finish(new, event, deal.outcome(), display)
+    if not deal.complete and shoe.cards_left == 0:
+        return _ran_out(new, event, display)
     return new, Delta("card", event, display)
+
+
+def _foreign(state: TableState, event: dict, shoe: ShoeState) -> tuple[TableState, Delta]:
+    """004 rule 5.3.1, 003 rule 5.1.1: a card that is not part of the set (or one the shoe could not read) voids the
+    round in progress; earlier rounds stand. It came out of the shoe: it counts among the excess cards."""
+    read = event.get("read")
+    what = f"a card read as {read!r}" if read else "a card the shoe could not read"
+    reason = f"{what} is not part of the shoe's set (foreign or unreadable card, 004 rule 5.3.1)"
+    void = Round(None, state.deal.player, state.deal.banker, void=True, reason=reason, irregularity=True)
+    counted = evolve(shoe, excess=shoe.excess + 1)
+    return _end_in_void(evolve(state, shoe=counted), event, void, {"foreign": True})
+
+
+def _ran_out(state: TableState, event: dict, display: dict) -> tuple[TableState, Delta]:
+    """004 rule 5.3.4, 003 rule 5.1.3: the shoe's last card is out and the round needs more: it is voided at once
+    (not left open for an operator); its cards stay out, earlier rounds stand."""
+    deal = state.deal
+    reason = "the shoe ran out of cards before the round was complete (insufficient cards, 004 rule 5.3.4)"
+    void = Round(None, deal.player, deal.banker, void=True, reason=reason, irregularity=True)
+    return _end_in_void(state, event, void, display)
 
 
 def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
