@@ -30,6 +30,7 @@ CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _SEED = re.compile(r"^[0-9a-f]{16,128}$")
 REVEAL = ("player", "banker", "all")
+BETS_SECONDS = (5, 120)  # floor.md: a betting window lasts 5 to 120 seconds
 # What the service adds to an event before storing it; read back only from the log.
 SERVICE_FIELDS = ("received_at", "operator")
 
@@ -295,6 +296,45 @@ def _shoe_end(raw: JSONObject, trusted: bool) -> Event:
     return out
 
 
+def _bets_open(raw: JSONObject, trusted: bool) -> Event:
+    """The betting window opens for `seconds` (floor.md, "The betting window").
+
+    >>> _bets_open({"seconds": 20}, False)
+    {'seconds': 20}
+    >>> _bets_open({"seconds": "20"}, False)
+    Traceback (most recent call last):
+    ...
+    scoreboard.errors.Malformed: seconds must be a whole number from 5 to 120, not '20'
+    """
+    low, high = BETS_SECONDS
+    if "seconds" not in raw:
+        raise Malformed(
+            f'bets_open needs "seconds": how long bets stay open, {low} to {high}', "bad_seconds", "seconds"
+        )
+    seconds = raw["seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not low <= seconds <= high:
+        raise Malformed(
+            f"seconds must be a whole number from {low} to {high}, not {_short(seconds)}", "bad_seconds", "seconds"
+        )
+    return {"seconds": seconds}
+
+
+def _bets_closed(raw: JSONObject, trusted: bool) -> Event:
+    return {}
+
+
+def _undo(raw: JSONObject, trusted: bool) -> Event:
+    """Undo the last result keyed (a `result` or a `round`), before anything else happens at the table; `round`,
+    if given, must be that round's number (a guard against undoing another)."""
+    out = _round_number(raw, required=False)
+    reason = text(raw, "reason", "bad_reason")
+    if reason is not None:
+        out["reason"] = reason
+    if trusted and isinstance(raw.get("before"), dict):
+        out["before"] = raw["before"]
+    return out
+
+
 _READERS: dict[str, Callable[[JSONObject, bool], Event]] = {
     "shoe": _shoe,
     "burn": _burn,
@@ -306,6 +346,9 @@ _READERS: dict[str, Callable[[JSONObject, bool], Event]] = {
     "cut": _cut,
     "reveal": _reveal,
     "shoe_end": _shoe_end,
+    "bets_open": _bets_open,
+    "bets_closed": _bets_closed,
+    "undo": _undo,
 }
 
 
@@ -322,6 +365,9 @@ class EventKind(Word):
     CUT = "cut"
     REVEAL = "reveal"
     SHOE_END = "shoe_end"
+    BETS_OPEN = "bets_open"
+    BETS_CLOSED = "bets_closed"
+    UNDO = "undo"
 
 
 TYPES = tuple(k.value for k in EventKind)

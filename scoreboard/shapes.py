@@ -210,6 +210,15 @@ class NoticeJSON(TypedDict):
     cards: list[str]
 
 
+class BetsJSON(TypedDict):
+    """The betting window (floor.md, "The betting window")."""
+
+    open: bool
+    closes_at: float | None
+    seconds: int | None
+    announce: str | None  # "place_your_bets", "no_more_bets" or None
+
+
 class Limits(TypedDict):
     min: int | None
     max: int | None
@@ -243,6 +252,7 @@ class StateJSON(SettingsJSON):
     insurance: list[JSONObject]
     notice: NoticeJSON | None
     last_event_at: float | None
+    bets: BetsJSON
 
 
 # -- what displays and feeds receive ---------------------------------------------------------------------------------

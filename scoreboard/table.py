@@ -31,7 +31,7 @@ from .i18n import LANGUAGES
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
-from .shapes import Event, JSONObject, NoticeJSON, RoundJSON
+from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .variants import Variant, check_super_six_pays, variant
 
@@ -184,7 +184,7 @@ class ShoeState:
 class Notice:
     """What the boards announce after a void or a correction, until the next round starts."""
 
-    kind: str  # "void" or "correct"
+    kind: str  # "void", "correct" or "undo"
     round: int | None  # the round's number; None for the round that was being dealt
     reason: str
     irregularity: bool = False
@@ -205,6 +205,42 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Bets:
+    """The betting window (floor.md, 003 rules 3.1, 3.2 and 5.2): open between rounds for `seconds` from a
+    `bets_open`, until `closes_at`; closed by a `bets_closed` (the one the service sends when the time is up
+    included), or by the round's first card. `no_more_bets`: it closed and the round it was for has not started:
+    the boards say "no more bets" until its first card.
+
+    >>> Bets(True, 1020.0, 20).as_json()
+    {'open': True, 'closes_at': 1020.0, 'seconds': 20, 'announce': 'place_your_bets'}
+    >>> Bets(no_more_bets=True).as_json()["announce"], Bets().as_json()["announce"]
+    ('no_more_bets', None)
+    """
+
+    open: bool = False
+    closes_at: float | None = None  # unix seconds; None while closed (or opened with no time known: a test bench)
+    seconds: int | None = None
+    no_more_bets: bool = False
+
+    def expired(self, at: float | None) -> bool:
+        """Open, but its time was up by `at` (when an event came)."""
+        return self.open and self.closes_at is not None and at is not None and at >= self.closes_at
+
+    def as_json(self) -> BetsJSON:
+        announce = "place_your_bets" if self.open else "no_more_bets" if self.no_more_bets else None
+        return {"open": self.open, "closes_at": self.closes_at, "seconds": self.seconds, "announce": announce}
+
+
+CLOSED = Bets()
+NO_MORE_BETS = Bets(no_more_bets=True)
+# The events that start or end a round: the window is over (it closes at the round's first card). An event of
+# a round card by card is a `card`; a round keyed at once, `round` or `result`.
+CLOSE_BETS = frozenset({"card", "round", "result", "shoe", "shoe_end"})
+# The events an `undo` takes back: a round keyed at once (cards or a result), the last thing the table took.
+UNDOABLE = frozenset({"round", "result"})
+
+
+@dataclass(frozen=True)
 class TableState:
     config: TableConfig
     version: int = 0
@@ -217,6 +253,10 @@ class TableState:
     seqs: SeqMemory = field(default_factory=SeqMemory)
     notice: Notice | None = None
     last_event_at: float | None = None
+    bets: Bets = CLOSED
+    # The table as it was before the last event, when that event keyed a round at once (`round`, `result`) and so
+    # may be undone; None after any other event. It never holds one of its own (`undo=None`): one step back only.
+    undo: TableState | None = None
 
     @property
     def rules(self) -> ShoeRules:
@@ -363,11 +403,14 @@ def apply(
     trusted: bool = False,
     received_at: float | None = None,
     operator: str | None = None,
+    service: bool = False,
 ) -> tuple[TableState, Delta]:
     """The table after `raw`, and what changed; a Refusal changes nothing.
 
     `operator` is the name of the operator whose token sent the event (None for a feed's token); `received_at`
     when the service took it. `trusted` events come from the log: they were accepted once and apply as stored.
+    `service`: the service made the event itself (the `bets_closed` when a betting window's time is up): it needs no
+    seq, and its feed is "service".
     """
     event = parse_event(raw, trusted)
     if not trusted:
@@ -378,20 +421,31 @@ def apply(
             # have to agree on numbers.
             event["operator"] = operator
             event["feed"] = f"operator:{operator}"
+        if service:
+            event["feed"] = "service"
     seq_digest = digest(event) if "seq" in event else None
     if seq_digest is not None:
         if not trusted and state.seqs.is_retry(event.get("feed", ""), event["seq"], seq_digest):
             return state, Delta(event["type"], event, duplicate=True, digest=seq_digest)
-    elif state.config.require_seq and not trusted:
+    elif state.config.require_seq and not trusted and not service:
         raise Malformed(
             'every event needs a "seq", a whole number rising with each event, so that a retry is never dealt '
             "twice (a test bench may set require_seq = false)",
             "seq_required",
         )
-    new, delta = _HANDLERS[event["type"]](state, event, trusted)
+    kind = event["type"]
+    if kind != "bets_closed" and state.bets.expired(event.get("received_at")):
+        # The window's time was up before this event came: it is closed, whether or not the service's own
+        # `bets_closed` got there first (a replay decides the same, from the stored times).
+        state = evolve(state, bets=NO_MORE_BETS)
+    new, delta = _HANDLERS[kind](state, event, trusted)
+    if kind in CLOSE_BETS:
+        new = evolve(new, bets=CLOSED)
+    undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == "round" else None
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
     at = event.get("received_at", new.last_event_at)
-    return evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at), evolve(delta, digest=seq_digest)
+    new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo)
+    return new, evolve(delta, digest=seq_digest)
 
 
 Handler = Callable[[TableState, Event, bool], tuple[TableState, Delta]]
@@ -721,6 +775,52 @@ def _shoe_end(state: TableState, event: Event, trusted: bool) -> tuple[TableStat
     return evolve(state, shoe=ended), Delta("shoe_end", event, {k: event[k] for k in ("seed",) if k in event})
 
 
+def _bets_open(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """Bets open between rounds (003 rule 3.1), for `seconds` from when the service took the event; opening an open
+    window starts its time again."""
+    _require_shoe(state, "opening the betting window")
+    if state.deal.started:
+        raise OutOfOrder(
+            f"round {state.round_number} is being dealt and is not settled: bets open only between rounds (once it "
+            "is settled or voided)",
+            "round_in_progress",
+        )
+    at = event.get("received_at")
+    bets = Bets(True, None if at is None else at + event["seconds"], event["seconds"])
+    return evolve(state, bets=bets), Delta("bets_open", event, {"bets": bets.as_json()})
+
+
+def _bets_closed(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """No more bets (003 rule 3.2): the window closes; the boards say so until the round's first card."""
+    if not state.bets.open:
+        raise OutOfOrder("the betting window is not open: there is nothing to close", "bets_not_open")
+    by = "time" if state.bets.expired(event.get("received_at")) else "event"
+    return evolve(state, bets=NO_MORE_BETS), Delta("bets_closed", event, {"bets": NO_MORE_BETS.as_json(), "by": by})
+
+
+def _undo(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """Take back the last round keyed at once (a `round` or a `result`) while it is the last thing the table took:
+    the table is as it was before it, the round's cards back in the shoe. Anything else first (a card, a burn, the
+    betting window, another round) and it stands: a supervisor corrects or voids it (004 rule 5.6)."""
+    base = state.undo
+    last = state.played
+    if base is None:
+        raise OutOfOrder(
+            "nothing to undo: only the last round keyed (its result or its cards) can be undone, and only before "
+            "anything else happens at the table; ask a supervisor to correct or void it",
+            "nothing_to_undo",
+        )
+    if event.get("round") not in (None, last):
+        raise OutOfOrder(f"round {event['round']} is not the last round keyed: round {last} is", "not_last_round")
+    old = state.rounds[-1]
+    event["before"] = round_json(old, last)
+    # The bets of the round taken back were closed when it was keyed: they stay closed ("no more bets").
+    bets = NO_MORE_BETS if base.bets.open or base.bets.no_more_bets else base.bets
+    notice = Notice("undo", last, event.get("reason", ""), False, event.get("received_at"))
+    new = evolve(base, seqs=state.seqs, bets=bets, notice=notice)
+    return new, Delta("undo", event, {"round": round_json(old, last), "undone": last}, rebuild=True)
+
+
 _HANDLERS: dict[str, Handler] = {
     "shoe": _shoe,
     "burn": _burn,
@@ -732,6 +832,9 @@ _HANDLERS: dict[str, Handler] = {
     "cut": _cut,
     "reveal": _reveal,
     "shoe_end": _shoe_end,
+    "bets_open": _bets_open,
+    "bets_closed": _bets_closed,
+    "undo": _undo,
 }
 # Each event type is read in events.py and applied here: neither may have a type the other lacks.
 assert tuple(_HANDLERS) == TYPES, "events.TYPES and table._HANDLERS must name the same event types"
@@ -777,6 +880,7 @@ def fold(config: TableConfig, events: Iterable[Event], start: TableState | None 
 
 __all__ = [
     "TABLE_DECKS",
+    "Bets",
     "Delta",
     "Forbidden",
     "Notice",

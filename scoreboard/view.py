@@ -174,6 +174,7 @@ class TableView:
             "insurance": [o.as_json() for o in offers(s.deal)] if game.insurance and not hidden else [],
             "notice": None if s.notice is None else s.notice.as_json(),
             "last_event_at": s.last_event_at,
+            "bets": s.bets.as_json(),
         }
 
     def _last_result(self, last: Round | None, number: int, public: bool) -> RoundJSON | None:
