@@ -148,7 +148,7 @@ class Session:
         if waiting is not None:
             status, body = waiting
             return Reply(status, body, close=True)
-        if not intake.token_matches(hello.token, table.config.feed_token):
+        if not table.config.takes_token(hello.token):
             log.warning("feed refused: table %s, 401 unauthorized, from %s", table_id, self.source)
             if self.client:
                 self.hub.attempts.refused(self.client)
