@@ -166,7 +166,7 @@ def add_table():
     stored = {**settings, "feed_token_sha256": token_digest(token)}
     hub.floor.write({"type": "table", "table": table_id, "config": stored, "operator": op.name})
     table = hub.tables[config.id]
-    return jsonify({**settings_json(table.config), "state": table.state_json()}), 201
+    return jsonify({**settings_json(table.config), "state": table.state_json()})
 
 
 @bp.delete("/tables/<table_id>")
@@ -291,7 +291,7 @@ def put_operator(name: str):
     }
     hub.floor.write(event)
     changed = next(o for o in hub.operators if o.name == name)
-    return jsonify(_operator_json(changed)), 200 if existing else 201
+    return jsonify(_operator_json(changed))
 
 
 @bp.delete("/operators/<name>")

@@ -956,10 +956,9 @@ FLOOR_PATHS: dict[str, dict] = {
                     "additionalProperties": False,
                 }
             ),
-            "responses": {
-                **_answers(_json(_ref("Operator"), "The operator, changed."), 400, 401, 403, 409, 429, 503),
-                "201": _json(_ref("Operator"), "The operator, added."),
-            },
+            "responses": _answers(
+                _json(_ref("Operator"), "The operator, added or changed."), 400, 401, 403, 409, 429, 503
+            ),
         },
         "delete": {
             "operationId": "deleteOperator",
@@ -976,13 +975,6 @@ FLOOR_PATHS: dict[str, dict] = {
 }
 
 
-def _created(schema: dict, description: str, *errors: int) -> dict:
-    """The answers of an operation that creates: 201, and its errors."""
-    out = _answers(_json(schema, description), *errors)
-    out["201"] = out.pop("200")
-    return out
-
-
 PATHS["/api/tables"]["post"] = {
     "operationId": "addTable",
     "summary": "Add a table live",
@@ -990,7 +982,9 @@ PATHS["/api/tables"]["post"] = {
     "tags": ["floor"],
     "security": OPERATOR,
     "requestBody": _body(_ref("NewTable")),
-    "responses": _created(_ref("Settings"), "The table's settings, and its `state`.", 400, 401, 403, 409, 429, 503),
+    "responses": _answers(
+        _json(_ref("Settings"), "The table's settings, and its `state`."), 400, 401, 403, 409, 429, 503
+    ),
 }
 PATHS["/api/tables/{table_id}"]["delete"] = {
     "operationId": "retireTable",
