@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import Malformed
 
@@ -40,7 +41,7 @@ class BadSetting(Malformed):
         super().__init__(message, "bad_setting")
         self.setting = setting
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {**super().as_json(), "setting": self.setting}
 
     def __str__(self) -> str:
@@ -61,25 +62,25 @@ class Limits:
     side: Pair | None = None
 
     @classmethod
-    def from_json(cls, value: Mapping) -> Limits:
+    def from_json(cls, value: Mapping[str, Any]) -> Limits:
         """From JSON already `checked` (or stored: an event's `after`)."""
         pairs = {g: (int(value[g][0]), int(value[g][1])) for g in GROUPS if value.get(g) is not None}
         return cls(value.get("currency"), **pairs)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         """`{"currency": ..., "main": [min, max], ...}` with the groups that have limits.
 
         >>> Limits("HKD", main=(100, 5000)).as_json()
         {'currency': 'HKD', 'main': [100, 5000]}
         """
-        out: dict = {} if self.currency is None else {"currency": self.currency}
+        out: dict[str, Any] = {} if self.currency is None else {"currency": self.currency}
         for group in GROUPS:
             pair = getattr(self, group)
             if pair is not None:
                 out[group] = list(pair)
         return out
 
-    def merged(self, change: Mapping) -> Limits:
+    def merged(self, change: Mapping[str, Any]) -> Limits:
         """These limits with a PATCH's `limits` (checked): a key given replaces, null removes, a key left out stays.
 
         >>> Limits("HKD", main=(100, 5000)).merged({"tie": [10, 500], "currency": None}).as_json()
@@ -88,7 +89,7 @@ class Limits:
         return Limits.from_json({**self.as_json(), **change})
 
 
-def checked(body: object) -> dict:
+def checked(body: object) -> dict[str, Any]:
     """A PATCH's settings, each checked and normalised; BadSetting on the first that is wrong (nothing is taken).
 
     >>> checked({"name": "  Salon 3 ", "dealer": None, "stale_after": 60})
@@ -161,14 +162,14 @@ def _whole(name: str, value: object, low: int, high: int, unit: str) -> int:
     return value
 
 
-def _limits(value: object) -> dict:
+def _limits(value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise BadSetting(
             "limits",
             'limits must be an object such as {"currency": "HKD", "main": [100, 50000], "tie": [10, 5000]}, '
             f"not {_shown(value)}",
         )
-    out: dict = {}
+    out: dict[str, Any] = {}
     for key, item in value.items():
         if key == "currency":
             if item is not None and (not isinstance(item, str) or not CURRENCY.match(item.upper())):
