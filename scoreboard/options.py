@@ -41,7 +41,7 @@ class BadOption(Malformed):
         super().__init__(message, "bad_option")
         self.option = option
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, str]:
         return {**super().as_json(), "option": self.option}
 
 
@@ -58,7 +58,7 @@ class Options:
     clock: str = "off"
     ask: int | None = None  # overlays: blink ASK P, then ASK B, then neither, this many seconds each
     panel: int = 100  # overlays: the opacity of the panels' backgrounds, in percent (the marks stay opaque)
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _choice(option: str, choices: tuple[str, ...]) -> Callable[[str], str]:

@@ -17,7 +17,7 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
@@ -31,6 +31,7 @@ from .i18n import LANGUAGES
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
+from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .variants import Variant, check_super_six_pays, variant
 
@@ -68,7 +69,7 @@ class ShoeRules:
     def game(self) -> Variant:
         return variant(self.variant, self.super_six_pays)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> JSONObject:
         return {
             "variant": self.variant,
             "decks": self.decks,
@@ -154,13 +155,20 @@ class ShoeState:
         return self.rules.decks * 52
 
     @property
-    def cards_left(self) -> int:
+    def unseen(self) -> int:
+        """The cards of its set that neither a round nor a burn showed (burned by count: out, faces unknown)."""
         return self.cards.remaining - self.burned_unseen
+
+    @property
+    def cards_left(self) -> int:
+        """The cards still in it at most: its size less every card that came out of it (dealt, burned, excess or
+        foreign, and the four at least each round entered on the keypad took); 0 when none are left."""
+        return max(0, self.size - self.out_at_least)
 
     @property
     def out(self) -> int:
         """Every card that came out of it: dealt, burned, and the excess ones."""
-        return self.size - self.cards_left + self.excess
+        return self.size - self.unseen + self.excess
 
     @property
     def out_at_least(self) -> int:
@@ -176,7 +184,7 @@ class ShoeState:
 class Notice:
     """What the boards announce after a void or a correction, until the next round starts."""
 
-    kind: str  # "void" or "correct"
+    kind: str  # "void", "correct" or "undo"
     round: int | None  # the round's number; None for the round that was being dealt
     reason: str
     irregularity: bool = False
@@ -185,7 +193,7 @@ class Notice:
     # cites the rule, is for operators and the audit.
     cards: tuple[str, ...] = ()
 
-    def as_json(self) -> dict:
+    def as_json(self) -> NoticeJSON:
         return {
             "kind": self.kind,
             "round": self.round,
@@ -194,6 +202,42 @@ class Notice:
             "at": self.at,
             "cards": list(self.cards),
         }
+
+
+@dataclass(frozen=True)
+class Bets:
+    """The betting window (floor.md, 003 rules 3.1, 3.2 and 5.2): open between rounds for `seconds` from a
+    `bets_open`, until `closes_at`; closed by a `bets_closed` (the one the service sends when the time is up
+    included), or by the round's first card. `no_more_bets`: it closed and the round it was for has not started:
+    the boards say "no more bets" until its first card.
+
+    >>> Bets(True, 1020.0, 20).as_json()
+    {'open': True, 'closes_at': 1020.0, 'seconds': 20, 'announce': 'place_your_bets'}
+    >>> Bets(no_more_bets=True).as_json()["announce"], Bets().as_json()["announce"]
+    ('no_more_bets', None)
+    """
+
+    open: bool = False
+    closes_at: float | None = None  # unix seconds; None while closed (or opened with no time known: a test bench)
+    seconds: int | None = None
+    no_more_bets: bool = False
+
+    def expired(self, at: float | None) -> bool:
+        """Open, but its time was up by `at` (when an event came)."""
+        return self.open and self.closes_at is not None and at is not None and at >= self.closes_at
+
+    def as_json(self) -> BetsJSON:
+        announce = "place_your_bets" if self.open else "no_more_bets" if self.no_more_bets else None
+        return {"open": self.open, "closes_at": self.closes_at, "seconds": self.seconds, "announce": announce}
+
+
+CLOSED = Bets()
+NO_MORE_BETS = Bets(no_more_bets=True)
+# The events that start or end a round: the window is over (it closes at the round's first card). An event of
+# a round card by card is a `card`; a round keyed at once, `round` or `result`.
+CLOSE_BETS = frozenset({"card", "round", "result", "shoe", "shoe_end"})
+# The events an `undo` takes back: a round keyed at once (cards or a result), the last thing the table took.
+UNDOABLE = frozenset({"round", "result"})
 
 
 @dataclass(frozen=True)
@@ -209,6 +253,10 @@ class TableState:
     seqs: SeqMemory = field(default_factory=SeqMemory)
     notice: Notice | None = None
     last_event_at: float | None = None
+    bets: Bets = CLOSED
+    # The table as it was before the last event, when that event keyed a round at once (`round`, `result`) and so
+    # may be undone; None after any other event. It never holds one of its own (`undo=None`): one step back only.
+    undo: TableState | None = None
 
     @property
     def rules(self) -> ShoeRules:
@@ -244,8 +292,8 @@ class Delta:
     """What an accepted event did: `event` is the normalised event to store, `display` what a display draws."""
 
     kind: str
-    event: dict
-    display: dict = field(default_factory=dict)
+    event: Event
+    display: JSONObject = field(default_factory=dict)
     added: Round | None = None  # a round to add to the roads
     rebuild: bool = False  # the roads are rebuilt from the shoe's rounds
     duplicate: bool = False  # a retried seq: acknowledged, not applied again
@@ -309,14 +357,14 @@ def index_of(rounds: tuple[Round, ...], number: int) -> int:
     )
 
 
-def round_json(r: Round, number: int | None, public: bool = True) -> dict:
+def round_json(r: Round, number: int | None, public: bool = True) -> RoundJSON:
     return {"round": number, **r.as_json(public)}
 
 
 # -- applying -----------------------------------------------------------------------------------------------------
 
 
-def digest(event: dict) -> str:
+def digest(event: Event) -> str:
     """The content a seq stands for: the event as its sender wrote it, without the times and what the service adds.
 
     >>> card = {"type": "card", "card": "9H", "seq": 3}
@@ -327,7 +375,7 @@ def digest(event: dict) -> str:
     return hashlib.sha256(canonical_json(content)).hexdigest()
 
 
-def canonical_json(content: dict) -> bytes:
+def canonical_json(content: JSONObject) -> bytes:
     """`content` as compact JSON with sorted keys and every character past ASCII escaped: the bytes the log's
     digests have always been taken of (a seq stored before an upgrade must still match its retry).
 
@@ -355,11 +403,14 @@ def apply(
     trusted: bool = False,
     received_at: float | None = None,
     operator: str | None = None,
+    service: bool = False,
 ) -> tuple[TableState, Delta]:
     """The table after `raw`, and what changed; a Refusal changes nothing.
 
     `operator` is the name of the operator whose token sent the event (None for a feed's token); `received_at`
     when the service took it. `trusted` events come from the log: they were accepted once and apply as stored.
+    `service`: the service made the event itself (the `bets_closed` when a betting window's time is up): it needs no
+    seq, and its feed is "service".
     """
     event = parse_event(raw, trusted)
     if not trusted:
@@ -370,26 +421,37 @@ def apply(
             # have to agree on numbers.
             event["operator"] = operator
             event["feed"] = f"operator:{operator}"
+        if service:
+            event["feed"] = "service"
     seq_digest = digest(event) if "seq" in event else None
     if seq_digest is not None:
         if not trusted and state.seqs.is_retry(event.get("feed", ""), event["seq"], seq_digest):
             return state, Delta(event["type"], event, duplicate=True, digest=seq_digest)
-    elif state.config.require_seq and not trusted:
+    elif state.config.require_seq and not trusted and not service:
         raise Malformed(
             'every event needs a "seq", a whole number rising with each event, so that a retry is never dealt '
             "twice (a test bench may set require_seq = false)",
             "seq_required",
         )
-    new, delta = _HANDLERS[event["type"]](state, event, trusted)
+    kind = event["type"]
+    if kind != "bets_closed" and state.bets.expired(event.get("received_at")):
+        # The window's time was up before this event came: it is closed, whether or not the service's own
+        # `bets_closed` got there first (a replay decides the same, from the stored times).
+        state = evolve(state, bets=NO_MORE_BETS)
+    new, delta = _HANDLERS[kind](state, event, trusted)
+    if kind in CLOSE_BETS:
+        new = evolve(new, bets=CLOSED)
+    undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == "round" else None
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
     at = event.get("received_at", new.last_event_at)
-    return evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at), evolve(delta, digest=seq_digest)
+    new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo)
+    return new, evolve(delta, digest=seq_digest)
 
 
-Handler = Callable[[TableState, dict, bool], tuple[TableState, Delta]]
+Handler = Callable[[TableState, Event, bool], tuple[TableState, Delta]]
 
 
-def _require_operator(event: dict, trusted: bool, what: str) -> None:
+def _require_operator(event: Event, trusted: bool, what: str) -> None:
     if not trusted and "operator" not in event:
         raise Forbidden(f"{what} is an operator's action: send it with an operator's token, not the feed's")
 
@@ -414,7 +476,7 @@ def _require_between_rounds(state: TableState, what: str) -> None:
         )
 
 
-def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _shoe(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_between_rounds(state, "a new shoe")
     if trusted and isinstance(event.get("rules"), dict):
         rules = _stored_rules(event["rules"], state.config)
@@ -434,7 +496,7 @@ def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("shoe", event, {"shoe": {"id": shoe.id, "number": number}}, rebuild=True)
 
 
-def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
+def _stored_rules(stored: JSONObject, config: TableConfig) -> ShoeRules:
     base = config.rules()
     try:
         rules = ShoeRules(
@@ -451,16 +513,18 @@ def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
     return rules
 
 
-def _burn(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _burn(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "burning cards")
     _require_between_rounds(state, "burning cards")
+    # A stored burn applies as it was accepted (before the keypad's rounds and excess cards counted here).
+    left = shoe.unseen if trusted else shoe.cards_left
     if "cards" in event:
-        if len(event["cards"]) > shoe.cards_left:
-            raise Refusal(f"the shoe has only {shoe.cards_left} cards left to burn", "not_enough_cards")
+        if len(event["cards"]) > left:
+            raise Refusal(f"the shoe has only {left} cards left to burn", "not_enough_cards")
         taken = evolve(shoe, cards=shoe.cards.take_all(event["cards"]), burned=shoe.burned + len(event["cards"]))
         return evolve(state, shoe=taken), Delta("burn", event, {"count": len(event["cards"])})
-    if event["count"] > shoe.cards_left:
-        raise Refusal(f"the shoe has only {shoe.cards_left} cards left to burn", "not_enough_cards")
+    if event["count"] > left:
+        raise Refusal(f"the shoe has only {left} cards left to burn", "not_enough_cards")
     burned = evolve(shoe, burned=shoe.burned + event["count"], burned_unseen=shoe.burned_unseen + event["count"])
     return evolve(state, shoe=burned), Delta("burn", event, {"count": event["count"]})
 
@@ -472,7 +536,7 @@ def _shoe_empty(shoe: ShoeState, coming: int = 1, trusted: bool = True) -> None:
     if out + coming > shoe.size:
         keyed = f", at least {shoe.keyed} in rounds entered without cards" * (not trusted and shoe.keyed > 0)
         raise Refusal(
-            f"this shoe's {shoe.size} cards are all out ({shoe.size - shoe.cards_left} dealt or burned, "
+            f"this shoe's {shoe.size} cards are all out ({shoe.size - shoe.unseen} dealt or burned, "
             f"{shoe.excess} in excess{keyed}; every round starts with {ROUND_CARDS} cards): void the round in "
             "progress if there is one, and start a new shoe",
             "shoe_empty",
@@ -492,11 +556,13 @@ def keyed_cards(r: Round) -> int:
     return ROUND_CARDS + (r.banker_cards == 3)
 
 
-def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _card(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing cards")
     if state.squeezing:
         raise OutOfOrder("the round's cards are all out, face down: reveal them before the next card", "not_revealed")
     _shoe_empty(shoe, 1, trusted)
+    if event.get("foreign"):
+        return _foreign(state, event, shoe)
     card = event["card"]
     if shoe.cards.holds(card) == 0:
         return _excess(state, event, shoe, card)
@@ -508,10 +574,32 @@ def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     new = evolve(state, shoe=shoe, deal=deal, notice=None if not state.deal.started else state.notice)
     if deal.complete and not face_down:
         return _finish(new, event, deal.outcome(), display)
+    if not deal.complete and shoe.cards_left == 0:
+        return _ran_out(new, event, display)
     return new, Delta("card", event, display)
 
 
-def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
+def _foreign(state: TableState, event: Event, shoe: ShoeState) -> tuple[TableState, Delta]:
+    """004 rule 5.3.1, 003 rule 5.1.1: a card that is not part of the set (or one the shoe could not read) voids the
+    round in progress; earlier rounds stand. It came out of the shoe: it counts among the excess cards."""
+    read = event.get("read")
+    what = f"a card read as {read!r}" if read else "a card the shoe could not read"
+    reason = f"{what} is not part of the shoe's set (foreign or unreadable card, 004 rule 5.3.1)"
+    void = Round(None, state.deal.player, state.deal.banker, void=True, reason=reason, irregularity=True)
+    counted = evolve(shoe, excess=shoe.excess + 1)
+    return _end_in_void(evolve(state, shoe=counted), event, void, {"foreign": True})
+
+
+def _ran_out(state: TableState, event: Event, display: JSONObject) -> tuple[TableState, Delta]:
+    """004 rule 5.3.4, 003 rule 5.1.3: the shoe's last card is out and the round needs more: it is voided at once
+    (not left open for an operator); its cards stay out, earlier rounds stand."""
+    deal = state.deal
+    reason = "the shoe ran out of cards before the round was complete (insufficient cards, 004 rule 5.3.4)"
+    void = Round(None, deal.player, deal.banker, void=True, reason=reason, irregularity=True)
+    return _end_in_void(state, event, void, display)
+
+
+def _excess(state: TableState, event: Event, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
     """004 rule 5.3.2: a card the shoe cannot hold voids the round in progress; earlier rounds stand."""
     reason = (
         f"{card} is one too many: the shoe's {shoe.rules.decks} decks hold {shoe.rules.decks} of it "
@@ -523,7 +611,7 @@ def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple
 
 
 def _end_in_void(
-    state: TableState, event: dict, void: Round, extra: dict, excess: tuple[str, ...] = ()
+    state: TableState, event: Event, void: Round, extra: JSONObject, excess: tuple[str, ...] = ()
 ) -> tuple[TableState, Delta]:
     """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand.
     `excess`: the cards the shoe could not hold, when that is why."""
@@ -545,7 +633,7 @@ def _count_down(shoe: ShoeState | None) -> ShoeState | None:
     return evolve(shoe, rounds_left=shoe.rounds_left - 1)
 
 
-def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _round(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing a round")
     _require_between_rounds(state, "a whole round")
     r = check_round(event["player"], event["banker"])
@@ -574,7 +662,7 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
     return _finish(new, event, r, {})
 
 
-def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _result(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "entering a result")
     _require_between_rounds(state, "entering a result")
     r = keypad_round(event)
@@ -585,7 +673,7 @@ def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, 
     return _finish(evolve(state, shoe=evolve(shoe, keyed=shoe.keyed + keyed)), event, r, {})
 
 
-def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[TableState, Delta]:
+def _finish(state: TableState, event: Event, r: Round, extra: JSONObject) -> tuple[TableState, Delta]:
     number = state.round_number
     new = evolve(
         state,
@@ -599,7 +687,7 @@ def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[Tabl
     return new, Delta("round", event, {**extra, "round": round_json(r, number)}, added=r)
 
 
-def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _void(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_operator(event, trusted, "a void")
     operator = event.get("operator")
     if "round" not in event:
@@ -618,7 +706,7 @@ def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("void", event, {"round": round_json(void, None), "voided": event["round"]}, rebuild=True)
 
 
-def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _correct(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_operator(event, trusted, "a correction")
     shoe = state.shoe
     i = index_of(state.rounds, event["round"])
@@ -649,7 +737,7 @@ def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState,
     return new, Delta("correct", event, {"round": round_json(new_round, event["round"])}, rebuild=True)
 
 
-def _cut(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _cut(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "the cut card")
     if shoe.cut:
         raise OutOfOrder("the cut card already came out in this shoe", "already_cut")
@@ -657,7 +745,7 @@ def _cut(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Del
     return evolve(state, shoe=evolve(shoe, cut=True, rounds_left=left)), Delta("cut", event, {"rounds_left": left})
 
 
-def _reveal(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _reveal(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "revealing cards")
     if not shoe.rules.squeeze:
         raise OutOfOrder("this shoe is not dealt face down (squeeze is off): there is nothing to reveal", "no_squeeze")
@@ -676,7 +764,7 @@ def _reveal(state: TableState, event: dict, trusted: bool) -> tuple[TableState, 
     return new, Delta("reveal", event, {"revealed": shown})
 
 
-def _shoe_end(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _shoe_end(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = state.shoe
     if shoe is None:
         raise OutOfOrder("no shoe is open: there is no shoe to end", "no_shoe")
@@ -685,6 +773,52 @@ def _shoe_end(state: TableState, event: dict, trusted: bool) -> tuple[TableState
     _require_between_rounds(state, "ending the shoe")
     ended = evolve(shoe, ended=True, seed=event.get("seed"))
     return evolve(state, shoe=ended), Delta("shoe_end", event, {k: event[k] for k in ("seed",) if k in event})
+
+
+def _bets_open(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """Bets open between rounds (003 rule 3.1), for `seconds` from when the service took the event; opening an open
+    window starts its time again."""
+    _require_shoe(state, "opening the betting window")
+    if state.deal.started:
+        raise OutOfOrder(
+            f"round {state.round_number} is being dealt and is not settled: bets open only between rounds (once it "
+            "is settled or voided)",
+            "round_in_progress",
+        )
+    at = event.get("received_at")
+    bets = Bets(True, None if at is None else at + event["seconds"], event["seconds"])
+    return evolve(state, bets=bets), Delta("bets_open", event, {"bets": bets.as_json()})
+
+
+def _bets_closed(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """No more bets (003 rule 3.2): the window closes; the boards say so until the round's first card."""
+    if not state.bets.open:
+        raise OutOfOrder("the betting window is not open: there is nothing to close", "bets_not_open")
+    by = "time" if state.bets.expired(event.get("received_at")) else "event"
+    return evolve(state, bets=NO_MORE_BETS), Delta("bets_closed", event, {"bets": NO_MORE_BETS.as_json(), "by": by})
+
+
+def _undo(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """Take back the last round keyed at once (a `round` or a `result`) while it is the last thing the table took:
+    the table is as it was before it, the round's cards back in the shoe. Anything else first (a card, a burn, the
+    betting window, another round) and it stands: a supervisor corrects or voids it (004 rule 5.6)."""
+    base = state.undo
+    last = state.played
+    if base is None:
+        raise OutOfOrder(
+            "nothing to undo: only the last round keyed (its result or its cards) can be undone, and only before "
+            "anything else happens at the table; ask a supervisor to correct or void it",
+            "nothing_to_undo",
+        )
+    if event.get("round") not in (None, last):
+        raise OutOfOrder(f"round {event['round']} is not the last round keyed: round {last} is", "not_last_round")
+    old = state.rounds[-1]
+    event["before"] = round_json(old, last)
+    # The bets of the round taken back were closed when it was keyed: they stay closed ("no more bets").
+    bets = NO_MORE_BETS if base.bets.open or base.bets.no_more_bets else base.bets
+    notice = Notice("undo", last, event.get("reason", ""), False, event.get("received_at"))
+    new = evolve(base, seqs=state.seqs, bets=bets, notice=notice)
+    return new, Delta("undo", event, {"round": round_json(old, last), "undone": last}, rebuild=True)
 
 
 _HANDLERS: dict[str, Handler] = {
@@ -698,12 +832,15 @@ _HANDLERS: dict[str, Handler] = {
     "cut": _cut,
     "reveal": _reveal,
     "shoe_end": _shoe_end,
+    "bets_open": _bets_open,
+    "bets_closed": _bets_closed,
+    "undo": _undo,
 }
 # Each event type is read in events.py and applied here: neither may have a type the other lacks.
 assert tuple(_HANDLERS) == TYPES, "events.TYPES and table._HANDLERS must name the same event types"
 
 
-def keypad_round(event: dict) -> Round:
+def keypad_round(event: Event) -> Round:
     """A result entered on the keypad, no cards known; refused if it contradicts itself."""
     winner = event["winner"]
     p, b = event.get("player_points"), event.get("banker_points")
@@ -733,7 +870,7 @@ def keypad_round(event: dict) -> Round:
     )
 
 
-def fold(config: TableConfig, events, start: TableState | None = None) -> TableState:
+def fold(config: TableConfig, events: Iterable[Event], start: TableState | None = None) -> TableState:
     """The table after a stored shoe's events (trusted: they were accepted once), from `start` or a fresh table."""
     state = start or TableState(config)
     for event in events:
@@ -743,6 +880,7 @@ def fold(config: TableConfig, events, start: TableState | None = None) -> TableS
 
 __all__ = [
     "TABLE_DECKS",
+    "Bets",
     "Delta",
     "Forbidden",
     "Notice",

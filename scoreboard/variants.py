@@ -92,14 +92,14 @@ class Variant:
         return self.bet(name).rule
 
     @cached_property
-    def _capabilities(self) -> dict:
+    def _capabilities(self) -> dict[str, Any]:
         return {
             "banker_six": self.marks_banker_six,
             "insurance": self.insurance,
             "bets": [{"bet": b.name, "title": b.title, "pays": b.pays} for b in self.bets.values()],
         }
 
-    def capabilities(self) -> dict:
+    def capabilities(self) -> dict[str, Any]:
         """What a display needs to know of the game: the Super 6 mark, insurance offers, the side bets (made once
         per variant; callers read it, never change it)."""
         return self._capabilities
@@ -111,7 +111,7 @@ class VariantEntry:
 
     name: str
     make: Callable[..., Variant]
-    report_settings: tuple[dict, ...] = ({},)
+    report_settings: tuple[dict[str, Any], ...] = ({},)
     rules: str = ""  # the game's source in the rule documents, for the rules page
 
 
@@ -393,7 +393,7 @@ class Settled:
         """What goes back to the bettor: stake plus winnings, the stake alone on a push or void, else nothing."""
         return Fraction(0) if self.result == "lose" else self.stake + self.win
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {
             "bet": self.bet,
             "stake": str(self.stake),
@@ -406,7 +406,7 @@ class Settled:
 
 def _stake(value: object) -> Fraction:
     try:
-        stake = Fraction(value)  # type: ignore[call-overload]
+        stake: Fraction = Fraction(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         raise Malformed(f"a stake must be a number, not {value!r}", "bad_stake") from None
     if stake <= 0:
@@ -458,7 +458,7 @@ def _settle_one(game: Variant, round: Round, bet: Bet) -> Settled:
     return Settled(bet.bet, stake, "win", stake * Fraction(pay))
 
 
-def _check_insurance_bet(game: Variant, bet: Bet, originals: dict) -> None:
+def _check_insurance_bet(game: Variant, bet: Bet, originals: dict[str, Any]) -> None:
     if not game.insurance:
         raise Refusal(
             f"{bet.bet} is not a bet at a {game.name} table: insurance is offered only at insurance tables (003)",
@@ -495,7 +495,7 @@ def _settle_insurance(round: Round, bet: Bet) -> Settled:
     return Settled(bet.bet, stake, "lose", Fraction(0), stage)
 
 
-def _cap_insurance(settled: list[Settled], originals: dict) -> list[Settled]:
+def _cap_insurance(settled: list[Settled], originals: dict[str, Any]) -> list[Settled]:
     """003 rule 3.5.2: all insurance on a hand together may not pay more than the original bet on it."""
     out = []
     room = dict(originals)

@@ -128,12 +128,13 @@ def test_an_excess_card_inside_a_whole_round_takes_the_others_from_the_shoe(tmp_
     body = post({"type": "round", "player": ["8D", "KS"], "banker": ["8D", "KC"]}).get_json()  # a 5th 8D
     assert body["results"][0]["kind"] == "void"
     state = body["table"]
-    assert state["shoe"]["cards_left"] == 208 - 3 - 3, "the 4th 8D, KS and KC came out; the 5th was never in it"
+    # The 4th 8D, KS and KC came out, and the 5th 8D too: never part of the set, but a card out of the shoe.
+    assert state["shoe"]["cards_left"] == 208 - 3 - 4
     [void] = client.get("/api/tables/T1/rounds").get_json()["rounds"]
     assert void["void"] and void["irregularity"] and "8D" in void["reason"]
     again = post({"type": "card", "card": "8D"}).get_json()
     assert again["results"][0]["kind"] == "void", "a 5th 8D is an excess card again, never dealt"
-    assert again["table"]["shoe"]["cards_left"] == 202
+    assert again["table"]["shoe"]["cards_left"] == 200
     app.extensions["scoreboard"].close()
 
 
@@ -161,7 +162,7 @@ def test_a_flood_of_excess_cards_stops_when_the_shoe_could_hold_no_more(tmp_path
     body = r.get_json()
     assert r.status_code == 422 and body["error"] == "shoe_empty" and body["applied"] == 208
     state = client.get("/api/tables/T1").get_json()
-    assert state["shoe"]["cards_left"] == 204, "the four real aces came out, no other card"
+    assert state["shoe"]["cards_left"] == 0, "the four real aces and 204 excess ones came out: none is left"
     assert len(client.get("/api/tables/T1/rounds").get_json()["rounds"]) <= 208
     too_many = post(*([{"type": "cut"}] * 1001))
     assert too_many.status_code == 413 and too_many.get_json()["error"] == "too_many_events"
@@ -191,7 +192,8 @@ def test_a_shoe_entered_on_the_keypad_holds_no_more_rounds_than_its_cards(tmp_pa
         headers={"Authorization": f"Bearer {OPERATOR}"},
     )
     assert fixed.status_code == 200, fixed.get_json()
-    assert client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == 208 - 6
+    # 6 real cards where the keypad counted 5: 207 out at least, so 1 at most is left.
+    assert client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == 1
     assert post({"type": "result", "winner": "T"}).status_code == 422, "6 cards for 5: 207 out, still full"
     # An 8-deck shoe: at most 104 rounds, then the same refusal; the next shoe starts afresh.
     _, post8 = poster(app, "T8", "secret-T8")

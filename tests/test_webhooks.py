@@ -88,6 +88,7 @@ secret = "another"
         "correct",
         "shoe",
         "shoe_end",
+        "undo",
         "settings",
         "alarm",
     }, "by default every event type of every table"

@@ -8,12 +8,14 @@ its text (cached masks) on the copy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image, ImageDraw
 
 from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
+from ..shapes import JSONMapping
 from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
 from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
 from .png import encode
@@ -102,7 +104,7 @@ def _clamp(v: int) -> int:
     return max(PIXELS[0], min(PIXELS[1], v))
 
 
-def is_super_six(state: dict | None) -> bool:
+def is_super_six(state: JSONMapping | None) -> bool:
     """Whether the table's game marks a Banker win on 6 (the stats then count Super 6 wins)."""
     if not state:
         return False
@@ -122,20 +124,20 @@ class Renderer:
         self.fonts = fonts or default_fonts()
         self.sprites = Sprites(self.fonts)
         # Backgrounds are whole images (6 MB at 1920x1080, 44 MB at 3840x3840): a few sizes only.
-        self.backgrounds: Bounded[tuple, Image.Image] = Bounded(96 << 20, weigh=image_bytes)
+        self.backgrounds: Bounded[tuple[Any, ...], Image.Image] = Bounded(96 << 20, weigh=image_bytes)
         self.renders = 0
 
     # -- entry points ---------------------------------------------------------------------------------------
 
-    def board_png(self, roads: dict, state: dict | None, spec: Spec) -> bytes:
+    def board_png(self, roads: JSONMapping, state: JSONMapping | None, spec: Spec) -> bytes:
         image, _ = self.board(roads, state, spec)
         return encode(image, spec.theme)
 
-    def road_png(self, roads: dict, spec: Spec) -> bytes:
+    def road_png(self, roads: JSONMapping, spec: Spec) -> bytes:
         image, _ = self.road(roads, spec)
         return encode(image, spec.theme)
 
-    def board(self, roads: dict, state: dict | None, spec: Spec) -> tuple[Image.Image, BoardLayout]:
+    def board(self, roads: JSONMapping, state: JSONMapping | None, spec: Spec) -> tuple[Image.Image, BoardLayout]:
         self.fonts.check()
         panels = spec.panels or DEFAULT_PANELS
         if state is None:
@@ -163,7 +165,7 @@ class Renderer:
         self.renders += 1
         return image, layout
 
-    def road(self, roads: dict, spec: Spec) -> tuple[Image.Image, Frame]:
+    def road(self, roads: JSONMapping, spec: Spec) -> tuple[Image.Image, Frame]:
         self.fonts.check()
         f = road_layout(roads, spec.kind, spec.width, spec.height, spec.cols)
         image = self.backgrounds.get(("road", spec), lambda: self._road_background(f, spec)).copy()
@@ -336,7 +338,7 @@ class _Painter:
             inset = radius if panel and y > panel.bottom - 1 - radius else 0
             self.draw.line((f.x + inset, y, min(right, limit_x) - inset, y), fill=line)
 
-    def road(self, road: str, f: Frame, roads: dict) -> None:
+    def road(self, road: str, f: Frame, roads: JSONMapping) -> None:
         """The road's entries that fall in its frame, each one pasted sprite."""
         cells = road_cells(roads, road)
         sprites, cell, theme = self.r.sprites, f.cell, self.theme
@@ -364,7 +366,7 @@ class _Painter:
 
     # -- header ---------------------------------------------------------------------------------------------
 
-    def header(self, rect: Rect, roads: dict, state: dict | None, u: float) -> None:
+    def header(self, rect: Rect, roads: JSONMapping, state: JSONMapping | None, u: float) -> None:
         """The table as the board's header shows it: name and variant, limits, shoe, round, cards left, the phase
         with the cut card's "Last rounds"."""
         self.rounded(rect, u, "panel")
@@ -443,7 +445,7 @@ class _Painter:
                 line = trial
         return [*out, line] if line else out
 
-    def title_block(self, left: float, mid: float, width: float, state: dict, hu: float, room: float) -> None:
+    def title_block(self, left: float, mid: float, width: float, state: JSONMapping, hu: float, room: float) -> None:
         """The table's name as large as fits on one line (the board's name), down to the label size, then on as
         many lines as it takes; the variant's title under it, translated."""
         name = state.get("name") or state.get("table", "")
@@ -506,13 +508,13 @@ class _Painter:
         for box, (_, label, _) in zip(layout.boxes, STATS, strict=False):
             self.text(box.x, box.y + box.h / 2, self.t(label), layout.label_size, "muted", weight=400)
 
-    def stats(self, rect: Rect, roads: dict, six: bool, u: float) -> None:
+    def stats(self, rect: Rect, roads: JSONMapping, six: bool, u: float) -> None:
         layout = self._stats_boxes(rect, six, u)
         counts = roads.get("stats", {})
         for box, (key, _, fill) in zip(layout.boxes, STATS, strict=False):
             self.text(box.right, box.y + box.h / 2, str(counts.get(key, 0)), layout.value_size, fill, align="right")
 
-    def chips(self, f: Frame, panel: Rect, roads: dict, u: float) -> None:
+    def chips(self, f: Frame, panel: Rect, roads: JSONMapping, u: float) -> None:
         """The good-road patterns with their run length in the Big Road's title bar, from the right, as many as
         fit whole (board.js shows them there too)."""
         title = f.y - panel.y
@@ -554,7 +556,7 @@ class _Painter:
                       max_w=b.rect.w - u)  # fmt: skip
             self.rounded(b.box, 0.6 * u, "road_bg")
 
-    def ask(self, rect: Rect, roads: dict, u: float) -> None:
+    def ask(self, rect: Rect, roads: JSONMapping, u: float) -> None:
         """On each button, the mark each derived road would get (board.js: Big Eye, Small, Cockroach)."""
         predict = roads.get("predict") or {}
         for b in self._buttons(rect, u):
@@ -572,7 +574,7 @@ class _Painter:
 
     # -- cards and the last result --------------------------------------------------------------------------
 
-    def cards(self, rect: Rect, state: dict | None, u: float) -> None:
+    def cards(self, rect: Rect, state: JSONMapping | None, u: float) -> None:
         """The round being dealt, else the last round's cards, with the points, the outcome and what it paid, or
         the void's or correction's notice (board.js)."""
         if not state:
@@ -625,7 +627,7 @@ class _Painter:
         self.text(cx, rect.y + rect.h * 0.33, rank, 4 * s, fill, weight=700, align="centre", max_w=rect.w)
         self.text(cx, rect.y + rect.h * 0.7, SUITS.get(card[1], card[1]), 3.6 * s, fill, align="centre", max_w=rect.w)
 
-    def notice_text(self, state: dict) -> str | None:
+    def notice_text(self, state: JSONMapping) -> str | None:
         """The board's words for the last void or correction (page.js), in this language; never a rule
         document's reference: an excess card is said plainly, with its cards."""
         n = state.get("notice")
@@ -638,11 +640,11 @@ class _Painter:
         cards = " ".join(f"{'10' if c[0] == 'T' else c[0]}{SUITS.get(c[1], c[1])}" for c in n.get("cards") or [])
         return self.t(NOTICE[key]) % {"round": n.get("round"), "reason": n.get("reason", ""), "cards": cards}
 
-    def pays_texts(self, state: dict) -> list[str]:
+    def pays_texts(self, state: JSONMapping) -> list[str]:
         """The last round's winning bets and what each paid (state.last_pays, from the variant registry)."""
         return [self.t(PAYS) % {"bet": self.t(title), "odds": odds} for title, odds in state.get("last_pays") or []]
 
-    def outcome_lines(self, width: float, state: dict, dealing: bool, u: float) -> list[tuple[str, float, str]]:
+    def outcome_lines(self, width: float, state: JSONMapping, dealing: bool, u: float) -> list[tuple[str, float, str]]:
         """What the round's panel writes under the cards, line by line (text, size, colour): the round being dealt,
         or the last result and its pays; a notice of a void or correction first. Long texts wrap, never cut."""
         last = state.get("last_result")
@@ -670,13 +672,13 @@ class _Painter:
                 out += self.lines(item, size, width)
         return out
 
-    def result_text(self, last: dict, state: dict) -> str:
+    def result_text(self, last: JSONMapping, state: JSONMapping) -> str:
         text = f"{self.t('Round')} {last.get('round', '')}: {self.t(WINNER_TEXT[last['winner']])}"
         if last.get("banker_six") and is_super_six(state):
             text += f" · {self.t('Super 6')}"
         return text
 
-    def last(self, rect: Rect, state: dict | None, u: float) -> None:
+    def last(self, rect: Rect, state: JSONMapping | None, u: float) -> None:
         """The last result large: who won, on what points, in which round, and what it paid."""
         last = (state or {}).get("last_result")
         cx = rect.x + rect.w / 2

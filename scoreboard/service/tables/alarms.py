@@ -63,6 +63,7 @@ KINDS: dict[str, Kind] = {
     "void": Kind("alarm", N_("Round voided"), N_("Voided by %(operator)s: %(reason)s")),
     "correction": Kind("alarm", N_("Round corrected"), N_("Corrected by %(operator)s: %(reason)s")),
     "excess_card": Kind("alarm", N_("Excess card"), N_("%(cards)s: more than the shoe holds; the round is void")),
+    "irregularity": Kind("alarm", N_("Round void by the rules"), N_("%(reason)s")),
     "feed_silent": Kind(
         "alarm", N_("Feed silent"), N_("No feed event for %(seconds)s s while a shoe is open"), condition=True
     ),
@@ -177,7 +178,7 @@ def new_alarm(
     >>> new_alarm("T1", "smoke")
     Traceback (most recent call last):
     ...
-    ValueError: there is no alarm kind 'smoke' (the kinds: void, correction, excess_card, feed_silent, \
+    ValueError: there is no alarm kind 'smoke' (the kinds: void, correction, excess_card, irregularity, feed_silent, \
 screen_missing, integrity, cut_card)
     """
     known = KINDS.get(kind)
@@ -263,8 +264,13 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
         # An earlier round by its number, or the round being dealt: the number it would have had.
         kind, number = "void", event.get("round", before.round_number)
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
-    elif delta.kind == "void":  # a card the shoe cannot hold voided the round being dealt
-        kind, values = "excess_card", {"cards": " ".join(_excess_cards(before, event))}
+    elif delta.kind == "void":  # the service voided the round being dealt: an excess card, or another irregularity
+        excess = _excess_cards(before, event)
+        if excess:
+            kind, values = "excess_card", {"cards": " ".join(excess)}
+        else:  # a foreign or unreadable card, or the shoe ran out before the round was complete
+            voided = after.rounds[-1] if after.rounds else None
+            kind, values = "irregularity", {"reason": (voided.reason if voided is not None else "") or ""}
     elif delta.kind == "correct":
         kind, number = "correction", event.get("round")
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
@@ -278,7 +284,8 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
 def _excess_cards(before: TableState, event: dict) -> list[str]:
     """The cards of an event that the shoe could not hold."""
     if event["type"] == "card":
-        return [event["card"]]
+        held = before.shoe.cards if before.shoe else None
+        return [event["card"]] if "card" in event and (held is None or not held.holds(event["card"])) else []
     held, out = before.shoe.cards if before.shoe else None, []
     for card in [*event.get("player", ()), *event.get("banker", ())]:
         if held is not None and held.holds(card):

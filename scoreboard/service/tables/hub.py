@@ -24,7 +24,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import Refusal
 from ...seqs import WINDOW, SeqMemory
@@ -34,6 +34,7 @@ from ..log import Log, Outcome, Record, RefusedAction, Row, Stored, Writes
 from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
 from . import permissions
 from .alarms import Alarms, Raised, of_events
+from .bets_clock import BetsClock
 from .outbox import Outbox
 from .updates import Shown, shown_after, slim
 
@@ -107,6 +108,7 @@ class TableHub:
         self._following = False
         self._closing: list[Callable[[], None]] = []
         self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
+        self.bets_clock = BetsClock(self)  # closes a betting window when its time is up (bets_clock.py)
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
@@ -165,6 +167,7 @@ class TableHub:
             # The view is built once, from the state after the shoe's last event.
             state = collections.deque(_fold_stored(state, rows, table_id), maxlen=1)[-1][0] if rows else state
             self.tables[table_id] = TableView(state, self.log_id)
+            self.bets_clock.watch(table_id, state)
         self.ready = True
         if self.store.shared:
             self._following = True
@@ -195,6 +198,7 @@ class TableHub:
             rows = self._io(self.store.events_after, table_id, view.version)
             for state, delta in _fold_stored(view.state, rows, table_id):
                 view.take(state, delta)
+            self.bets_clock.watch(table_id, view.state)
         except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
             log.error("table %s: catching up from the event log failed: %s", table_id, e)
         finally:
@@ -202,11 +206,20 @@ class TableHub:
 
     # -- feeding --------------------------------------------------------------------------------------------------
 
-    def submit(self, table_id: str, events: list, *, operator: Operator | None = None, is_list: bool = True) -> dict:
+    def submit(
+        self,
+        table_id: str,
+        events: list,
+        *,
+        operator: Operator | None = None,
+        is_list: bool = True,
+        service: bool = False,
+    ) -> dict:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
         `operator` is the operator whose token sent them (None for the table's feed token): each event is an action
         their role must allow at this table (permissions.py), judged on the table as that event finds it.
+        `service`: the service made the events itself (bets_clock.py); they need no seq.
         """
         started = time.perf_counter()
         if len(events) > MAX_EVENTS_PER_POST:
@@ -224,8 +237,8 @@ class TableHub:
         handed_off = False
         try:
             base = self.tables[table_id].state
-            staged, refused = _stage(base, events, operator)
-            post = _Post(self, table_id, base, events, operator, staged, refused, started)
+            staged, refused = _stage(base, events, operator, service)
+            post = _Post(self, table_id, base, events, operator, staged, refused, started, service)
             if self.store.shared or post.writes():
                 # A shared log may hold newer events of this table than this process has seen: even a refusal or a
                 # duplicate is only known for sure under the table's lock there, on the caught-up state. A refused
@@ -292,6 +305,7 @@ class TableHub:
             if self.metrics is not None:
                 self.metrics.applied(table_id, delta.event["type"], time.perf_counter() - post.started)
             results.append({"version": state.version, "kind": delta.kind})
+        self.bets_clock.watch(table_id, view.state)
         return results
 
     def _shown_of(self, table_id: str, view: TableView) -> Shown:
@@ -299,7 +313,9 @@ class TableHub:
         another process published) read from the table itself."""
         shown = self._shown.get(table_id)
         if shown is None or shown.version != view.version:
-            shown = Shown(view.version, view.state_json(), view.roads.stats_json(), view.roads.patterns())
+            # The core's TypedDicts, held as the plain dicts they are (the diff reads and copies them).
+            state, stats = cast(dict[str, Any], view.state_json()), cast(dict[str, Any], view.roads.stats_json())
+            shown = Shown(view.version, state, stats, view.roads.patterns())
         return shown
 
     def _settle_late(self, table_id: str, done: Outcome, lock) -> None:
@@ -414,8 +430,10 @@ class _Post:
         staged: list[tuple[TableState, Delta]],
         refused: tuple[Refusal, int] | None,
         started: float,
+        service: bool = False,
     ):
         self.hub, self.table_id, self.base, self.events, self.operator = hub, table_id, base, events, operator
+        self.service = service
         self.after = base.version
         self.staged, self.refused, self.started = staged, refused, started
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
@@ -430,7 +448,7 @@ class _Post:
         (every call starts from `base`: a retried transaction gets the same answer)."""
         if newer:
             self.caught = list(_fold_stored(self.base, newer, self.table_id))
-            self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator)
+            self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator, self.service)
             self._writes = None
         return self.writes()
 
@@ -476,7 +494,7 @@ class _Post:
 
 
 def _stage(
-    state: TableState, events: list, operator: Operator | None
+    state: TableState, events: list, operator: Operator | None, service: bool = False
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
     """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
     operator's event is first an action their role must allow at this table (permissions.py), judged on the table
@@ -490,7 +508,7 @@ def _stage(
                 denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
                 if denied is not None:
                     raise denied
-            new, delta = apply(state, raw, received_at=now, operator=name)
+            new, delta = apply(state, raw, received_at=now, operator=name, service=service)
         except Refusal as e:
             return staged, (e, index)
         staged.append((new, delta))

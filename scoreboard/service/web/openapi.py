@@ -79,6 +79,7 @@ SCHEMAS: dict[str, dict] = {
             message={"type": "string", "description": "one sentence a dealer or an operator understands"},
             applied={**COUNT, "description": "feed posts: the events of the post applied before the refused one"},
             event={**COUNT, "description": "feed posts of a list: the refused event's index"},
+            field={"type": "string", "description": "the field that is wrong, where one is (such as `seconds`)"},
         ),
         "description": "Every refusal and failure under /api answers with this body.",
     },
@@ -153,6 +154,7 @@ SCHEMAS: dict[str, dict] = {
                 "insurance",
                 "notice",
                 "last_event_at",
+                "bets",
             ],
             table=TEXT,
             name=TEXT,
@@ -182,7 +184,7 @@ SCHEMAS: dict[str, dict] = {
             notice=_nullable(
                 _obj(
                     ["kind", "round", "reason", "irregularity", "at"],
-                    kind={"type": "string", "enum": ["void", "correct"]},
+                    kind={"type": "string", "enum": ["void", "correct", "undo"]},
                     round=_nullable(INT),
                     reason=TEXT,
                     irregularity=BOOL,
@@ -190,6 +192,13 @@ SCHEMAS: dict[str, dict] = {
                 )
             ),
             last_event_at=_nullable(EPOCH),
+            bets=_obj(
+                ["open", "closes_at", "seconds", "announce"],
+                open=BOOL,
+                closes_at=_nullable(EPOCH),
+                seconds=_nullable({**INT, "minimum": 5, "maximum": 120}),
+                announce=_nullable({"type": "string", "enum": ["place_your_bets", "no_more_bets"]}),
+            ),
         ),
         "description": "A table's state (feed-protocol.md). Face-down cards show as null except to an operator.",
     },
@@ -295,9 +304,11 @@ SCHEMAS: dict[str, dict] = {
             banker_cards={"type": "integer", "enum": [2, 3]},
             reason={"type": "string", "maxLength": 200},
             round={"type": "integer", "minimum": 1},
+            seconds={"type": "integer", "minimum": 5, "maximum": 120, "description": "bets_open: the window's length"},
         ),
         "description": "A feed event (feed-protocol.md): a `type` and that type's fields. `void` and `correct` are "
-        "an operator's, sent with an operator's token.",
+        "an operator's, sent with an operator's token. `bets_open` and `bets_closed` open and close the betting "
+        "window; `undo` takes back the last round keyed before anything else happens.",
     },
     "FeedReply": _obj(
         ["applied", "results", "table"],

@@ -38,8 +38,8 @@ from flask_babel import gettext as translated  # for texts made elsewhere (varia
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
 from ...errors import Malformed
-from ...events import SEQ_MAX
 from ...options import BadOption
+from ...seqs import SEQ_MAX
 from ...variants import VARIANTS
 from ..feeds.intake import token_matches
 from ..server.attempts import Attempts
