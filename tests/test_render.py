@@ -504,3 +504,13 @@ def test_a_squeeze_table_image_says_squeeze_as_the_board_does(monkeypatch):
     drawn = _drawn_texts(monkeypatch)
     render_board(view.roads_json(), state, Options(), Renderer())
     assert "Squeeze" in [t for t, _ in drawn] and "Dealing" not in [t for t, _ in drawn]
+
+
+def test_a_state_without_its_capabilities_asks_the_registry_whether_banker_six_is_marked():
+    from scoreboard.render.draw import is_super_six
+    from scoreboard.variants import VARIANTS, variant
+
+    for name in VARIANTS:
+        assert is_super_six({"variant": name}) is variant(name).marks_banker_six
+    assert is_super_six({"variant": "not-a-variant"}) is False
+    assert is_super_six({"variant": "commission", "capabilities": {"banker_six": True}}) is True

@@ -16,13 +16,13 @@ from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
 from ..shapes import JSONMapping
+from ..variants import VARIANTS
 from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
 from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
 from .png import encode
 from .sprites import Sprites, supersample
 
 PIXELS = (160, 3840)
-SUPER_SIX_VARIANTS = ("super-six", "super-six-plus")
 ROAD_TITLE = {
     "bead": "Bead Road",
     "big": "Big Road",
@@ -125,7 +125,8 @@ def is_super_six(state: JSONMapping | None) -> bool:
     capabilities = state.get("capabilities") or {}
     if "banker_six" in capabilities:
         return bool(capabilities["banker_six"])
-    return state.get("variant") in SUPER_SIX_VARIANTS
+    entry = VARIANTS.get(state.get("variant", ""))  # a state without its capabilities: the registry says
+    return entry is not None and entry.make().marks_banker_six
 
 
 class Renderer:

@@ -22,6 +22,8 @@ from ...events import TYPES
 from ...i18n import LANGUAGES
 from ...live_settings import GROUPS, SETTINGS, STATUSES
 from ...palette import THEMES
+from ..live.screens import ID_PATTERN
+from ..live.screens import PAGES as SCREEN_PAGES
 from ..log import DELIVERY_STATES
 from ..tables.outbox import EVENT_TYPES
 from ..tables.permissions import ROLES
@@ -29,6 +31,7 @@ from ..tables.permissions import ROLES
 VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
 TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
 CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"
+SCREEN_ID = f"^{ID_PATTERN}$"
 
 # -- schemas --------------------------------------------------------------------------------------------------------
 
@@ -476,6 +479,60 @@ SCHEMAS: dict[str, dict] = {
         "description": "An alarm (floor.md).",
     },
     "Alarms": _obj(["alarms"], alarms={"type": "array", "items": _ref("Alarm")}),
+    "ScreenShows": _obj(
+        ["page", "table", "lang", "theme", "options"],
+        page={"type": "string", "enum": list(SCREEN_PAGES)},
+        table={**_nullable(TEXT), "description": "the table a board or an overlay shows (null: a pit, or none)"},
+        lang=_nullable({"type": "string", "enum": list(LANGUAGES)}),
+        theme=_nullable({"type": "string", "enum": list(THEMES)}),
+        options={"type": "object", "additionalProperties": TEXT, "description": "the page's other query options"},
+    ),
+    "Screen": {
+        **_obj(
+            [
+                "id",
+                "page",
+                "table",
+                "lang",
+                "theme",
+                "options",
+                "viewport",
+                "version",
+                "address",
+                "connected",
+                "since",
+                "last_seen",
+                "assigned",
+            ],
+            id={"type": "string", "pattern": SCREEN_ID},
+            page={"type": "string", "enum": list(SCREEN_PAGES)},
+            table=_nullable(TEXT),
+            lang=_nullable(TEXT),
+            theme=_nullable(TEXT),
+            options={"type": "object", "additionalProperties": TEXT},
+            viewport=_nullable({"type": "array", "items": COUNT, "minItems": 2, "maxItems": 2}),
+            version={**_nullable(TEXT), "description": "the service version the page was served by"},
+            address=_nullable(TEXT),
+            connected=BOOL,
+            since={**_nullable(EPOCH), "description": "connected since, or not connected since"},
+            last_seen=_nullable(EPOCH),
+            assigned={
+                "oneOf": [
+                    {"type": "null"},
+                    {
+                        "allOf": [
+                            _ref("ScreenShows"),
+                            _obj(["by", "at"], by=TEXT, at=EPOCH),
+                        ]
+                    },
+                ],
+                "description": "the stored assignment (who, when), or null",
+            },
+        ),
+        "description": "A screen: what it shows, as it reported on connecting (floor.md).",
+    },
+    "Screens": _obj(["screens"], screens={"type": "array", "items": _ref("Screen")}),
+    "OneScreen": _obj(["screen"], screen=_ref("Screen")),
     "Look": _obj(
         ["lang", "theme", "palette", "letters", "roads"],
         lang={"type": "string", "enum": list(LANGUAGES)},
@@ -564,7 +621,7 @@ ERRORS = {
     400: "Malformed: the request cannot be read, or a parameter is wrong.",
     401: "The token is missing or wrong.",
     403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
-    404: "No such table, shoe, webhook, delivery or operator.",
+    404: "No such table, shoe, webhook, delivery, alarm, screen or operator.",
     409: "Out of order, a seq already used for another event, an alarm acknowledged already, a table retired, or "
     "an id or a token already used.",
     413: "The body is too large, or the post carries too many events.",
@@ -595,6 +652,14 @@ def _table_param() -> dict:
 OPERATOR: list[dict] = [{"operatorToken": []}]
 FEED_OR_OPERATOR: list[dict] = [{"feedToken": []}, {"operatorToken": []}]
 PUBLIC_OR_OPERATOR: list[dict] = [{}, {"operatorToken": []}]
+
+SCREEN_PARAM = {
+    "name": "screen_id",
+    "in": "path",
+    "required": True,
+    "description": "The screen's id (letters, digits, '-', '_', '.'; up to 40).",
+    "schema": TEXT,
+}
 
 PATHS: dict[str, dict] = {
     "/api/tables": {
@@ -841,6 +906,77 @@ PATHS: dict[str, dict] = {
                 429,
                 503,
             ),
+        }
+    },
+    "/api/screens": {
+        "get": {
+            "operationId": "listScreens",
+            "summary": "The screens",
+            "description": "Every board, overlay, pit and /screen page connected to any process, those seen in the "
+            "last 24 hours and those assigned, by id; of the operator's tables, and those showing no table.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "responses": _answers(_json(_ref("Screens"), "The screens."), 401, 403, 429, 503),
+        }
+    },
+    "/api/screens/{screen_id}": {
+        "put": {
+            "operationId": "assignScreen",
+            "summary": "Tell a screen what to show",
+            "description": "A supervisor's or an admin's. What is left out stays as assigned (or as shown); a table "
+            "given to a screen showing none makes it a board. Stored (it wins whenever the screen connects) and "
+            "audited; the screen switches within 2 s.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "requestBody": {
+                "required": False,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "page": {"type": "string", "enum": list(SCREEN_PAGES)},
+                                "table": _nullable(TEXT),
+                                "lang": _nullable({"type": "string", "enum": list(LANGUAGES)}),
+                                "theme": _nullable({"type": "string", "enum": list(THEMES)}),
+                                "options": _nullable({"type": "object", "additionalProperties": TEXT}),
+                            },
+                            "additionalProperties": False,
+                        }
+                    }
+                },
+            },
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, assigned."), 400, 401, 403, 404, 429, 503),
+        },
+        "delete": {
+            "operationId": "forgetScreen",
+            "summary": "Forget a screen's assignment",
+            "description": "A supervisor's or an admin's: the screen stays where it is; connecting no longer moves it.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, unassigned."), 401, 403, 404, 429, 503),
+        },
+    },
+    "/api/screens/{screen_id}/identify": {
+        "post": {
+            "operationId": "identifyScreen",
+            "summary": "Show a screen's id large on it for 10 s",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, told."), 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/screens/{screen_id}/reload": {
+        "post": {
+            "operationId": "reloadScreen",
+            "summary": "Reload a screen",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, told."), 401, 403, 404, 429, 503),
         }
     },
     "/api/look": {
