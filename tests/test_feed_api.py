@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from scoreboard.cards import ALL_CARDS
 from scoreboard.cli import main
 from scoreboard.play import Deal
-from tests.conftest import OPERATOR, TOKEN
+from testing.tables import OPERATOR, TOKEN
 
 
 def view(client, table="T1"):
@@ -151,7 +151,7 @@ def test_a_card_the_shoe_no_longer_holds_voids_the_round_and_is_recorded(client,
 
 
 def test_insurance_offers_in_the_state(client):
-    from tests.conftest import Feed
+    from testing.tables import Feed
 
     ins = Feed(
         lambda url, body, token: client.post(url, json=body, headers={"Authorization": f"Bearer {token}"}),

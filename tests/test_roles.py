@@ -15,9 +15,9 @@ import requests
 
 from scoreboard.service.tables import permissions
 from scoreboard.service.tables.config import ConfigError, Operator, load_config
-from tests.conftest import TABLES_TOML, TOKEN, Server, with_seq
-from tests.operator_support import PageSession, bearer
-from tests.servers import run_cli
+from testing.operators import PageSession, bearer
+from testing.servers import Server, run_cli
+from testing.tables import TABLES_TOML, TOKEN, with_seq
 
 ROLE_TOKENS = {
     "admin": "admin-token-ann",
