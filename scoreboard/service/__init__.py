@@ -145,6 +145,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         api_docs,
         audit,
         cross_origin,
+        floor,
         health,
         history,
         images,
@@ -166,7 +167,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     cross_origin.init_app(app, origins)
     for blueprint in (alarms.bp, api.bp, api_docs.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp):
         app.register_blueprint(blueprint)
-    for blueprint in (look.bp, operator_page.bp, pages.bp, screens.bp, webhooks.bp):
+    for blueprint in (floor.bp, look.bp, operator_page.bp, pages.bp, screens.bp, webhooks.bp):
         app.register_blueprint(blueprint)
     couriers = Couriers(hub)
     app.extensions["webhooks"] = couriers

@@ -22,8 +22,9 @@ from ..tables.current import current_hub
 from .csv_cells import cell
 from .json_errors import error
 
-# The events an operator's token can make that the trail lists: voids, corrections, shoe changes and shoe ends.
-AUDITED_KINDS = ("void", "correct", "shoe", "shoe_end")
+# The events an operator can make that the trail lists: voids, corrections, shoe changes and shoe ends, and the
+# settings, feed tokens and retirements an admin or a supervisor changed live (floor.md).
+AUDITED_KINDS = ("void", "correct", "shoe", "shoe_end", "settings", "feed_token", "retire")
 
 CSV_COLUMNS = (
     "version",

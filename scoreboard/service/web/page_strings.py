@@ -150,4 +150,16 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "displays": _("Displays: %(count)s"),
         "idle": _("Waiting for the next round"),
         "no_tables": _("No tables"),
+        # A table's live settings (floor.md): its status, shown large when it is not open; the limits' groups.
+        "status": {
+            "open": pgettext("table status", "Open"),
+            "closed": pgettext("table status", "Closed"),
+            "reserved": pgettext("table status", "Reserved"),
+            "break": pgettext("table status", "On a break"),
+        },
+        "no_bets": _("No bets at this table"),
+        "dealer": _("Dealer"),
+        "limits": _("Limits"),
+        "groups": {"main": _("Main"), "tie": _("Tie"), "pair": _("Pair"), "side": _("Side bets")},
+        "limit": _("%(group)s %(min)s – %(max)s"),
     }

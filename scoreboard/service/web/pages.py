@@ -200,12 +200,12 @@ def rules(table_id):
     state = table.state_json()
     options = page_options(request.args, "rules", state.get("lang"), request.headers.get("Accept-Language"))
     page = _page(options, [state], settings=False, scripted=False)
-    caps = state["capabilities"]
+    game = table.state.rules.game  # the registry's variant, made with the table's settings
     return render_template(
         "rules.html",
         page=page,
         table=state,
-        brief=brief(state["variant"], state.get("super_six_pays"), caps),
-        bets=pay_table(state["variant"], state["decks"], state.get("super_six_pays")),
-        insurance=insurance_table() if caps["insurance"] else [],
+        brief=brief(game),
+        bets=pay_table(game, state["decks"]),
+        insurance=insurance_table() if game.insurance else [],
     )
