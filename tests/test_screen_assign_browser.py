@@ -11,12 +11,9 @@ import time
 import pytest
 import requests
 
-from tests.browser import (
-    chromium,  # noqa: F401 (the `browser` fixture)
-    open_page,
-    wait_for,
-)
-from tests.conftest import OPERATOR, Server
+from testing.browser import open_page, wait_for
+from testing.servers import Server
+from testing.tables import OPERATOR
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 AUTH = {"Authorization": f"Bearer {OPERATOR}"}
@@ -85,9 +82,8 @@ def test_a_board_is_listed_reassigned_untouched_and_keeps_its_table_after_a_rest
 
         port = server.port
         server.kill(signal.SIGTERM)
-        server = Server(tmp_path / "live.sqlite3", tables_file)
-        server.port, server.url = port, f"http://127.0.0.1:{port}"  # the same address: the screen reconnects by itself
-        server.start()
+        # The same address: the screen reconnects by itself.
+        server = Server(tmp_path / "live.sqlite3", tables_file, port=port).start()
         until(lambda: screens(server).get("bar-1", {}).get("connected"), timeout=20)
         assert shows(page) == ("bar-1", "board", "T2") and screens(server)["bar-1"]["table"] == "T2"
         page.goto(f"{server.url}/tables/T1?screen=bar-1")  # its first URL: the stored assignment wins

@@ -11,12 +11,9 @@ import time
 import pytest
 import requests
 
-from tests.browser import (
-    chromium,  # noqa: F401 (the `browser` fixture)
-    open_page,
-)
-from tests.conftest import OPERATOR, TABLES_TOML
-from tests.services import Node, postgres_database, redis_url
+from testing.browser import open_page
+from testing.services import Node, postgres_database, redis_url
+from testing.tables import OPERATOR, TABLES_TOML
 from tests.test_screen_assign_browser import settled, shows, until
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.browser]
