@@ -24,7 +24,7 @@ from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 from .palette import DEFAULT_THEME, THEMES
 
 ROADS = ("bead", "big", "big_eye", "small", "cockroach")
-PANELS = (*ROADS, "ask", "stats", "cards", "last")
+PANELS = (*ROADS, "ask", "stats", "cards", "last", "limits")  # limits: the table's signage (status, dealer, limits)
 DEFAULT_PANELS = ("big", "bead", "big_eye", "small", "cockroach", "ask", "stats", "cards")
 ORIENTATIONS = ("landscape", "portrait")
 CLOCKS = ("off", "24h", "12h")

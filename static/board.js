@@ -86,6 +86,12 @@
 
   function renderPhase() {
     if (!connected) return;
+    const status = state.status || "open";
+    if (status !== "open") {
+      Page.text("phase", S.status[status] || status);
+      document.getElementById("phase").className = `phase status-${status}`;
+      return;
+    }
     Page.text("phase", S.phase[state.phase] || state.phase);
     document.getElementById("phase").className = `phase ${state.phase}`;
   }
@@ -99,8 +105,42 @@
     Page.text("round", state.round);
     Page.text("cards-left", state.shoe ? state.shoe.cards_left : "—");
     const l = state.limits;
+    Page.text("currency", l.currency || "");
     Page.text("limits", l.min ? `${Page.number(l.min)} – ${Page.number(l.max)}` : "—");
+    renderSettings();
     renderPhase();
+  }
+
+  /* The table's live settings (floor.md), as the state says them: the dealer, the other bet groups' limits, the
+     announcement. A table that is not open shows its status over the whole board, and its phase never says
+     "place your bets". */
+  function renderSettings() {
+    document.getElementById("dealer-line").hidden = !state.dealer;
+    Page.text("dealer", state.dealer || "");
+    const l = state.limits;
+    const groups = ["tie", "pair", "side"].filter((g) => l[g]).map((g) => {
+      const div = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
+      div.className = `group g-${g}`;
+      name.textContent = S.groups[g];
+      range.textContent = `${Page.number(l[g][0])} – ${Page.number(l[g][1])}`;
+      div.append(name, range);
+      return div;
+    });
+    document.getElementById("limit-groups").replaceChildren(...groups);
+    const note = document.getElementById("announcement");
+    note.hidden = !state.announcement;
+    Page.text(note, state.announcement || "");
+    document.getElementById("signage").hidden = !groups.length && !state.announcement;
+    const status = state.status || "open", open = status === "open";
+    body.dataset.status = status;
+    body.classList.toggle("not-open", !open);
+    document.getElementById("table-status").hidden = open;
+    if (open) return;
+    Page.text("status-word", S.status[status] || status);
+    Page.text("status-name", state.name);
+    const shown = document.getElementById("status-announcement");
+    shown.hidden = !state.announcement;
+    Page.text(shown, state.announcement || "");
   }
 
   function cardNode(card) {

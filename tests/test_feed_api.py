@@ -344,7 +344,7 @@ def test_read_api(client, shoe):
     assert [t["table"] for t in tables] == ["T1", "T2", "INS"]
     state = client.get("/api/tables/T1").get_json()
     assert set(state) >= {"shoe", "round", "phase", "deal", "next", "last_result"}
-    assert state["limits"] == {"min": 100, "max": 50000} and state["name"] == "Baccarat 1"
+    assert state["limits"] == {"min": 100, "max": 50000, "main": [100, 50000]} and state["name"] == "Baccarat 1"
 
 
 def test_pages(client):
