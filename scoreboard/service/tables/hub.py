@@ -319,8 +319,8 @@ class TableHub:
         for state, delta in post.caught:
             view.take(state, delta)
         results = []
-        # Asked once a post: nothing here yields, so no display joins under gevent until the post is taken (its
-        # snapshot then has all of it); with threads, one that joins in between re-joins on the version gap.
+        # Asked once a post: nothing here yields, so no display joins until the post is taken (its snapshot then has
+        # all of it).
         listening = self.listening(table_id)
         for state, delta in post.staged:
             if delta.duplicate:

@@ -30,7 +30,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.wrappers import Request as WerkzeugRequest
 
 from ...options import ROADS, BadOption, read_options, resolve_lang
-from ...render import FontLibrary, FontsMissing, Renderer, Spec, image_spec
+from ...render import FontLibrary, FontsMissing, Spec, image_spec
 from ...render.worker import RenderProcess
 from ..tables.current import current_hub, hub_of
 from .json_errors import error, table_or_404
@@ -106,7 +106,7 @@ class _Flight:
     """One drawing in progress, which other requests for the same image wait for."""
 
     def __init__(self) -> None:
-        self.done = threading.Event()  # gevent's Event under `scoreboard serve` (monkey-patched): waits cooperatively
+        self.done = threading.Event()  # gevent's Event (the standard library is patched): waits cooperatively
         self.stamp: Stamp | None = None
         self.png: bytes | None = None
         self.error: BaseException | None = None
@@ -138,16 +138,14 @@ class ImageService:
     AT_ONCE = 32
     WORKER_MAX_BYTES = 384 * 1024 * 1024
 
-    def __init__(self, async_mode: str, static_folder: str, max_bytes: int = CACHE_BYTES):
-        self.async_mode = async_mode
+    def __init__(self, static_folder: str, max_bytes: int = CACHE_BYTES):
         self.static_folder = static_folder
         self.fonts = FontLibrary(static_folder)
-        self.renderer = Renderer(self.fonts)
         self.cache = ImageCache(max_bytes)
         self.draws = 0
         self._flights: dict[object, _Flight] = {}
         self._new: set[object] = set()  # the drawings in flight of images never drawn before
-        self._new_slot = threading.Semaphore(1)  # gevent's under `scoreboard serve` (monkey-patched)
+        self._new_slot = threading.Semaphore(1)  # gevent's (the standard library is patched)
         self._drawn: OrderedDict[object, None] = OrderedDict()  # the images drawn before (the newest 4,096)
         self.refused = 0
         self._lock = threading.Lock()
@@ -162,46 +160,34 @@ class ImageService:
     def _run(self, job: Job) -> bytes:
         """Draw on the image worker, one job at a time (the renderer's caches see one caller).
 
-        Under `scoreboard serve` (gevent) the worker is a child process, driven from one thread of gevent's pool:
-        the waiting greenlet yields, and the drawing holds neither the event loop nor this process's GIL. Under
-        the Flask test client (threads) it is one thread of this process.
+        The worker is a child process, driven from one thread of gevent's pool: the waiting greenlet yields, and the
+        drawing holds neither the event loop nor this process's GIL.
         """
         if self._worker is None:
-            if self.async_mode == "gevent":
-                from gevent.threadpool import ThreadPool
+            from gevent.threadpool import ThreadPool
 
-                pool, child = ThreadPool(1), RenderProcess(self.static_folder)
+            pool, child = ThreadPool(1), RenderProcess(self.static_folder)
 
-                drawing, retire = [0], [False]  # greenlets drawing now; whether the child is to start afresh
+            drawing, retire = [0], [False]  # greenlets drawing now; whether the child is to start afresh
 
-                def worker(j: Job) -> bytes:
-                    if retire[0] and not drawing[0]:  # between two drawings, never under one
-                        child.close()
-                        retire[0] = False
-                    child.ensure()  # here, on the loop: gevent watches child processes from its loop
-                    drawing[0] += 1
-                    try:
-                        return pool.apply(child.draw, j)
-                    finally:
-                        drawing[0] -= 1
-                        if not retire[0] and child.resident_bytes() > self.WORKER_MAX_BYTES:
-                            log.warning(
-                                "images: the worker holds over %d MB; it starts afresh", self.WORKER_MAX_BYTES >> 20
-                            )
-                            retire[0] = True
+            def worker(j: Job) -> bytes:
+                if retire[0] and not drawing[0]:  # between two drawings, never under one
+                    child.close()
+                    retire[0] = False
+                child.ensure()  # here, on the loop: gevent watches child processes from its loop
+                drawing[0] += 1
+                try:
+                    return pool.apply(child.draw, j)
+                finally:
+                    drawing[0] -= 1
+                    if not retire[0] and child.resident_bytes() > self.WORKER_MAX_BYTES:
+                        log.warning(
+                            "images: the worker holds over %d MB; it starts afresh", self.WORKER_MAX_BYTES >> 20
+                        )
+                        retire[0] = True
 
-                self._worker = worker
-            else:
-                from concurrent.futures import ThreadPoolExecutor
-
-                executor = ThreadPoolExecutor(1, thread_name_prefix="images")
-                self._worker = lambda j: executor.submit(self._draw_here, *j).result()
+            self._worker = worker
         return self._worker(job)
-
-    def _draw_here(self, kind: str, roads: dict, state: dict | None, spec: Spec) -> bytes:
-        if kind == "board":
-            return self.renderer.board_png(roads, state, spec)
-        return self.renderer.road_png(roads, spec)
 
     def cached(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
         with self._lock:
@@ -268,7 +254,6 @@ class ImageService:
 def _setup(state) -> None:
     app = state.app
     app.extensions["scoreboard_images"] = ImageService(
-        app.config.get("ASYNC_MODE", "threading"),
         app.static_folder,
         app.config.get("IMAGE_CACHE_BYTES", CACHE_BYTES),
     )

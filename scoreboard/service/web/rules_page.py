@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import gettext as translated  # for texts made elsewhere (pays, odds), listed in the catalogs
 
@@ -35,11 +34,9 @@ def odds_report(decks: int) -> dict:
 
 
 def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
-    if current_app.config.get("ASYNC_MODE") == "gevent":
-        import gevent
+    import gevent
 
-        return gevent.get_hub().threadpool.apply(fn, args)
-    return fn(*args)
+    return gevent.get_hub().threadpool.apply(fn, args)
 
 
 def brief(game: Variant) -> list[str]:
