@@ -16,7 +16,7 @@ class Refusal(Exception):
         if status is not None:
             self.status = status
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, str]:
         body = {"error": self.code, "message": self.message}
         if self.field is not None:
             body["field"] = self.field

@@ -89,13 +89,21 @@
 
   function renderPhase() {
     if (!connected) return;
-    const bets = Page.bets(state, connected);
+    const status = state.status || "open";
     const el = document.getElementById("phase");
+    clearTimeout(betsTimer);
+    if (status !== "open") {
+      // A table that is not open says so, and never invites bets (page.js bets says nothing there either).
+      body.dataset.bets = "";
+      Page.text(el, S.status[status] || status);
+      el.className = `phase status-${status}`;
+      return;
+    }
+    const bets = Page.bets(state, connected);
     Page.text(el, bets ? bets.text : S.phase[state.phase] || state.phase);
     el.className = `phase ${bets ? bets.cls : state.phase}`;
     body.dataset.bets = bets ? bets.cls : "";
     // The seconds count down between updates; a window whose time is up says "no more bets" at once.
-    clearTimeout(betsTimer);
     if (bets && bets.left) betsTimer = setTimeout(renderPhase, 1000 - ((Page.now() * 1000) % 1000) + 20);
   }
 
@@ -108,8 +116,42 @@
     Page.text("round", state.round);
     Page.text("cards-left", state.shoe ? state.shoe.cards_left : "—");
     const l = state.limits;
+    Page.text("currency", l.currency || "");
     Page.text("limits", l.min ? `${Page.number(l.min)} – ${Page.number(l.max)}` : "—");
+    renderSettings();
     renderPhase();
+  }
+
+  /* The table's live settings (floor.md), as the state says them: the dealer, the other bet groups' limits, the
+     announcement. A table that is not open shows its status over the whole board, and its phase never says
+     "place your bets". */
+  function renderSettings() {
+    document.getElementById("dealer-line").hidden = !state.dealer;
+    Page.text("dealer", state.dealer || "");
+    const l = state.limits;
+    const groups = ["tie", "pair", "side"].filter((g) => l[g]).map((g) => {
+      const div = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
+      div.className = `group g-${g}`;
+      name.textContent = S.groups[g];
+      range.textContent = `${Page.number(l[g][0])} – ${Page.number(l[g][1])}`;
+      div.append(name, range);
+      return div;
+    });
+    document.getElementById("limit-groups").replaceChildren(...groups);
+    const note = document.getElementById("announcement");
+    note.hidden = !state.announcement;
+    Page.text(note, state.announcement || "");
+    document.getElementById("signage").hidden = !groups.length && !state.announcement;
+    const status = state.status || "open", open = status === "open";
+    body.dataset.status = status;
+    body.classList.toggle("not-open", !open);
+    document.getElementById("table-status").hidden = open;
+    if (open) return;
+    Page.text("status-word", S.status[status] || status);
+    Page.text("status-name", state.name);
+    const shown = document.getElementById("status-announcement");
+    shown.hidden = !state.announcement;
+    Page.text(shown, state.announcement || "");
   }
 
   function cardNode(card) {

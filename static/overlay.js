@@ -17,7 +17,7 @@
   const roads = asked.filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
   const has = (p) => asked.includes(p);
   const derived = ["big_eye", "small", "cockroach"].filter(has);
-  const panels = asked.filter((p) => ["ask", "stats", "cards", "last"].includes(p));
+  const panels = asked.filter((p) => ["ask", "stats", "cards", "last", "limits"].includes(p));
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
   let state = null, model = null, connected = false, asking = null, cell = 0;
@@ -100,7 +100,7 @@
     let n = 0;
     if (block) columns.push(alone ? "minmax(0, 2fr)" : `${Math.ceil(blockCols * cell) + 1}px`);
     if (has("bead")) columns.push(alone ? "minmax(0, 1fr)" : `${Math.ceil(beadCols * cell) + 1}px`);
-    const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2 };
+    const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2, limits: 1.8 };
     for (const p of panels) columns.push(`minmax(0, ${weight[p]}fr)`);
     for (const _ of extras) columns.push("minmax(0, 2fr)");
     ov.style.gridTemplateColumns = columns.join(" ");
@@ -135,7 +135,7 @@
 
   function render(roadsChanged) {
     body.dataset.version = state.version;
-    renderCards(); renderNotice(); renderBets();
+    renderCards(); renderNotice(); renderLimits(); renderBets();
     if (roadsChanged) { renderRoads(); renderStats(); renderAsk(); renderLast(); }
     fitPanels();
   }
@@ -206,6 +206,33 @@
     out.textContent = dealing ? Page.fmt(S.round, { round: state.round })
       : last ? `${S.wins[last.winner]}${six ? " · 6" : ""}` : "";
     out.className = !dealing && last ? `outcome w${last.winner}` : "outcome";
+  }
+
+  /* The `limits` panel, from the state's live settings (floor.md): the status when the table is not open (and
+     then nothing that invites a bet), the dealer, each bet group's limits with the currency, the announcement. */
+  function renderLimits() {
+    document.body.dataset.status = state.status || "open";
+    const panel = document.getElementById("limits");
+    if (!panel) return;
+    const status = document.getElementById("ov-status"), open = !state.status || state.status === "open";
+    status.hidden = open;
+    Page.text(status, open ? "" : S.status[state.status] || state.status);
+    document.getElementById("ov-dealer").hidden = !state.dealer;
+    Page.text("ov-dealer-name", state.dealer || "");
+    const l = state.limits;
+    const rows = ["main", "tie", "pair", "side"].filter((g) => l[g]).map((g) => {
+      const row = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
+      row.className = `ov-group g-${g}`;
+      name.className = "name";
+      name.textContent = g === "main" ? `${S.limits}${l.currency ? ` ${l.currency}` : ""}` : S.groups[g];
+      range.textContent = `${Page.number(l[g][0])} – ${Page.number(l[g][1])}`;
+      row.append(name, range);
+      return row;
+    });
+    document.getElementById("ov-limits").replaceChildren(...rows);
+    const note = document.getElementById("ov-announcement");
+    note.hidden = !state.announcement;
+    Page.text(note, state.announcement || "");
   }
 
   /* As on the board: a void or correction shows for the server's notice time, in a panel of its own (the layout

@@ -9,10 +9,9 @@ import pytest
 import requests
 
 from scoreboard.palette import PALETTES, rgb
-from tests.browser import (
+from testing.browser import (
     BOARD_SIZES,
     caps,
-    chromium,  # noqa: F401 (the `browser` fixture)
     deal_rounds,
     open_page,
     overflows,
@@ -23,7 +22,8 @@ from tests.browser import (
     wait_for,
     wait_live,
 )
-from tests.conftest import OPERATOR, Server
+from testing.servers import Server
+from testing.tables import OPERATOR
 
 pytestmark = pytest.mark.browser
 

@@ -10,18 +10,9 @@ import signal
 import pytest
 import requests
 
-from tests.browser import (
-    BOARD_SIZES,
-    caps,
-    chromium,  # noqa: F401 (the `browser` fixture)
-    escapes,
-    fonts_loaded,
-    marks,
-    open_page,
-    overflows,
-    wait_for,
-)
-from tests.conftest import OPERATOR, Server, with_seq
+from testing.browser import BOARD_SIZES, caps, escapes, fonts_loaded, marks, open_page, overflows, wait_for
+from testing.servers import Server
+from testing.tables import OPERATOR, with_seq
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.events import TYPES
-from tests.conftest import OPERATOR, TOKEN, Server
+from testing.servers import Server
+from testing.tables import OPERATOR, TOKEN
 
 EXAMPLES, PER_EXAMPLE = 200, 50  # 10,000 posts
 seqs = itertools.count(1)

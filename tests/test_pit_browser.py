@@ -8,18 +8,9 @@ import time
 import pytest
 import requests
 
-from tests.browser import (
-    BOARD_SIZES,
-    chromium,  # noqa: F401 (the `browser` fixture)
-    open_page,
-    overflows,
-    post,
-    results,
-    shot,
-    void,
-    wait_for,
-)
-from tests.conftest import OPERATOR, TABLES_TOML, Server
+from testing.browser import BOARD_SIZES, open_page, overflows, post, results, shot, void, wait_for
+from testing.servers import Server
+from testing.tables import OPERATOR, TABLES_TOML
 
 pytestmark = pytest.mark.browser
 # T2 goes quiet quickly; the others keep the default two minutes.

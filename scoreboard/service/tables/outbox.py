@@ -17,12 +17,12 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
 from ...table import Delta, TableState, index_of, round_json
-from ...view import shoe_json
+from ...view import TableView, shoe_json
 from ..log import Delivery
 
 if TYPE_CHECKING:
@@ -67,7 +67,12 @@ def _undone(before: TableState, state: TableState, delta: Delta) -> dict:
 
 def _shoe(before: TableState, state: TableState, delta: Delta) -> dict:
     assert state.shoe is not None  # a shoe event opens one, a shoe_end ends one
-    return shoe_json(state.shoe)
+    return cast(dict[str, Any], shoe_json(state.shoe))
+
+
+def _table(before: TableState, state: TableState, delta: Delta) -> dict:
+    """The table as /api/tables/<table> shows it (public: a settings change makes a delivery now and then)."""
+    return cast(dict[str, Any], TableView(state).state_json())
 
 
 # The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
@@ -78,6 +83,7 @@ FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
     "undo": _undone,
     "shoe": _shoe,
     "shoe_end": _shoe,
+    "settings": _table,  # a live setting changed, or the table retired (floor.md)
 }
 assert FROM_EVENTS.keys() <= EVENT_TYPES.keys()
 
