@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.browser import ARTIFACTS, fonts_loaded, open_page, wait_for
-from tests.browser import chromium as chromium  # the `browser` fixture
-from tests.conftest import TABLES_TOML, TOKEN, Server
+from testing.browser import ARTIFACTS, fonts_loaded, open_page, wait_for
+from testing.servers import Server
+from testing.tables import TABLES_TOML, TOKEN
 from tests.test_board_browser import open_board
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
