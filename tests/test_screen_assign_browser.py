@@ -11,12 +11,9 @@ import time
 import pytest
 import requests
 
-from tests.browser import (
-    chromium,  # noqa: F401 (the `browser` fixture)
-    open_page,
-    wait_for,
-)
-from tests.conftest import OPERATOR, Server
+from testing.browser import open_page, wait_for
+from testing.servers import Server
+from testing.tables import OPERATOR
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 AUTH = {"Authorization": f"Bearer {OPERATOR}"}
@@ -85,9 +82,8 @@ def test_a_board_is_listed_reassigned_untouched_and_keeps_its_table_after_a_rest
 
         port = server.port
         server.kill(signal.SIGTERM)
-        server = Server(tmp_path / "live.sqlite3", tables_file)
-        server.port, server.url = port, f"http://127.0.0.1:{port}"  # the same address: the screen reconnects by itself
-        server.start()
+        # The same address: the screen reconnects by itself.
+        server = Server(tmp_path / "live.sqlite3", tables_file, port=port).start()
         until(lambda: screens(server).get("bar-1", {}).get("connected"), timeout=20)
         assert shows(page) == ("bar-1", "board", "T2") and screens(server)["bar-1"]["table"] == "T2"
         page.goto(f"{server.url}/tables/T1?screen=bar-1")  # its first URL: the stored assignment wins
@@ -150,3 +146,32 @@ def test_a_screen_reloads_itself_on_a_server_of_another_version_and_on_command(b
     assert r.status_code == 200, r.text
     settled(page, f"{loads} === 3")
     page.close()
+
+
+def test_the_pit_lists_each_table_s_screens_and_a_supervisor_assigns_and_identifies_them(browser, server):
+    board, problems = open_page(browser, f"{server.url}/tables/T1?screen=bar-1", 1280, 720)
+    until(lambda: screens(server).get("bar-1", {}).get("connected"))
+    pit, pit_problems = open_page(browser, f"{server.url}/operator?next=/pit%3Fscreen%3Dpit-desk", 1600, 900)
+    pit.fill("#token", OPERATOR)
+    pit.click("button[type=submit]")
+    pit.wait_for_url("**/pit?screen=pit-desk")
+    wait_for(pit, "!document.body.classList.contains('connecting')")
+    pit.click("#screens-toggle")
+    item = "#screens-list .screens-group[data-table=T1] .screen-item[data-screen='bar-1']"
+    wait_for(pit, f'!!document.querySelector("{item}")')
+    assert "Connected" in pit.inner_text(item)
+    wait_for(pit, "!!document.querySelector(\"#screens-list .screens-group[data-table=''] [data-screen='pit-desk']\")")
+    assert pit.locator("#screens-list .screens-group[data-table=T2] .alarm-none").count() == 1, "T2: no screens"
+
+    pit.select_option(f"{item} select[name=table]", "T2")
+    pit.click(f"{item} button[type=submit]")
+    settled(board, "document.body.dataset.table === 'T2' && !document.body.classList.contains('connecting')")
+    moved = "#screens-list .screens-group[data-table=T2] .screen-item[data-screen='bar-1']"
+    wait_for(pit, f'!!document.querySelector("{moved}")')
+    assert screens(server)["bar-1"]["assigned"]["by"] == "pit"
+
+    pit.click(f"{moved} button[data-act=identify]")
+    settled(board, "document.getElementById('screen-identify') && !document.getElementById('screen-identify').hidden")
+    assert problems == [] and pit_problems == []
+    board.close()
+    pit.close()

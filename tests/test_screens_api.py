@@ -13,7 +13,7 @@ import pytest
 from scoreboard import __version__
 from scoreboard.service import create_app
 from scoreboard.service.live.socket_server import socketio
-from tests.conftest import OPERATOR
+from testing.tables import OPERATOR
 from tests.test_roles import NAMES, ROLE_TOKENS, ROLES_TOML
 
 BOARD = {"page": "board", "table": "T1", "lang": None, "theme": None, "options": {}}
