@@ -25,7 +25,7 @@ from .palette import DEFAULT_THEME, THEMES
 from .roads.names import BOARD_ORDER, OPTIONS
 
 ROADS = OPTIONS  # the roads by the names options and image paths use (scoreboard/roads/names.py)
-PANELS = (*ROADS, "ask", "stats", "cards", "last")
+PANELS = (*ROADS, "ask", "stats", "cards", "last", "limits")  # limits: the table's signage (status, dealer, limits)
 DEFAULT_PANELS = (*(r.option for r in BOARD_ORDER), "ask", "stats", "cards")
 ORIENTATIONS = ("landscape", "portrait")
 CLOCKS = ("off", "24h", "12h")

@@ -220,8 +220,15 @@ class BetsJSON(TypedDict):
 
 
 class Limits(TypedDict):
+    """The main group's min and max (null without), then each bet group's [min, max] and the currency (floor.md)."""
+
     min: int | None
     max: int | None
+    currency: NotRequired[str]
+    main: NotRequired[list[int]]
+    tie: NotRequired[list[int]]
+    pair: NotRequired[list[int]]
+    side: NotRequired[list[int]]
 
 
 class SettingsJSON(TypedDict):
@@ -234,9 +241,14 @@ class SettingsJSON(TypedDict):
     capabilities: dict[str, bool]
     super_six_pays: int | None
     limits: Limits
+    status: str  # the live settings (floor.md): open, closed, reserved or break
+    dealer: str | None
+    announcement: str | None
+    retired: bool
     decks: int
     lang: str | None
     stale_after: int
+    expected_screens: int
 
 
 class StateJSON(SettingsJSON):

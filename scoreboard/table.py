@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -26,8 +27,10 @@ import orjson
 
 from .cards import TABLE_DECKS, Shoe
 from .errors import Malformed, OutOfOrder, Refusal
-from .events import TYPES, parse_event
+from .events import FLOOR_TYPES, TYPES, parse_event
 from .i18n import LANGUAGES
+from .live_settings import SETTINGS as SETTING_NAMES
+from .live_settings import Limits, check_config
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
@@ -39,6 +42,8 @@ ROUND_CARDS = 4  # every round starts with four cards (004 rule 3.8, 000 and 003
 # What the service writes into an event before storing it; never part of what a seq stands for.
 SERVICE_ADDED = ("at", "received_at", "rules", "before", "after")
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+# The live settings that are a TableConfig field of the same name (`limits` is made a Limits first).
+LIVE_FIELDS = ("name", "status", "dealer", "announcement", "stale_after", "expected_screens")
 MAX_EXPECTED_SCREENS = 50  # floor.md: a table expects 0 to 50 screens
 
 
@@ -96,8 +101,17 @@ class TableConfig:
     stale_after: int = 120  # seconds of silence while a shoe is open before the pit raises an alarm
     expected_screens: int = 0  # boards and overlays that should show it: fewer raise an alarm (0: none expected)
     patterns: Thresholds = Thresholds()
+    # The live settings (live_settings.py; `limits` beside min_bet/max_bet, which stay the main limits' shorthand).
+    status: str = "open"
+    dealer: str | None = None
+    announcement: str | None = None
+    limits: Limits = Limits()
+    retired: bool = False  # retired live by an admin: its log stays readable, its screens show it closed
+    feed_token_sha256: str | None = None  # a feed token set live: the log keeps only its SHA-256
+    live: frozenset[str] = frozenset()  # the settings changed live; the others are the table file's
 
     def __post_init__(self) -> None:
+        check_config(self)
         if not isinstance(self.id, str) or not TABLE_ID.match(self.id):
             raise Malformed(
                 f"table id {self.id!r} must be 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or "
@@ -129,6 +143,69 @@ class TableConfig:
     def rules(self, decks: int | None = None) -> ShoeRules:
         """The rules a shoe started now is dealt under."""
         return ShoeRules(self.variant, decks or self.decks, self.super_six_pays, self.rounds_after_cut, self.squeeze)
+
+    @property
+    def bet_limits(self) -> Limits:
+        """The limits the boards show: `limits`, its main group from min_bet and max_bet when it names none.
+
+        >>> TableConfig("T1", min_bet=100, max_bet=5000).bet_limits.main
+        (100, 5000)
+        """
+        if self.limits.main is None and self.min_bet is not None and self.max_bet is not None:
+            return dataclasses.replace(self.limits, main=(self.min_bet, self.max_bet))
+        return self.limits
+
+    def settings_json(self) -> JSONObject:
+        """The live settings as `GET /api/tables/<t>/settings` and the `settings` event's `before` show them."""
+        return {
+            "name": self.name or self.id,
+            "status": self.status,
+            "dealer": self.dealer,
+            "limits": self.bet_limits.as_json(),
+            "announcement": self.announcement,
+            "stale_after": self.stale_after,
+            "expected_screens": self.expected_screens,
+        }
+
+    def takes_token(self, given: str | None) -> bool:
+        """Whether `given` is this table's feed token (the one set live, if one was), compared in constant time.
+
+        >>> config = TableConfig("T1", feed_token="old-token")
+        >>> rotated = configured(config, feed_token_sha256=token_digest("new"))
+        >>> config.takes_token("old-token"), rotated.takes_token("old-token"), rotated.takes_token("new")
+        (True, False, True)
+        """
+        if given is None:
+            return False
+        if self.feed_token_sha256 is not None:
+            return hmac.compare_digest(token_digest(given), self.feed_token_sha256)
+        return bool(self.feed_token) and hmac.compare_digest(given.encode(), self.feed_token.encode())
+
+
+def token_digest(token: str) -> str:
+    """What the log keeps of a feed token set live: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def configured(config: TableConfig, **changes: object) -> TableConfig:
+    """The config with `changes` (checked again: __post_init__ runs)."""
+    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
+
+
+def with_settings(config: TableConfig, after: JSONObject) -> TableConfig:
+    """The config with a `settings` event's `after` (live settings already checked), each marked live; `limits` are
+    the table's whole limits (floor_event merged them): a group they leave out has none.
+
+    >>> c = with_settings(TableConfig("T1", min_bet=10, max_bet=100), {"status": "break", "limits": {"tie": [1, 5]}})
+    >>> c.status, c.bet_limits.as_json(), sorted(c.live)
+    ('break', {'tie': [1, 5]}, ['limits', 'status'])
+    """
+    changes: dict[str, object] = {k: v for k, v in after.items() if k in LIVE_FIELDS}
+    if "limits" in after:
+        changes["limits"] = Limits.from_json(after["limits"])
+        if Limits.from_json(after["limits"]).main is None:  # the file's min_bet/max_bet no longer stand in
+            changes["min_bet"] = changes["max_bet"] = None
+    return configured(config, **changes, live=config.live | frozenset(k for k in after if k in SETTING_NAMES))
 
 
 # -- state --------------------------------------------------------------------------------------------------------
@@ -413,6 +490,8 @@ def apply(
     seq, and its feed is "service".
     """
     event = parse_event(raw, trusted)
+    if state.config.retired and not trusted:
+        raise OutOfOrder(f"table {state.config.id} is retired: it takes no more events", "table_retired")
     if not trusted:
         if received_at is not None:
             event["received_at"] = received_at
@@ -438,10 +517,12 @@ def apply(
         # The window's time was up before this event came: it is closed, whether or not the service's own
         # `bets_closed` got there first (a replay decides the same, from the stored times).
         state = evolve(state, bets=NO_MORE_BETS)
-    new, delta = _HANDLERS[kind](state, event, trusted)
+    new, delta = (_HANDLERS.get(kind) or _FLOOR_HANDLERS[kind])(state, event, trusted)
     if kind in CLOSE_BETS:
         new = evolve(new, bets=CLOSED)
     undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == "round" else None
+    if kind in FLOOR_TYPES:  # a setting changed live between a result and its undo leaves the undo possible
+        undo = state.undo
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
     at = event.get("received_at", new.last_event_at)
     new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo)
@@ -779,6 +860,11 @@ def _bets_open(state: TableState, event: Event, trusted: bool) -> tuple[TableSta
     """Bets open between rounds (003 rule 3.1), for `seconds` from when the service took the event; opening an open
     window starts its time again."""
     _require_shoe(state, "opening the betting window")
+    if state.config.status != "open" and not trusted:  # a table that is not open never invites bets (floor.md)
+        raise OutOfOrder(
+            f"the table is {state.config.status}: bets open only at an open table (PATCH its settings' status)",
+            "table_not_open",
+        )
     if state.deal.started:
         raise OutOfOrder(
             f"round {state.round_number} is being dealt and is not settled: bets open only between rounds (once it "
@@ -814,10 +900,14 @@ def _undo(state: TableState, event: Event, trusted: bool) -> tuple[TableState, D
         raise OutOfOrder(f"round {event['round']} is not the last round keyed: round {last} is", "not_last_round")
     old = state.rounds[-1]
     event["before"] = round_json(old, last)
-    # The bets of the round taken back were closed when it was keyed: they stay closed ("no more bets").
+    # The bets of the round taken back were closed when it was keyed: they stay closed ("no more bets"); at a
+    # table no longer open, there are none.
     bets = NO_MORE_BETS if base.bets.open or base.bets.no_more_bets else base.bets
+    if state.config.status != "open":
+        bets = CLOSED
     notice = Notice("undo", last, event.get("reason", ""), False, event.get("received_at"))
-    new = evolve(base, seqs=state.seqs, bets=bets, notice=notice)
+    # The table's settings stay as they are now: a setting changed live since the round was keyed is not undone.
+    new = evolve(base, config=state.config, seqs=state.seqs, bets=bets, notice=notice)
     return new, Delta("undo", event, {"round": round_json(old, last), "undone": last}, rebuild=True)
 
 
@@ -838,6 +928,61 @@ _HANDLERS: dict[str, Handler] = {
 }
 # Each event type is read in events.py and applied here: neither may have a type the other lacks.
 assert tuple(_HANDLERS) == TYPES, "events.TYPES and table._HANDLERS must name the same event types"
+
+
+# -- the floor's events: a table's settings changed live (floor.md), made by the service, never sent by a feed ----
+
+
+def _settings(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """`{"type": "settings", "operator", "before": {...}, "after": {...}}`: the settings in `after` take effect."""
+    config = with_settings(state.config, event.get("after") or {})
+    # A table that is not open invites no bets: a betting window open at that moment closes with it.
+    bets = state.bets if config.status == "open" or not state.bets.open else CLOSED
+    return evolve(state, config=config, bets=bets), Delta("settings", event, {"settings": event.get("after") or {}})
+
+
+def _feed_token(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """`{"type": "feed_token", "operator", "token_sha256"}`: the old token is refused from now on."""
+    config = configured(state.config, feed_token_sha256=str(event["token_sha256"]))
+    return evolve(state, config=config), Delta("feed_token", event)
+
+
+def _retire(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """`{"type": "retire", "operator"}`: the table takes no more events; its screens show it closed."""
+    config = configured(state.config, retired=True, status="closed", live=state.config.live | {"status"})
+    # A settings change to the boards and the webhooks: the table shows closed from now on.
+    return evolve(state, config=config, bets=CLOSED), Delta("settings", event, {"settings": {"status": "closed"}})
+
+
+_FLOOR_HANDLERS: dict[str, Handler] = {
+    "settings": _settings,
+    "feed_token": _feed_token,
+    "retire": _retire,
+}
+assert tuple(_FLOOR_HANDLERS) == FLOOR_TYPES, "events.FLOOR_TYPES and table._FLOOR_HANDLERS must name the same types"
+
+
+def floor_event(config: TableConfig, raw: JSONObject, operator: str | None) -> Event:
+    """The floor event to store, from what the API asks (checked there: live_settings.checked) on the table as the
+    event finds it: a `settings` change `{"type": "settings", "changes": {...}}` becomes its `before` and `after`
+    (new limits merged into the table's), the others carry who made them.
+
+    >>> c = TableConfig("T1", min_bet=10, max_bet=100)
+    >>> event = floor_event(c, {"type": "settings", "changes": {"limits": {"tie": [1, 5]}}}, "sue")
+    >>> event["operator"], event["before"], event["after"]
+    ('sue', {'limits': {'main': [10, 100]}}, {'limits': {'main': [10, 100], 'tie': [1, 5]}})
+    """
+    if raw.get("type") != "settings":
+        return {**raw, **({"operator": operator} if operator else {})}
+    after = dict(raw["changes"])
+    if "limits" in after:
+        after["limits"] = config.bet_limits.merged(after["limits"]).as_json()
+    current = config.settings_json()
+    event: Event = {"type": "settings"}
+    if operator:
+        event["operator"] = operator
+    event.update(before={k: current[k] for k in after}, after=after)
+    return event
 
 
 def keypad_round(event: Event) -> Round:
@@ -889,10 +1034,14 @@ __all__ = [
     "TableConfig",
     "TableState",
     "apply",
+    "configured",
+    "floor_event",
     "fold",
     "index_of",
     "keypad_round",
     "numbered",
     "played",
     "round_json",
+    "token_digest",
+    "with_settings",
 ]

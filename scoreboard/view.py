@@ -19,6 +19,7 @@ from .insurance import offers
 from .play import Round
 from .roads import RoadRound, Roads
 from .shapes import Cells, DealtRoundJSON, RoadsJSON, RoundJSON, SettingsJSON, ShoeJSON, Snapshot, StateJSON, Update
+from .shapes import Limits as LimitsJSON
 from .sides import BANKER, NAME, PLAYER
 from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbered, round_json
 from .variants import Variant, payouts
@@ -40,6 +41,21 @@ def shoe_json(shoe: ShoeState) -> ShoeJSON:
     }
     if shoe.seed:
         out["seed"] = shoe.seed
+    return out
+
+
+def _limits_json(c: TableConfig) -> LimitsJSON:
+    """The limits as the boards read them: each group's [min, max] and the currency (floor.md), and the main group's
+    `min` and `max` as before (null without main limits).
+
+    >>> from scoreboard.live_settings import Limits
+    >>> _limits_json(TableConfig("T1", limits=Limits("HKD", main=(100, 500), tie=(10, 50))))
+    {'min': 100, 'max': 500, 'currency': 'HKD', 'main': [100, 500], 'tie': [10, 50]}
+    """
+    limits = c.bet_limits
+    main = limits.main or (None, None)
+    out: LimitsJSON = {"min": main[0], "max": main[1]}
+    out.update(limits.as_json())  # type: ignore[typeddict-item]
     return out
 
 
@@ -144,10 +160,15 @@ class TableView:
                     "variant_title": game.title,
                     "capabilities": {**game.capabilities(), "squeeze": rules.squeeze},
                     "super_six_pays": game.settings.get("super_six_pays"),
-                    "limits": {"min": c.min_bet, "max": c.max_bet},
+                    "limits": _limits_json(c),
+                    "status": c.status,
+                    "dealer": c.dealer,
+                    "announcement": c.announcement,
+                    "retired": c.retired,
                     "decks": c.decks,
                     "lang": c.lang,
                     "stale_after": c.stale_after,
+                    "expected_screens": c.expected_screens,
                 },
             )
         return self._fixed[2]

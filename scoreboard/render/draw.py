@@ -51,6 +51,9 @@ NOTICE = {
     "corrected": "Round %(round)s corrected: %(reason)s",
 }
 PAYS = "%(bet)s · pays %(odds)s"
+# A table's status (floor.md "Live table settings"), as the board says it (page_strings.py: context "table status").
+STATUS = {"open": "Open", "closed": "Closed", "reserved": "Reserved", "break": "On a break"}
+GROUPS = {"tie": "Tie", "pair": "Pair", "side": "Side bets"}
 LABEL = 2.3  # every word and number on a board at least 2.3vmin (board.css --label: 5 arc-minutes at 3 m)
 WINNER_TEXT = {"B": "Banker wins", "P": "Player wins", "T": "Tie"}
 WINNER_COLOUR = {"B": "banker_text", "P": "player_text", "T": "tie_text"}
@@ -102,6 +105,17 @@ def _road(option: str) -> Road:
     road = Road.from_option(option)
     assert road is not None, option
     return road
+
+
+def _range(pair: object) -> str:
+    """A bet group's limits as the board writes them, or a dash.
+
+    >>> _range([100, 50000]), _range(None)
+    ('100 – 50,000', '—')
+    """
+    if isinstance(pair, list) and len(pair) == 2:
+        return f"{pair[0]:,} – {pair[1]:,}"
+    return "—"
 
 
 def is_super_six(state: JSONMapping | None) -> bool:
@@ -163,6 +177,9 @@ class Renderer:
             p.cards(layout.panels["cards"], state, layout.unit)
         if "last" in layout.panels:
             p.last(layout.panels["last"], state, layout.unit)
+        if state is not None and state.get("status", "open") != "open":
+            top = layout.panels["header"].bottom + 1
+            p.status_sign(Rect(0, top, spec.width, spec.height - top), state, layout.unit)
         self.renders += 1
         return image, layout
 
@@ -397,6 +414,9 @@ class _Painter:
         cut = bool(shoe.get("cut")) and state.get("phase") != "shoe_finished"
         badge = {"dealing": "accent", "squeeze": "accent", "no_shoe": "alarm", "shoe_finished": "alarm"}
         bg = badge.get(state.get("phase", ""), "panel_alt")
+        status = str(state.get("status") or "open")
+        if status != "open":  # a table that is not open says so where the phase would be (board.js)
+            phase, bg = self.t(STATUS.get(status, status), "table status"), "alarm"
         ink = {"accent": "accent_ink", "alarm": "alarm_ink"}.get(bg, "ink")
         size = self.fitted([phase, self.t("Last rounds")], 2.8 * hu, LABEL * hu, rect.w / 4 - 2.8 * hu)
         badges = [(phase, bg, ink)] + ([(self.t("Last rounds"), "alarm", "alarm_ink")] if cut else [])
@@ -409,8 +429,10 @@ class _Painter:
             top += bh + 0.6 * hu
         right -= bw + 3 * hu
         limits = state.get("limits") or {}
+        currency = limits.get("currency")
         facts = [
-            ("Limits", f"{limits['min']:,} – {limits['max']:,}" if limits.get("min") else "—", "ink"),
+            (f"{self.t('Limits')} {currency}" if currency else "Limits", _range(limits.get("main")), "ink"),
+            *((GROUPS[g], _range(limits[g]), "ink") for g in GROUPS if limits.get(g)),
             ("Shoe", str(shoe["number"]) if shoe.get("number") is not None else "—", "ink"),
             ("Round", str(state.get("round", "—")), "ink"),
             ("Cards left", str(shoe["cards_left"]) if shoe.get("cards_left") is not None else "—", "ink"),
@@ -423,6 +445,33 @@ class _Painter:
         width = right - 2 * hu - left
         if width > 4 * hu:
             self.title_block(left, mid, width, state, hu, rect.h - 2 * hu)
+
+    def status_sign(self, rect: Rect, state: JSONMapping, u: float) -> None:
+        """A table that is not open (floor.md): its name, its status large and "No bets at this table" over the
+        roads, as the board's status sign shows them (board.css `.table-status`), the announcement under them."""
+        self.rounded(rect, 0, "bg")
+        cx = rect.x + rect.w / 2
+        status = str(state.get("status") or "closed")
+        word = self.t(STATUS.get(status, status), "table status").upper()
+        size = self.fitted([word], min(16 * u, rect.h * 0.3), LABEL * u, rect.w - 16 * u, weight=700)
+        name = state.get("name") or state.get("table", "")
+        name_size = self.fitted([name], min(7 * u, rect.h * 0.14), LABEL * u, rect.w - 4 * u)
+        note = self.t("No bets at this table")
+        announcement = state.get("announcement")
+        box_h = size * 1.1 + 3 * u
+        total = name_size * 1.2 + box_h + 4.5 * u * 1.3 + (4 * u * 1.3 if announcement else 0) + 6 * u
+        y = rect.y + max(u, (rect.h - total) / 2)
+        self.text(cx, y + name_size * 0.6, name, name_size, "accent", align="centre", max_w=rect.w - 2 * u)
+        y += name_size * 1.2 + 2 * u
+        box_w = self.label(word, size).width + 12 * u
+        self.rounded(Rect(round(cx - box_w / 2), round(y), round(box_w), round(box_h)), 2 * u, "alarm")
+        self.text(cx, y + box_h / 2, word, size, "alarm_ink", align="centre")
+        y += box_h + 2 * u
+        self.text(cx, y + 4.5 * u * 0.65, note, 4.5 * u, "ink", align="centre", max_w=rect.w - 2 * u)
+        y += 4.5 * u * 1.3 + 2 * u
+        if announcement:
+            self.text(cx, y + 4 * u * 0.65, announcement, 4 * u, "accent", weight=400, align="centre",
+                      max_w=rect.w - 2 * u)  # fmt: skip
 
     def fitted(self, texts: list[str], largest: float, smallest: float, width: float, weight: int = 700) -> float:
         """The largest size from `largest` down to `smallest` at which each of `texts` is at most `width` wide."""
@@ -451,6 +500,8 @@ class _Painter:
         many lines as it takes; the variant's title under it, translated."""
         name = state.get("name") or state.get("table", "")
         variant = self.t(state.get("variant_title", ""))
+        if state.get("dealer"):  # first: the variant's title is the one cut short when the room runs out
+            variant = f"{self.t('Dealer')} {state['dealer']} · {variant}"
         vsize = LABEL * hu
         size = self.fitted([name], 4 * hu, LABEL * hu, width)
         lines = self.lines(name, size, width)
@@ -653,6 +704,8 @@ class _Painter:
         notice = None if dealing else self.notice_text(state)
         if notice:
             out += [(line, LABEL * u, "accent") for line in self.lines(notice, LABEL * u, width)]
+        elif state.get("announcement") and not dealing:  # the table's announcement line (floor.md)
+            out += [(line, LABEL * u, "accent") for line in self.lines(state["announcement"], LABEL * u, width)]
         if dealing:
             out.append((f"{self.t('Round')} {state.get('round', '')}", 3 * u, "ink"))
         elif last and last.get("winner") in WINNER_TEXT:

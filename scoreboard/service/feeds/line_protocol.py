@@ -149,7 +149,7 @@ class Session:
             status, body = waiting
             return Reply(status, body, close=True)
         operator = intake.operator_of(self.hub, hello.token)
-        if not intake.token_matches(hello.token, table.config.feed_token) and operator is None:
+        if not table.config.takes_token(hello.token) and operator is None:
             log.warning("feed refused: table %s, 401 unauthorized, from %s", table_id, self.source)
             if self.client:
                 self.hub.attempts.refused(self.client)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 import psycopg
 import psycopg.waiting
 
-from . import alarm_reads
+from . import alarm_reads, screen_reads
 from .errors import StoreNotEmpty, StoreUnavailable
 from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
@@ -148,6 +148,17 @@ class PostgresLog(OutboxReads):
 
     def alarm_acks(self, table_id: str) -> list[dict]:
         return alarm_reads.acknowledgements(self._read, MARK, table_id)
+
+    # -- the screens' assignments (screen_reads.py) ------------------------------------------------------------
+
+    def screen_assignment(self, screen_id: str) -> dict | None:
+        return screen_reads.assignment(self._read, MARK, screen_id)
+
+    def screen_assignments(self) -> list[dict]:
+        return screen_reads.assignments(self._read)
+
+    def screen_history(self, table_id: str) -> list[dict]:
+        return screen_reads.history(self._read, MARK, table_id)
 
     def claim(self, name: str) -> SessionClaim | None:
         """`name` for this process alone: a session advisory lock on a connection of its own, held while that

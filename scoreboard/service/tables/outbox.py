@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 import orjson
 
 from ...table import Delta, TableState, index_of, round_json
-from ...view import shoe_json
+from ...view import TableView, shoe_json
 from ..log import Delivery
 
 if TYPE_CHECKING:
@@ -70,6 +70,11 @@ def _shoe(before: TableState, state: TableState, delta: Delta) -> dict:
     return cast(dict[str, Any], shoe_json(state.shoe))
 
 
+def _table(before: TableState, state: TableState, delta: Delta) -> dict:
+    """The table as /api/tables/<table> shows it (public: a settings change makes a delivery now and then)."""
+    return cast(dict[str, Any], TableView(state).state_json())
+
+
 # The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
 FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
     "round": _round,
@@ -78,6 +83,7 @@ FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
     "undo": _undone,
     "shoe": _shoe,
     "shoe_end": _shoe,
+    "settings": _table,  # a live setting changed, or the table retired (floor.md)
 }
 assert FROM_EVENTS.keys() <= EVENT_TYPES.keys()
 
