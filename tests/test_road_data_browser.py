@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scoreboard.roads.names import Road, vocabulary
-from tests.browser import chromium, deal_rounds, open_page, post, wait_live  # noqa: F401 (the `browser` fixture)
+from testing.browser import deal_rounds, open_page, post, wait_live
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
