@@ -52,6 +52,7 @@ from .audit_trail import answer
 from .json_errors import error
 from .page_query import page_options
 from .sessions import sign, sign_in, signed_in
+from .table_settings import change_settings
 
 log = logging.getLogger(__name__)
 
@@ -401,6 +402,17 @@ def act(table_id: str, action: str):
         return error(503, "storage_failed", str(e), applied=0)
     log.info("operator %s: %s on table %s, version %s", op.name, event["type"], table_id, reply["table"]["version"])
     return jsonify(reply)
+
+
+@bp.post("/tables/<table_id>/settings")
+def change_table_settings(table_id: str):
+    """The page's settings form: the signed-in operator changes the table's live settings (CSRF-checked like every
+    post of the page; the same checks and answers as `PATCH /api/tables/<t>/settings`)."""
+    op, refused = _operator_for(table_id, {"type": "settings"})
+    if refused:
+        return refused
+    assert op is not None
+    return change_settings(op, table_id, request.get_data(cache=False))
 
 
 @bp.post("/alarms/<alarm_id>/ack")
