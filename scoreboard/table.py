@@ -900,10 +900,14 @@ def _undo(state: TableState, event: Event, trusted: bool) -> tuple[TableState, D
         raise OutOfOrder(f"round {event['round']} is not the last round keyed: round {last} is", "not_last_round")
     old = state.rounds[-1]
     event["before"] = round_json(old, last)
-    # The bets of the round taken back were closed when it was keyed: they stay closed ("no more bets").
+    # The bets of the round taken back were closed when it was keyed: they stay closed ("no more bets"); at a
+    # table no longer open, there are none.
     bets = NO_MORE_BETS if base.bets.open or base.bets.no_more_bets else base.bets
+    if state.config.status != "open":
+        bets = CLOSED
     notice = Notice("undo", last, event.get("reason", ""), False, event.get("received_at"))
-    new = evolve(base, seqs=state.seqs, bets=bets, notice=notice)
+    # The table's settings stay as they are now: a setting changed live since the round was keyed is not undone.
+    new = evolve(base, config=state.config, seqs=state.seqs, bets=bets, notice=notice)
     return new, Delta("undo", event, {"round": round_json(old, last), "undone": last}, rebuild=True)
 
 

@@ -43,11 +43,12 @@
     const u = (strip ? h : Math.min(h, w * 0.5625)) / 100;
     setVar("--u", `${u}px`);
     setVar("--alpha", String(Math.min(100, Math.max(0, Number(body.dataset.panel ?? 100))) / 100));
-    const noticeShown = !document.getElementById("notice").hidden;
+    const extras = ["notice", "bets"].filter((id) => !document.getElementById(id).hidden);
+    const noticeShown = extras.length > 0;
     ov.classList.toggle("no-panels", !panels.length && !noticeShown);
     const head = document.querySelector(".road header")?.getBoundingClientRect().height || 0;
     const gap = 1.2 * u;
-    if (strip) layoutStrip(w, h, head, gap, noticeShown);
+    if (strip) layoutStrip(w, h, head, gap, extras);
     else layoutBox(w, h, u, head, gap, noticeShown);
     // The latest results fill their panel's height, however short the box (a 1280x160 ticker).
     const last = document.getElementById("last");
@@ -80,7 +81,8 @@
     for (const el of placed.splice(0)) { el.style.gridColumn = ""; el.style.gridRow = ""; }
   }
 
-  function layoutStrip(w, h, head, gap, noticeShown) {
+  function layoutStrip(w, h, head, gap, extras) {
+    const noticeShown = extras.length > 0;
     const block = has("big") || derived.length;
     const blockCols = cols || 24, beadCols = cols || 12;
     const units = (has("big") ? 6 : 0) + (derived.length ? 3 : 0);
@@ -100,7 +102,7 @@
     if (has("bead")) columns.push(alone ? "minmax(0, 1fr)" : `${Math.ceil(beadCols * cell) + 1}px`);
     const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2, limits: 1.8 };
     for (const p of panels) columns.push(`minmax(0, ${weight[p]}fr)`);
-    if (noticeShown) columns.push("minmax(0, 2fr)");
+    for (const _ of extras) columns.push("minmax(0, 2fr)");
     ov.style.gridTemplateColumns = columns.join(" ");
     const place = (el, col, row) => { if (el) { el.style.gridColumn = String(col); el.style.gridRow = row; placed.push(el); } };
     if (block) {
@@ -110,7 +112,7 @@
     }
     if (has("bead")) place(document.getElementById("road-bead"), ++n, "1 / -1");
     for (const p of panels) place(document.getElementById(p), ++n, "1 / -1");
-    place(document.getElementById("notice"), ++n, "1 / -1");
+    for (const id of extras) place(document.getElementById(id), ++n, "1 / -1");
   }
 
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
@@ -128,11 +130,12 @@
   function showConnection() {
     body.classList.remove("connecting");
     document.getElementById("veil").hidden = connected;
+    renderBets();
   }
 
   function render(roadsChanged) {
     body.dataset.version = state.version;
-    renderCards(); renderNotice(); renderLimits();
+    renderCards(); renderNotice(); renderLimits(); renderBets();
     if (roadsChanged) { renderRoads(); renderStats(); renderAsk(); renderLast(); }
     fitPanels();
   }
@@ -239,6 +242,22 @@
     const was = box.hidden;
     Page.notice(box, state.notice, "panel notice o9", () => relayout());
     if (box.hidden !== was) relayout();
+  }
+
+  /* The betting window, as on the board (page.js bets): "place your bets" counting down, then "no more bets";
+     never while the overlay is not live. Its panel comes and goes like the notice's. */
+  let betsTimer = null;
+  function renderBets() {
+    const box = document.getElementById("bets");
+    const bets = Page.bets(state, connected);
+    const was = box.hidden;
+    box.hidden = !bets;
+    body.dataset.bets = bets ? bets.cls : "";
+    if (bets) { Page.text(box, bets.text); box.className = `panel bets o9 ${bets.cls}`; }
+    if (box.hidden !== was) relayout();
+    else if (bets) fitPanels();
+    clearTimeout(betsTimer);
+    if (bets && bets.left) betsTimer = setTimeout(renderBets, 1000 - ((Page.now() * 1000) % 1000) + 20);
   }
 
   /* Each panel's text as large as the panel holds it whole (--k from 1 down, the fonts never under 12 px). */

@@ -49,9 +49,7 @@
     set(el(t, ".tname"), s.name);
     set(el(t, ".shoe"), s.shoe ? s.shoe.number : "—");
     set(el(t, ".round"), s.round);
-    const phase = el(t, ".phase");
-    set(phase, S.phase[s.phase] || s.phase);
-    phase.className = `phase ${s.phase}`;
+    renderPhase(t);
     if (roadsChanged) renderRoads(t);
     if (t.displays !== null) {
       const d = el(t, ".displays");
@@ -59,6 +57,18 @@
       set(d, Page.fmt(S.displays, { count: t.displays }));
     }
   }
+
+  /* The phase, or the betting window while the table announces it (page.js bets: never while the pit is not live);
+     its seconds tick down once a second. */
+  let pitLive = false;
+  function renderPhase(t) {
+    const s = t.state, phase = el(t, ".phase"), bets = Page.bets(s, pitLive);
+    set(phase, bets ? bets.text : S.phase[s.phase] || s.phase);
+    phase.className = `phase ${bets ? bets.cls : s.phase}`;
+  }
+  window.setInterval(() => {
+    for (const t of tables.values()) if (t.state && t.state.bets && t.state.bets.open) renderPhase(t);
+  }, 1000);
 
   function renderRoads(t) {
     const m = t.model;
@@ -418,6 +428,8 @@
   /* -- the connection ------------------------------------------------------------------------------------------ */
 
   function connection(on) {
+    pitLive = on;
+    for (const t of tables.values()) if (t.state) renderPhase(t);
     body.classList.remove("connecting");
     body.classList.toggle("offline", !on);
     $("veil").hidden = on;

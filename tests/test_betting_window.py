@@ -10,7 +10,8 @@ import pytest
 
 from scoreboard.errors import Malformed, OutOfOrder, Refusal
 from scoreboard.table import Bets, TableConfig, TableState, apply, fold
-from tests.conftest import TABLES_TOML, TOKEN, Server, with_seq
+from testing.servers import Server, free_port
+from testing.tables import TABLES_TOML, TOKEN, with_seq
 
 ROUND = {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]}  # Player 9, Banker 5
 
@@ -162,6 +163,17 @@ def test_undo_of_a_round_dealt_card_by_card_or_of_another_round_is_refused():
     with pytest.raises(OutOfOrder) as e:
         apply(state, {"type": "undo", "round": 1})
     assert e.value.code == "not_last_round"
+
+
+def test_an_undo_keeps_the_settings_changed_since_the_round_was_keyed():
+    from scoreboard.table import floor_event
+
+    state = table({"type": "bets_open", "seconds": 20}, {"type": "bets_closed"}, {"type": "result", "winner": "B"})
+    event = floor_event(state.config, {"type": "settings", "changes": {"status": "break", "dealer": "Mei"}}, "sam")
+    state, _ = apply(state, {**event, "received_at": 1002.0}, trusted=True)  # the service makes it (floor.py)
+    state, _ = apply(state, {"type": "undo"}, received_at=1003.0, operator="dan")
+    assert state.played == 0 and (state.config.status, state.config.dealer) == ("break", "Mei")
+    assert state.bets == Bets(), "a table on a break announces no bets"
 
 
 def test_an_undo_replays():
@@ -335,7 +347,6 @@ def test_refusals_are_refusals():
 
 @pytest.mark.slow
 def test_tcp_ndjson_and_keypad_lines(tmp_path):
-    from tests.conftest import free_port
     from tests.test_transports import TcpLink
 
     path = tmp_path / "tables.toml"

@@ -205,7 +205,9 @@ def test_connection_lost_means_no_bets_until_the_server_is_back(browser, tmp_pat
     try:
         post(server, "T1", {"type": "shoe", "shoe": "S1"})
         page, _ = open_board(browser, server)
-        assert page.locator("#phase").inner_text().lower() == "place your bets"
+        assert page.locator("#phase").inner_text().lower() == "between rounds", "no window open: no invitation"
+        post(server, "T1", {"type": "bets_open", "seconds": 120})
+        wait_for(page, "document.getElementById('phase').textContent.startsWith('Place your bets · ')")
         assert page.locator("#veil").is_hidden()
         server.kill()
         wait_for(page, "!document.getElementById('veil').hidden")

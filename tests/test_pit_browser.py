@@ -256,7 +256,7 @@ def test_the_table_list_is_live(browser, pit_server):
     server = pit_server
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     page, problems = open_page(browser, f"{server.url}/", 1280, 720)
-    wait_for(page, "document.querySelector('li[data-table=\"T1\"] .phase').textContent === 'Place your bets'")
+    wait_for(page, "document.querySelector('li[data-table=\"T1\"] .phase').textContent === 'Between rounds'")
     page.evaluate("window.__sameDocument = true")
     results(server, "T1", "BP")
     wait_for(page, "document.querySelector('li[data-table=\"T1\"] .round').textContent === '3'")

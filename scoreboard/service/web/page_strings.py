@@ -91,10 +91,10 @@ def _screen_strings() -> dict:
         "gone": _("Not connected (last seen %(time)s)"),
         "never": _("Not seen yet"),
         "pages": {
-            "board": _("Board"),
-            "overlay": _("Overlay"),
-            "pit": _("Pit monitor"),
-            "screen": _("Unassigned"),
+            "board": pgettext("screen page", "Board"),
+            "overlay": pgettext("screen page", "Overlay"),
+            "pit": pgettext("screen page", "Pit monitor"),
+            "screen": pgettext("screen page", "Unassigned"),
         },
         "page": _("Page"),
         "table": _("Table"),
@@ -117,10 +117,17 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "hand": {"player": _("Player"), "banker": _("Banker")},
         "phase": {
             "no_shoe": _("Waiting for a shoe"),
-            "ready": _("Place your bets"),
+            # Between rounds bets are open only while the betting window is (`bets` below): the phase says no more.
+            "ready": _("Between rounds"),
             "dealing": _("Dealing"),
             "squeeze": _("Squeeze"),
             "shoe_finished": _("Shoe finished"),
+        },
+        # The betting window (state.bets.announce; 003 rules 3.1 and 3.2): the seconds left count down.
+        "window": {
+            "place_your_bets": _("Place your bets"),
+            "count": _("Place your bets · %(seconds)s"),
+            "no_more_bets": _("No more bets"),
         },
         "last_rounds": _("Last rounds"),
         "connecting": _("Connecting"),
@@ -134,6 +141,7 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         # that is for operators and the audit, not for players).
         "excess": _("Round void: excess card %(cards)s"),
         "corrected": _("Round %(round)s corrected: %(reason)s"),
+        "undone": _("Round %(round)s entry undone"),
         "insurance": _("Insurance: %(offers)s"),
         "offer": _("%(hand)s %(odds)s"),
         "super_six": _("Super 6"),
