@@ -12,11 +12,13 @@
   const body = document.body, ov = document.getElementById("ov");
   const S = Page.strings;
   const look = Page.look();
-  const ROAD_OF = { big: "big_road", bead: "bead", big_eye: "big_eye", small: "small", cockroach: "cockroach" };
+  // The roads by the names of page options (the server's list, with each road's name in the roads JSON).
+  const ROAD_OF = Object.fromEntries(look.roads.map((r) => [r.option, r.road]));
   const asked = body.dataset.roads.split(",");
   const roads = asked.filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
   const has = (p) => asked.includes(p);
-  const derived = ["big_eye", "small", "cockroach"].filter(has);
+  const derivedRoads = RoadView.roads(look, true);
+  const derived = look.roads.filter((r) => derivedRoads.includes(r.road)).map((r) => r.option).filter(has);
   const panels = asked.filter((p) => ["ask", "stats", "cards", "last", "limits"].includes(p));
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };

@@ -72,7 +72,7 @@
 
   function renderRoads(t) {
     const m = t.model;
-    for (const name of RoadView.ROADS) {
+    for (const name of RoadView.roads(look)) {
       const svg = el(t, `svg[data-road="${name}"]`);
       // Miniatures show a good stretch of the shoe, however tall the card: at least 24 Big Road columns.
       if (svg) RoadView.draw(svg, name, m, null, { look, minCols: name === "big_road" ? 24 : 16 });
@@ -94,7 +94,7 @@
     while (recent.firstChild && recent.scrollWidth > recent.clientWidth) recent.removeChild(recent.firstChild);
     el(t, ".badges").replaceChildren(...m.patterns.map((p) => {
       const chip = document.createElement("span"), name = document.createElement("span"), run = document.createElement("b");
-      const code = p.pattern === "one_hall_two_rooms" ? `${p.pattern}:${RoadView.lastSide(m) === "P" ? "B" : "P"}` : p.pattern;
+      const code = p.hall ? `${p.pattern}:${p.hall}` : p.pattern; // a one-hall-two-rooms is named by its hall
       chip.className = `chip ${p.pattern}`;
       name.textContent = S.patterns[code] || p.label;
       run.className = "run"; run.textContent = p.length;

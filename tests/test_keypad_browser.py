@@ -206,11 +206,15 @@ def test_a_board_that_lost_the_service_never_shows_the_window_open(browser, serv
     server.post("T1", [{"type": "shoe"}, {"type": "bets_open", "seconds": 120}], TOKEN)
     board, _ = open_board(browser, server, 1280, 720)
     overlay, _ = open_page(browser, f"{server.url}/overlay/T1?roads=big,cards", 1280, 720)
+    pit, _ = open_page(browser, f"{server.url}/pit", 1280, 720)
+    tile = "document.querySelector('.tcard[data-table=\"T1\"] .phase').textContent"
     wait_for(board, "document.body.dataset.bets === 'bets-open'")
     wait_for(overlay, "document.body.dataset.bets === 'bets-open'")
+    wait_for(pit, f"{tile}.startsWith('Place your bets · ')")
     server.kill()
     wait_for(board, "!document.getElementById('veil').hidden")
     wait_for(overlay, "!document.getElementById('veil').hidden")
+    wait_for(pit, f"{tile} === 'Between rounds'")
     for page in (board, overlay):
         shown = page.evaluate("document.body.innerText").lower()
         assert "place your bets" not in shown and "connection lost — no bets" in shown
