@@ -59,6 +59,8 @@ def _alarm_strings() -> dict:
         "title": _("Alarms"),
         "history": _("History"),
         "none": _("No alarms"),
+        # Beside a card's alarm label: how many more of that kind wait behind it.
+        "more": _("+%(count)s more"),
         "to_acknowledge": _("%(count)s to acknowledge"),
         "round": _("Round %(round)s"),
         "raised": _("Raised %(time)s"),
