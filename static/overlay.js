@@ -255,7 +255,19 @@
     const was = box.hidden;
     box.hidden = !bets;
     body.dataset.bets = bets ? bets.cls : "";
-    if (bets) { Page.text(box, bets.text); box.className = `panel bets o9 ${bets.cls}`; }
+    if (bets) {
+      // "Place your bets" over its seconds, each whole (the count never wraps away from its words).
+      const words = bets.left ? S.window.place_your_bets : bets.text;
+      if (box.dataset.words !== words) {
+        box.dataset.words = words;
+        const label = document.createElement("span"), count = document.createElement("b");
+        label.className = "bets-words"; count.className = "bets-count";
+        label.textContent = words;
+        box.replaceChildren(label, count);
+      }
+      Page.text(box.querySelector(".bets-count"), bets.left ? String(bets.left) : "");
+      box.className = `panel bets o9 ${bets.cls}`;
+    }
     if (box.hidden !== was) relayout();
     else if (bets) fitPanels();
     clearTimeout(betsTimer);

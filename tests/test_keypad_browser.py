@@ -113,7 +113,10 @@ def test_the_dealer_runs_a_round_from_the_keypad(browser, server):
     first = count_of(phase(board))
     assert phase(board).startswith("Place your bets · ") and 15 <= first <= 20
     wait_for(overlay, "document.body.dataset.bets === 'bets-open'")
-    assert overlay.evaluate("document.getElementById('bets').textContent").startswith("Place your bets · ")
+    words, count = overlay.evaluate(
+        "['words', 'count'].map((k) => document.querySelector(`#bets .bets-${k}`).textContent)"
+    )
+    assert words == "Place your bets" and 1 <= int(count) <= 20
     wait_for(board, f"!document.getElementById('phase').textContent.endsWith(' {first}')", timeout=5)
     assert count_of(phase(board)) < first, "the seconds count down"
     assert pad.evaluate("document.getElementById('k-announce').textContent").startswith("Place your bets · ")
