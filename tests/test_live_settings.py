@@ -292,6 +292,12 @@ def test_tables_added_retired_and_tokens_set_live_take_effect_at_once_and_after_
         assert call(srv, "DELETE", "/api/operators/dan", ADMIN).status_code == 200
         assert srv.post("T1", RESULT, DEALER).status_code == 401, "an operator removed live is refused at once"
         assert call(srv, "DELETE", "/api/operators/nobody", ADMIN).status_code == 404
+        # The floor keeps an admin: the last one is neither removed nor made something else.
+        assert call(srv, "DELETE", "/api/operators/ada", ADMIN).status_code == 200
+        r = call(srv, "DELETE", "/api/operators/ann", ADMIN)
+        assert r.status_code == 409 and r.json()["error"] == "last_admin", r.text
+        r = call(srv, "PUT", "/api/operators/ann", ADMIN, {"role": "supervisor"})
+        assert r.status_code == 409 and r.json()["error"] == "last_admin", r.text
     finally:
         srv.kill(signal.SIGTERM)
     srv = Server(db, roles_file, ["--feed-tcp", str(tcp)]).start()
@@ -304,7 +310,7 @@ def test_tables_added_retired_and_tokens_set_live_take_effect_at_once_and_after_
         assert srv.post("T1", {"type": "burn", "count": 1}, TOKEN).status_code == 401
         assert srv.post("T2", {"type": "shoe"}, "secret-T2").status_code == 409
         names = [o["name"] for o in call(srv, "GET", "/api/operators", ADMIN).json()["operators"]]
-        assert "lee" in names and "dan" not in names
+        assert "lee" in names and "dan" not in names and "ada" not in names and "ann" in names
         assert srv.post("T1", RESULT, DEALER).status_code == 401
         assert srv.post("T1", RESULT, "lee-dealer-token").status_code == 200
     finally:
