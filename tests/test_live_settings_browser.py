@@ -67,13 +67,18 @@ def test_a_change_is_on_the_board_the_overlay_and_board_png_within_seconds_and_a
         assert "20 – 8,000" in board.inner_text("#limit-groups") and board.is_visible("#dealer-line")
         assert "HKD" in overlay.inner_text("#ov-limits") and overlay.inner_text("#ov-dealer-name") == "Mei Ling"
         assert board_png(server).tobytes() != before_png.tobytes(), "board.png shows the new limits"
-        # Open, the board invites bets between rounds; closed, it never does, and says so over the whole board.
-        assert board.inner_text("#phase").lower() == "place your bets"
+        # Open, the board invites bets while the betting window is open; closed, it never does, and says so over
+        # the whole board.
+        assert server.post("T1", {"type": "bets_open", "seconds": 60}, TOKEN).status_code == 200
+        wait_for(board, "document.body.dataset.bets === 'bets-open'", DEADLINE)
+        assert "place your bets" in board.inner_text("#phase").lower()
         change(server, {"status": "closed"})
         wait_for(board, "document.body.dataset.status === 'closed'", DEADLINE)
         wait_for(overlay, "!document.getElementById('ov-status').hidden", DEADLINE)
         assert board.is_visible("#table-status") and board.inner_text("#status-word").lower() == "closed"
-        assert "place your bets" not in board.inner_text("body").lower()
+        assert "place your bets" not in board.inner_text("body").lower() and not board.evaluate(
+            "document.body.dataset.bets"
+        )
         assert overlay.inner_text("#ov-status").lower() == "closed"
         box = board.locator("#status-word").bounding_box()
         assert box and box["height"] > 1080 * 0.15, "the status reads across the floor (at least 15% of the height)"
