@@ -182,7 +182,9 @@ def test_a_shared_log_hands_a_post_what_others_stored_first():
             commit(two, FakePost("T1", 0, [record(1, {"type": "shoe"}), record(2, {"type": "cut"})]))
             late = FakePost("T1", 0, [])  # staged by `one` on version 0: it has not seen what `two` stored
             commit(one, late)
-            assert late.told == [[(1, {"type": "shoe"}), (2, {"type": "cut"})]]
+            assert [[(e.version, e.event) for e in told] for told in late.told] == [
+                [(1, {"type": "shoe"}), (2, {"type": "cut"})]
+            ]
         finally:
             one.close()
             two.close()

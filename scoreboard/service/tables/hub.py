@@ -17,20 +17,20 @@ display joined to any process receives each update once, in version order, throu
 
 from __future__ import annotations
 
-import collections
 import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING
 
 from ...errors import Refusal
+from ...record import Break, Entry, Refold, chained, decided_of, link
 from ...seqs import WINDOW, SeqMemory
 from ...table import Delta, TableConfig, TableState, apply, evolve
 from ...view import TableView
-from ..log import Log, Outcome, Record, RefusedAction, Row, Stored, Writes
+from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
 from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
 from . import permissions
 from .alarms import Alarms, Raised, of_events
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_EVENTS_PER_POST = 1_000  # a shoe posts a round or a burst, not a whole history
+CHECK_BATCH = 2_000  # entries the record's check of a table's history reads and folds at a time
 OPERATOR_KINDS = ("void", "correct")  # refused with a feed's token, these are refused operator actions
 
 
@@ -107,6 +108,8 @@ class TableHub:
         self._following = False
         self._closing: list[Callable[[], None]] = []
         self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
+        self._history: dict[str, int] = {}  # per table: the version its current shoe starts after (replay)
+        self._stopping = False
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
@@ -142,6 +145,7 @@ class TableHub:
 
     def close(self) -> None:
         self._following = False
+        self._stopping = True
         for fn in self._closing:
             try:
                 fn()
@@ -152,23 +156,80 @@ class TableHub:
     # -- starting -------------------------------------------------------------------------------------------------
 
     def replay(self) -> None:
-        """Rebuild every table from the log: the current shoe's events, a round half dealt included, and the seqs
-        stored before that shoe (the seq memory survives restarts and shoe changes)."""
+        """Rebuild every table from the log: the current shoe's decided rounds, a round half dealt included, and the
+        seqs stored before that shoe (the seq memory survives restarts and shoe changes). The shoe's chain and each
+        decided round are checked on the way (record.py): a break keeps the recorded rounds and raises an
+        `integrity` alarm. The rest of each table's history is checked after, in the background."""
+        breaks: list[Break] = []
         for table_id, view in self.tables.items():
             current = self.blocking(self.store.current_shoe, table_id)
             if current is None:
                 continue
             shoe, before = current
+            self._history[table_id] = before
             seqs = SeqMemory.load(self.blocking(self.store.seqs_before, table_id, before, WINDOW * 4))
             state = TableState(view.config, version=before, shoes=shoe - 1, seqs=seqs)
-            rows = self.blocking(self.store.shoe_events, table_id, shoe)
-            # The view is built once, from the state after the shoe's last event.
-            state = collections.deque(_fold_stored(state, rows, table_id), maxlen=1)[-1][0] if rows else state
-            self.tables[table_id] = TableView(state, self.log_id)
+            previous = self.log_id if before == 0 else (self.blocking(self.store.hash_at, table_id, before) or "")
+            refold = Refold(evolve(state, head=previous), previous, table_id)
+            for _ in refold.fold(self.blocking(self.store.shoe_entries, table_id, shoe)):
+                pass
+            breaks += refold.breaks
+            self.tables[table_id] = TableView(refold.state, self.log_id)
         self.ready = True
+        self.report(breaks)
+        if self._history:
+            self.runner.spawn(self.check_history)
         if self.store.shared:
             self._following = True
             self.runner.spawn(self.store.follow, self._told, lambda: self._following)
+
+    def check_history(self) -> list[Break]:
+        """Check the record of every table before its current shoe: the chain from the log id, and each shoe's
+        decided rounds against the rules of the shoe (a batch at a time, yielding between batches). Breaks raise
+        the `integrity` alarm as at the start."""
+        found: list[Break] = []
+        for table_id, until in list(self._history.items()):
+            if self._stopping:
+                return found
+            refold = Refold(TableState(self.tables[table_id].config), self.log_id, table_id)
+            after = 0
+            try:
+                while after < until and not self._stopping:
+                    entries = self.blocking(self.store.entries_after, table_id, after, CHECK_BATCH)
+                    entries = [e for e in entries if e.version <= until]
+                    if not entries:
+                        break
+                    for _ in refold.fold(entries):
+                        pass
+                    after = entries[-1].version
+                    time.sleep(0)  # under gevent: let the loop serve between batches
+            except Exception as e:  # the log closed under it (a stop), or a read failed: said, not raised
+                log.error("table %s: checking the record's history failed: %s", table_id, e)
+                continue
+            if after < until and until:
+                refold.breaks.append(Break(table_id, after + 1, f"events {after + 1} to {until} are missing"))
+            found += refold.breaks
+        self.report(found)
+        return found
+
+    def report(self, breaks: Sequence[Break]) -> None:
+        """Every break in the service's log, and per table an `integrity` alarm naming the first one (unless the
+        same break raised one already: a restart does not raise it again once acknowledged)."""
+        by_table: dict[str, list[Break]] = {}
+        for b in breaks:
+            log.error("the record: %s", b)
+            by_table.setdefault(b.table, []).append(b)
+        for table_id, found in by_table.items():
+            first = found[0]
+            more = f" (and {len(found) - 1} more: scoreboard check-log lists them)" if len(found) > 1 else ""
+            detail = f"{first.what}{more}"[:1000]
+            try:
+                known = self.read(self.store.alarms, [table_id], False, 1000)
+                if any(a["kind"] == "integrity" and a["detail"] == detail for a in known):
+                    continue
+                self.alarms.raise_alarm(table_id, "integrity", detail=detail, version=first.version)
+            except Exception as e:  # the log does not take the alarm: /readyz says why through the log's state
+                log.error("table %s: could not raise the integrity alarm: %s", table_id, e)
 
     # -- following the other processes (a shared log) ----------------------------------------------------------
 
@@ -192,9 +253,12 @@ class TableHub:
             return
         try:
             view = self.tables[table_id]
-            rows = self._io(self.store.events_after, table_id, view.version)
-            for state, delta in _fold_stored(view.state, rows, table_id):
+            rows = self._io(self.store.entries_after, table_id, view.version)
+            refold = Refold(view.state, view.state.head or self.log_id, table_id)
+            for state, delta in refold.fold(rows):
                 view.take(state, delta)
+            if refold.breaks:
+                self.runner.spawn(self.report, refold.breaks)
         except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
             log.error("table %s: catching up from the event log failed: %s", table_id, e)
         finally:
@@ -331,19 +395,19 @@ class TableHub:
     # -- history --------------------------------------------------------------------------------------------------
 
     def shoe_state(self, table_id: str, number: int) -> TableView | None:
-        """Shoe `number` of a table, folded again from its events (they are all in the log)."""
-        events = self.read(self.store.shoe_events, table_id, number)
-        if not events:
+        """Shoe `number` of a table, rebuilt from its decided rounds (they are all in the log)."""
+        entries = self.read(self.store.shoe_entries, table_id, number)
+        if not entries:
             return None
         config = self.tables[table_id].config
-        state = TableState(config, version=events[0][0] - 1, shoes=number - 1)
-        for version, event in events:
-            try:
-                state, _ = apply(state, event, trusted=True)
-            except Refusal as e:
-                log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
-            state = evolve(state, version=version)
-        return TableView(state, self.log_id)
+        before = entries[0].version - 1
+        previous = self.log_id if before == 0 else (self.read(self.store.hash_at, table_id, before) or "")
+        refold = Refold(TableState(config, version=before, shoes=number - 1, head=previous), previous, table_id)
+        for _ in refold.fold(entries):
+            pass
+        for b in refold.breaks:  # raised at the start, or by the history's check: said again here only
+            log.debug("the record, reading shoe %s: %s", number, b)
+        return TableView(refold.state, self.log_id)
 
     def shoe_history(self, table_id: str, number: int) -> dict | None:
         view = self.shoe_state(table_id, number)
@@ -424,12 +488,15 @@ class _Post:
         self._writes: Writes | None = None
         self.raised = Raised()  # the alarms its events raise and clear, stored with them
 
-    def stage(self, newer: Sequence[Stored]) -> Writes:
+    def stage(self, newer: Sequence[Entry]) -> Writes:
         """What to store, given the events the log holds past `after` (the writer asks in its transaction, the
         table locked). With none, the post stands as it was staged; else it is staged again on the caught-up state
         (every call starts from `base`: a retried transaction gets the same answer)."""
         if newer:
-            self.caught = list(_fold_stored(self.base, newer, self.table_id))
+            refold = Refold(self.base, self.base.head or self.hub.log_id, self.table_id)
+            self.caught = list(refold.fold(newer))
+            if refold.breaks:
+                self.hub.runner.spawn(self.hub.report, refold.breaks)
             self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator)
             self._writes = None
         return self.writes()
@@ -442,8 +509,40 @@ class _Post:
             self._writes = self._make_writes()
         return self._writes
 
+    def _chain(self) -> list[Record]:
+        """The post's event rows, each with what it decided and its hash after the one before it (the table's chain
+        head): the staged states take their hashes (the rounds API shows each round's)."""
+        before = self.caught[-1][0] if self.caught else self.base
+        previous = before.head or self.hub.log_id
+        records, staged = [], []
+        for state, delta in self.staged:
+            if not delta.duplicate:
+                decided = decided_of(state, delta)
+                event = delta.event
+                hash_ = link(previous, state.version, state.shoes, event, decided)
+                feed, seq = event.get("feed", ""), event.get("seq")
+                records.append(
+                    Record(
+                        self.table_id,
+                        state.version,
+                        state.shoes,
+                        event,
+                        event["type"],
+                        feed,
+                        seq,
+                        delta.digest,
+                        decided,
+                        hash_,
+                    )
+                )
+                state = before = chained(before, state, delta, hash_)
+                previous = hash_
+            staged.append((state, delta))
+        self.staged = staged
+        return records
+
     def _make_writes(self) -> Writes:
-        records = [_record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
+        records = self._chain()
         self.raised = of_events(self.caught[-1][0] if self.caught else self.base, self.staged)
         rows: list[Row] = list(self.raised.rows())
         outbox = self.hub.outbox
@@ -496,26 +595,6 @@ def _stage(
         staged.append((new, delta))
         state = new
     return staged, None
-
-
-def _record(table_id: str, state: TableState, delta: Delta) -> Record:
-    event = delta.event
-    feed, seq = event.get("feed", ""), event.get("seq")
-    return Record(table_id, state.version, state.shoes, event, event["type"], feed, seq, delta.digest)
-
-
-def _fold_stored(
-    state: TableState, rows: Iterable[tuple[int, dict]], table_id: str
-) -> Iterator[tuple[TableState, Delta]]:
-    """Apply stored events (accepted once: trusted), each state numbered with its stored version."""
-    for version, event in rows:
-        try:
-            state, delta = apply(state, event, trusted=True)
-        except Refusal as e:  # a stored event that no longer applies: say so, keep the versions aligned
-            log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
-            delta = Delta(str(_kind(event) or "event"), event if isinstance(event, dict) else {})
-        state = evolve(state, version=version)
-        yield state, delta
 
 
 def _kind(event: object) -> object:

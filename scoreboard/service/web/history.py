@@ -39,6 +39,7 @@ CSV_COLUMNS = (
     "banker_cards",
     "void",
     "reason",
+    "hash",  # the record's hash of the event that decided the round (docs/record.md)
 )
 
 
@@ -75,8 +76,8 @@ def rounds_csv(rounds: list[dict]) -> str:
     >>> print(rounds_csv([{"round": 1, "dealt": 1, "winner": "B", "player": ["9H", "KD"], "banker": ["2C", "7S"],
     ...     "player_points": 9, "banker_points": 9, "natural": True, "void": False, "reason": "=cmd"}]), end="")
     round,dealt,winner,player,banker,player_points,banker_points,natural,player_pair,banker_pair,banker_six,\
-banker_cards,void,reason
-    1,1,B,9H KD,2C 7S,9,9,true,,,,,false,'=cmd
+banker_cards,void,reason,hash
+    1,1,B,9H KD,2C 7S,9,9,true,,,,,false,'=cmd,
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -92,8 +92,18 @@ SCHEMAS: dict[str, dict] = {
             banker_cards=_nullable({"type": "integer", "enum": [2, 3]}),
             void=BOOL,
             reason={**TEXT, "description": "a voided round: why"},
-            irregularity={**BOOL, "description": "a voided round: the service voided it (an excess card)"},
+            irregularity={
+                **BOOL,
+                "description": "a voided round: the service voided it (an excess or foreign card, the shoe ran out)",
+            },
             operator={**TEXT, "description": "a voided round, to an operator's token: who voided it"},
+            hash=_nullable(
+                {
+                    **TEXT,
+                    "pattern": "^[0-9a-f]{64}$",
+                    "description": "the hash of the event that decided the round as it stands (docs/record.md)",
+                }
+            ),
             **FLAGS,
         ),
         "description": "A round as /rounds shows it (feed-protocol.md).",
