@@ -52,7 +52,7 @@ setup(
     packages=[*find_packages(include=["scoreboard", "scoreboard.*"]), "scoreboard.templates", "scoreboard.static"],
     package_dir={"scoreboard.templates": "templates", "scoreboard.static": "static"},
     package_data={
-        "scoreboard": ["translations/*/LC_MESSAGES/*.po"],
+        "scoreboard": ["py.typed", "translations/*/LC_MESSAGES/*.po"],
         "scoreboard.templates": ["**/*"],
         "scoreboard.static": ["**/*"],
     },

@@ -7,7 +7,7 @@ accepts it, and then deflates every update again for every display).
 Starts `scoreboard serve` and `bench.bare` on loopback ports. For each server, the same number of raw displays join
 a table, first plain, then offering `permessage-deflate`, twice over; a keypad result is posted every 50 ms (the
 bare app gets the scoreboard's own update for it), and the server's CPU per event and its memory per display are
-read around each phase. A display (bench/wsclient.py) reads and drops what it gets.
+read around each phase. A display (testing/wsclient.py) reads and drops what it gets.
 """
 
 from __future__ import annotations
@@ -25,15 +25,16 @@ from typing import Any
 import requests
 
 from bench.machine import describe
-from bench.scale import Process, bare, scoreboard, token
-from bench.wsclient import Display
+from bench.scale import bare, scoreboard, token
+from testing.servers import Server
+from testing.wsclient import Display
 
 PER_SECOND = 20
 SEQ = itertools.count(int(time.time() * 1000))
 
 
 def phase(
-    server: Process, post, table: str, displays: int, events: int, offer: bool, before=None
+    server: Server, post, table: str, displays: int, events: int, offer: bool, before=None
 ) -> tuple[float, float]:
     """(server CPU ms per event, server memory KiB per display) with `displays` joined to `table`; `before()` is
     called first, outside what is measured."""

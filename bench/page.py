@@ -20,8 +20,9 @@ from pathlib import Path
 import requests
 
 from bench.machine import describe
-from tests.browser import ARGS, CHROMIUM
-from tests.conftest import Server, with_seq
+from testing.browser import ARGS, CHROMIUM
+from testing.servers import Server
+from testing.tables import with_seq
 
 CONFIG = """
 [tables.B1]

@@ -40,7 +40,7 @@ from bench.scale import Window, card_schedule, config_text, connect, measure, to
 from scoreboard.options import Options
 from scoreboard.render import Renderer, image_spec
 from scoreboard.roads import Roads, parse_round_list
-from tests.conftest import Server
+from testing.servers import Server
 
 CONFIG = config_text(1)  # table B1, as bench/scale.py's tables
 GOAL_RENDER_MS, GOAL_PNG_KB, GOAL_RATIO = 20, 150, 1.25

@@ -3,7 +3,7 @@
     python -m bench.scale            the full run (several minutes): 50, 200, 500 and 1000 displays, and the rest
     python -m bench.scale --quick    small numbers, to see that it works
 
-Card to display, measured on raw WebSocket displays (bench/wsclient.py: frames stamped on arrival, decoded after
+Card to display, measured on raw WebSocket displays (testing/wsclient.py: frames stamped on arrival, decoded after
 the window, no garbage collection in it), for the scoreboard (`scoreboard serve`, SQLite; two processes on PostgreSQL
 and Redis) and, in the same run on the same number of displays, for the floor: a bare Flask-SocketIO app
 (bench/bare.py) given the very updates the scoreboard sent, at the same pace, with the server CPU each side spent per
@@ -21,7 +21,6 @@ import argparse
 import contextlib
 import json
 import multiprocessing as mp
-import os
 import random
 import resource
 import shutil
@@ -35,14 +34,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import requests
-
 from bench.feeder import Conn, closed_loop, dumps, paced
 from bench.machine import describe
-from bench.wsclient import Pool, Received
 from scoreboard.cards import ALL_CARDS
 from scoreboard.play import Deal
-from tests.servers import terminate
+from testing.servers import Server
+from testing.wsclient import Pool, Received
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_POOL = 125  # displays per client process
@@ -73,69 +70,20 @@ def percentile(values: list[float], q: float) -> float:
 # -- processes ----------------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Process:
-    """A server process on a loopback port, logging to a file in the run's directory."""
-
-    def __init__(self, cmd: list[str], workdir: Path, ready_path: str, env: dict | None = None):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = workdir / f"server-{self.port}.log"
-        with open(self.log, "wb") as log:
-            self.proc = subprocess.Popen(
-                [*cmd, "--port", str(self.port)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=ROOT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
-            )
-        deadline = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{cmd[2]} exited: {self.log.read_text()[-2000:]}")
-            try:
-                requests.get(self.url + ready_path, timeout=1)
-                break
-            except requests.ConnectionError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{cmd[2]} did not start: {self.log.read_text()[-2000:]}") from None
-                time.sleep(0.05)
-
-    def cpu(self) -> float:
-        """CPU seconds the process has used (user and system), every thread included."""
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def rss(self) -> int:
-        """Resident memory in bytes."""
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-        return kb * 1024
-
-    def stop(self) -> None:
-        terminate(self.proc)
-
-
-def scoreboard(workdir: Path, db: str, tables: int, queue: str | None = None) -> Process:
+def scoreboard(workdir: Path, db: str, tables: int, queue: str | None = None) -> Server:
+    """`scoreboard serve` on `tables` tables, logging into the run's directory."""
     config = workdir / f"tables-{tables}.toml"
     config.write_text(config_text(tables))
-    cmd = [sys.executable, "-m", "scoreboard", "serve", "--config", str(config), "--db", db, "--host", "127.0.0.1"]
-    return Process(cmd + (["--message-queue", queue] if queue else []), workdir, "/api/tables")
+    extra = ["--message-queue", queue] if queue else []
+    return Server(db, config, extra, logs=workdir, ready="/api/tables").start(timeout=60)
 
 
-def bare(workdir: Path, queue: str | None = None, channel: str = "") -> Process:
+def bare(workdir: Path, queue: str | None = None, channel: str = "") -> Server:
+    """The bare floor (bench/bare.py), logging into the run's directory."""
     cmd = [sys.executable, "-m", "bench.bare", "--host", "127.0.0.1"]
     if queue:
         cmd += ["--message-queue", queue, "--channel", channel]
-    return Process(cmd, workdir, "/ready")
+    return Server(None, None, argv=cmd, logs=workdir, ready="/ready").start(timeout=60)
 
 
 def _burn() -> None:
@@ -321,13 +269,13 @@ def replay_schedule(window: Window, tables: list[str], interval: float, start: f
     return schedule
 
 
-def side_cpu(side: list[Process]) -> float:
+def side_cpu(side: list[Server]) -> float:
     return sum(p.cpu() for p in side)
 
 
 def paired(
-    a_side: list[Process],
-    b_side: list[Process],
+    a_side: list[Server],
+    b_side: list[Server],
     tables: list[str],
     per_table: int,
     burn: bool,
@@ -380,8 +328,8 @@ def new_shoes(url: str, tables: list[str], seq: int) -> None:
 
 
 def compare(
-    ours_side: list[Process],
-    bare_side: list[Process],
+    ours_side: list[Server],
+    bare_side: list[Server],
     tables: list[str],
     per_table: int,
     cards: int,
@@ -409,8 +357,8 @@ def compare(
 
 
 def compare_floors(
-    a_side: list[Process],
-    b_side: list[Process],
+    a_side: list[Server],
+    b_side: list[Server],
     tables: list[str],
     per_table: int,
     updates: Window,
@@ -421,7 +369,7 @@ def compare_floors(
     """Two bare apps, each sent the same updates (those of `updates`) at the same pace, taking turns as `compare`
     does: the ratio two identical servers show each other, which is how far the machine alone moves a row's."""
 
-    def floor(side: list[Process]) -> Callable[..., Window]:
+    def floor(side: list[Server]) -> Callable[..., Window]:
         def window(pools: list[tuple[str, Pool]], start: float, *_: Window) -> Window:
             return measure_bare(pools, side[0].url, replay_schedule(updates, tables, interval, start))
 

@@ -27,7 +27,7 @@ import websocket
 
 from bench.machine import describe
 from scoreboard.cards import ALL_CARDS
-from tests.servers import Served
+from testing.servers import Served
 
 CONFIG = """
 [tables.B1]

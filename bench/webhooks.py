@@ -28,8 +28,8 @@ import socketio
 
 from bench.machine import describe
 from scoreboard.cards import ALL_CARDS
-from tests.receivers import HANG, OK, Receiver
-from tests.servers import Served
+from testing.receivers import HANG, OK, Receiver
+from testing.servers import Served
 
 OPERATOR = "bench-operator-token"
 

@@ -6,6 +6,7 @@ API returns and what the log stores, so nothing converts back and forth.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .errors import Malformed, Refusal
@@ -22,7 +23,7 @@ TABLE_DECKS = range(4, 9)  # 004 rule 2.2.1: four to eight decks
 ODDS_DECKS = range(1, 9)  # the odds report also covers the small shoes of online games
 
 
-def parse_card(text) -> str:
+def parse_card(text: object) -> str:
     """Read one card in the feed notation: rank A 2-9 T J Q K (or 10), then suit S H D C, any case."""
     if not isinstance(text, str):
         raise Malformed(f'a card must be text like "AS" or "10H", not {text!r}', "bad_card")
@@ -38,7 +39,7 @@ def parse_card(text) -> str:
     return raw
 
 
-def parse_cards(items, hand: str = "cards") -> tuple[str, ...]:
+def parse_cards(items: object, hand: str = "cards") -> tuple[str, ...]:
     if not isinstance(items, (list, tuple)):
         raise Malformed(f'{hand} must be a list of cards such as ["9H", "KD"]', "bad_card")
     return tuple(parse_card(c) for c in items)
@@ -48,7 +49,7 @@ def point(card: str) -> int:
     return POINTS[card[0]]
 
 
-def hand_points(cards) -> int:
+def hand_points(cards: Iterable[str]) -> int:
     """004 rule 1.16: the point total is the last digit of the sum."""
     return sum(POINTS[c[0]] for c in cards) % 10
 
@@ -58,7 +59,7 @@ def same_rank(a: str, b: str) -> bool:
     return a[0] == b[0]
 
 
-def check_decks(decks, allowed: range = TABLE_DECKS) -> int:
+def check_decks(decks: object, allowed: range = TABLE_DECKS) -> int:
     if isinstance(decks, bool) or not isinstance(decks, int) or decks not in allowed:
         raise Refusal(
             f"decks must be a whole number from {allowed.start} to {allowed.stop - 1}, not {decks!r}",
@@ -103,14 +104,14 @@ class Shoe:
         counts[i] -= 1
         return Shoe(self.decks, tuple(counts))
 
-    def give_back(self, cards) -> Shoe:
+    def give_back(self, cards: Iterable[str]) -> Shoe:
         """The shoe with `cards` returned, as when a corrected round's registered cards were wrong."""
         counts = list(self.counts)
         for card in cards:
             counts[_INDEX[card]] += 1
         return Shoe(self.decks, tuple(counts))
 
-    def take_all(self, cards) -> Shoe:
+    def take_all(self, cards: Iterable[str]) -> Shoe:
         shoe = self
         for card in cards:
             shoe = shoe.take(card)

@@ -38,6 +38,7 @@ TIMEOUT = 10.0  # seconds for one request
 RETRY_FOR = 60.0  # seconds a request is sent again while the service is unreachable or busy
 
 Event = dict[str, Any]  # a feed event: a "type" and that type's fields (docs/feed-protocol.md)
+# Read loosely: a service of another version may add fields (scoreboard.shapes holds this one's exact shapes).
 State = dict[str, Any]  # a table's state (docs/feed-protocol.md)
 RoadsJSON = dict[str, Any]  # the roads JSON (docs/roads-json.md)
 DeliveryState = Literal["pending", "dead", "done"]
@@ -93,8 +94,8 @@ class AuditEntry(TypedDict):
     kind: str
     reason: str | None
     round: int | None
-    before: dict | None
-    after: dict | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
     action: NotRequired[str | None]
     code: NotRequired[str]
     message: NotRequired[str]
@@ -130,7 +131,7 @@ class Delivery(TypedDict):
     last_status: int | None
     delivered_at: float | None
     last_failure: Failure | None
-    body: dict
+    body: dict[str, Any]
 
 
 class ServiceError(Exception):
@@ -188,7 +189,7 @@ class Client:
 
     def table(self, table_id: str) -> State:
         """A table's state (face-down cards show to an operator's token only)."""
-        return cast(State, self._json("GET", self.table_path(table_id)))
+        return self._json("GET", self.table_path(table_id))
 
     def rounds(self, table_id: str, shoe: int | None = None) -> Rounds:
         """The current shoe's rounds, or shoe number `shoe`'s, oldest first."""
@@ -199,7 +200,7 @@ class Client:
         return cast(list[ShoeSummary], self._json("GET", self.table_path(table_id, "shoes"))["shoes"])
 
     def roads(self, table_id: str) -> RoadsJSON:
-        return cast(RoadsJSON, self._json("GET", self.table_path(table_id, "roads")))
+        return self._json("GET", self.table_path(table_id, "roads"))
 
     def audit(self, table_id: str) -> list[AuditEntry]:
         """The table's audit trail, oldest first (an operator's token)."""
@@ -210,7 +211,7 @@ class Client:
 
     def export(self, table_id: str, shoe: int) -> dict[str, Any]:
         """Shoe `shoe`'s export: its rules, rounds and every stored event (an operator's token)."""
-        return cast(dict[str, Any], self._json("GET", self.table_path(table_id, "shoes", str(shoe), "export")))
+        return self._json("GET", self.table_path(table_id, "shoes", str(shoe), "export"))
 
     def webhooks(self) -> list[Webhook]:
         """The webhook receivers and how their deliveries stand (an operator's token)."""
@@ -310,7 +311,7 @@ def _text(data: bytes) -> str:
     return data.decode()
 
 
-def _error_body(error: urllib.error.HTTPError) -> dict:
+def _error_body(error: urllib.error.HTTPError) -> dict[str, Any]:
     try:
         reply = json.load(error)
     except (ValueError, OSError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import ALL_CARDS, parse_card
 from .errors import Refusal
@@ -50,7 +51,7 @@ class Verified:
     commitment: str
 
 
-def verify(events: list[dict], commitment_hint: str | None = None, decks_hint: int | None = None) -> Verified:
+def verify(events: list[dict[str, Any]], commitment_hint: str | None = None, decks_hint: int | None = None) -> Verified:
     """Check a shoe's events against its commitment; raises Rejected naming the reason.
 
     `commitment_hint` and `decks_hint` (an export's header) are used when the `shoe` event lacks them.
@@ -115,7 +116,7 @@ def verify(events: list[dict], commitment_hint: str | None = None, decks_hint: i
     return Verified(opening.get("shoe"), order, burned, dealt, len(undealt), str(committed).lower())
 
 
-def _cards(items, index: int) -> list[str]:
+def _cards(items: object, index: int) -> list[str]:
     if not isinstance(items, list) or not items:
         raise Rejected(f"event {index} names no cards where it should")
     try:

@@ -8,15 +8,19 @@
 class Refusal(Exception):
     status = 422
 
-    def __init__(self, message: str, code: str = "against_rules", status: int | None = None):
+    def __init__(self, message: str, code: str = "against_rules", status: int | None = None, field: str | None = None):
         super().__init__(message)
         self.message = message
         self.code = code
+        self.field = field  # the event's field that is wrong, when one is (a program can point at it)
         if status is not None:
             self.status = status
 
-    def as_json(self) -> dict:
-        return {"error": self.code, "message": self.message}
+    def as_json(self) -> dict[str, str]:
+        body = {"error": self.code, "message": self.message}
+        if self.field is not None:
+            body["field"] = self.field
+        return body
 
 
 class Malformed(Refusal):
@@ -24,8 +28,8 @@ class Malformed(Refusal):
 
     status = 400
 
-    def __init__(self, message: str, code: str = "malformed"):
-        super().__init__(message, code)
+    def __init__(self, message: str, code: str = "malformed", field: str | None = None):
+        super().__init__(message, code, field=field)
 
 
 class OutOfOrder(Refusal):

@@ -22,6 +22,7 @@ from datetime import datetime
 from .cards import TABLE_DECKS, check_decks, parse_card, parse_cards
 from .errors import Malformed, Refusal
 from .seqs import SEQ_MAX
+from .shapes import Event, JSONObject, Word
 from .sides import hand_code, result_code
 
 TEXT_MAX = 200  # a reason, an id or a feed name longer than this is a mistake, not a message
@@ -29,11 +30,12 @@ CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _SEED = re.compile(r"^[0-9a-f]{16,128}$")
 REVEAL = ("player", "banker", "all")
+BETS_SECONDS = (5, 120)  # floor.md: a betting window lasts 5 to 120 seconds
 # What the service adds to an event before storing it; read back only from the log.
 SERVICE_FIELDS = ("received_at", "operator")
 
 
-def parse_event(raw: object, trusted: bool = False) -> dict:
+def parse_event(raw: object, trusted: bool = False) -> Event:
     """A normalised copy of one feed event, or Malformed naming the field that is wrong.
 
     `trusted` is for events read back from the log: they may carry the fields the service added.
@@ -41,6 +43,8 @@ def parse_event(raw: object, trusted: bool = False) -> dict:
     if not isinstance(raw, dict):
         raise Malformed('each event must be a JSON object with a "type"', "malformed")
     kind = raw.get("type")
+    if trusted and kind in FLOOR_TYPES:  # made by the service (a setting changed live), read back from the log
+        return {**raw}
     if kind not in TYPES:
         shown = kind[:40] if isinstance(kind, str) else kind if isinstance(kind, int | float | None) else "…"
         raise Malformed(f"unknown event type {shown!r}: use one of {', '.join(TYPES)}", "unknown_type")
@@ -49,7 +53,7 @@ def parse_event(raw: object, trusted: bool = False) -> dict:
     return event
 
 
-def text(raw: dict, name: str, code: str, limit: int = TEXT_MAX) -> str | None:
+def text(raw: JSONObject, name: str, code: str, limit: int = TEXT_MAX) -> str | None:
     """An optional text field, stripped; Malformed if it is not text, empty, or too long."""
     value = raw.get(name)
     if value is None:
@@ -104,8 +108,8 @@ def iso_time(value: str, name: str = "at") -> str:
     return value
 
 
-def _common(raw: dict, trusted: bool) -> dict:
-    out: dict = {}
+def _common(raw: JSONObject, trusted: bool) -> Event:
+    out: Event = {}
     if "seq" in raw:
         seq = raw["seq"]
         if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= SEQ_MAX:
@@ -127,8 +131,8 @@ def _common(raw: dict, trusted: bool) -> dict:
     return out
 
 
-def _shoe(raw: dict, trusted: bool) -> dict:
-    out: dict = {}
+def _shoe(raw: JSONObject, trusted: bool) -> Event:
+    out: Event = {}
     shoe = raw.get("shoe")
     if shoe is not None:
         if isinstance(shoe, bool) or not isinstance(shoe, str | int) or not str(shoe).strip() or len(str(shoe)) > 64:
@@ -149,7 +153,7 @@ def _shoe(raw: dict, trusted: bool) -> dict:
     return out
 
 
-def _burn(raw: dict, trusted: bool) -> dict:
+def _burn(raw: JSONObject, trusted: bool) -> Event:
     if raw.get("cards") is not None:
         cards = _cards(raw["cards"], "cards")
         if not cards:
@@ -170,7 +174,7 @@ def _cards(items: object, name: str) -> tuple[str, ...]:
 READ_MAX = 16  # what a shoe read of a foreign card, kept for the audit trail
 
 
-def _card(raw: dict, trusted: bool) -> dict:
+def _card(raw: JSONObject, trusted: bool) -> Event:
     foreign = raw.get("foreign")
     if foreign is not None and not isinstance(foreign, bool):
         raise Malformed("foreign must be true or false", "bad_card")
@@ -184,7 +188,7 @@ def _card(raw: dict, trusted: bool) -> dict:
         return {"foreign": True, **({"read": unicode_text(read, "card", "bad_card")} if read else {})}
     if "card" not in raw:
         raise Malformed('a card event needs "card", such as "9H"', "bad_card")
-    out: dict = {"card": parse_card(raw["card"])}
+    out: Event = {"card": parse_card(raw["card"])}
     if raw.get("hand") is not None:
         hand = hand_code(raw["hand"])
         if hand is None:
@@ -193,17 +197,17 @@ def _card(raw: dict, trusted: bool) -> dict:
     return out
 
 
-def _cards_of_round(raw: dict, trusted: bool = False) -> dict:
+def _cards_of_round(raw: JSONObject, trusted: bool = False) -> Event:
     if "player" not in raw or "banker" not in raw:
         raise Malformed('a round needs both "player" and "banker" card lists', "bad_round")
     return {"player": list(_cards(raw["player"], "player")), "banker": list(_cards(raw["banker"], "banker"))}
 
 
-def _result(raw: dict, trusted: bool = False) -> dict:
+def _result(raw: JSONObject, trusted: bool = False) -> Event:
     winner = result_code(raw.get("winner"))
     if winner is None:
         raise Malformed('winner must be "B", "P" or "T"', "bad_winner")
-    out: dict = {"winner": winner}
+    out: Event = {"winner": winner.value}
     for name in ("player_points", "banker_points"):
         if raw.get(name) is not None:
             v = raw[name]
@@ -227,7 +231,7 @@ def _short(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:40] + "…"
 
 
-def _round_number(raw: dict, required: bool) -> dict:
+def _round_number(raw: JSONObject, required: bool) -> Event:
     if raw.get("round") is None:
         if required:
             raise Malformed('name the round: "round" is its number in this shoe', "bad_round_number")
@@ -238,7 +242,7 @@ def _round_number(raw: dict, required: bool) -> dict:
     return {"round": n}
 
 
-def _void(raw: dict, trusted: bool) -> dict:
+def _void(raw: JSONObject, trusted: bool) -> Event:
     reason = text(raw, "reason", "reason_required")
     if reason is None:
         raise Malformed('a void needs its reason, such as "card exposed"', "reason_required")
@@ -248,7 +252,7 @@ def _void(raw: dict, trusted: bool) -> dict:
     return out
 
 
-def _correct(raw: dict, trusted: bool) -> dict:
+def _correct(raw: JSONObject, trusted: bool) -> Event:
     out = _round_number(raw, required=True)
     reason = text(raw, "reason", "bad_reason")
     if reason is not None:
@@ -268,19 +272,19 @@ def _correct(raw: dict, trusted: bool) -> dict:
     return out
 
 
-def _cut(raw: dict, trusted: bool) -> dict:
+def _cut(raw: JSONObject, trusted: bool) -> Event:
     return {}
 
 
-def _reveal(raw: dict, trusted: bool) -> dict:
+def _reveal(raw: JSONObject, trusted: bool) -> Event:
     hand = raw.get("hand", "all")
     if not isinstance(hand, str) or hand.lower() not in REVEAL:
         raise Malformed('hand must be "player", "banker" or "all"', "bad_hand")
     return {"hand": hand.lower()}
 
 
-def _shoe_end(raw: dict, trusted: bool) -> dict:
-    out: dict = {}
+def _shoe_end(raw: JSONObject, trusted: bool) -> Event:
+    out: Event = {}
     seed = raw.get("seed")
     if seed is not None:
         if not isinstance(seed, str) or not _SEED.match(seed.lower()):
@@ -294,7 +298,46 @@ def _shoe_end(raw: dict, trusted: bool) -> dict:
     return out
 
 
-_READERS: dict[str, Callable[[dict, bool], dict]] = {
+def _bets_open(raw: JSONObject, trusted: bool) -> Event:
+    """The betting window opens for `seconds` (floor.md, "The betting window").
+
+    >>> _bets_open({"seconds": 20}, False)
+    {'seconds': 20}
+    >>> _bets_open({"seconds": "20"}, False)
+    Traceback (most recent call last):
+    ...
+    scoreboard.errors.Malformed: seconds must be a whole number from 5 to 120, not '20'
+    """
+    low, high = BETS_SECONDS
+    if "seconds" not in raw:
+        raise Malformed(
+            f'bets_open needs "seconds": how long bets stay open, {low} to {high}', "bad_seconds", "seconds"
+        )
+    seconds = raw["seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not low <= seconds <= high:
+        raise Malformed(
+            f"seconds must be a whole number from {low} to {high}, not {_short(seconds)}", "bad_seconds", "seconds"
+        )
+    return {"seconds": seconds}
+
+
+def _bets_closed(raw: JSONObject, trusted: bool) -> Event:
+    return {}
+
+
+def _undo(raw: JSONObject, trusted: bool) -> Event:
+    """Undo the last result keyed (a `result` or a `round`), before anything else happens at the table; `round`,
+    if given, must be that round's number (a guard against undoing another)."""
+    out = _round_number(raw, required=False)
+    reason = text(raw, "reason", "bad_reason")
+    if reason is not None:
+        out["reason"] = reason
+    if trusted and isinstance(raw.get("before"), dict):
+        out["before"] = raw["before"]
+    return out
+
+
+_READERS: dict[str, Callable[[JSONObject, bool], Event]] = {
     "shoe": _shoe,
     "burn": _burn,
     "card": _card,
@@ -305,5 +348,32 @@ _READERS: dict[str, Callable[[dict, bool], dict]] = {
     "cut": _cut,
     "reveal": _reveal,
     "shoe_end": _shoe_end,
+    "bets_open": _bets_open,
+    "bets_closed": _bets_closed,
+    "undo": _undo,
 }
-TYPES = tuple(_READERS)  # the event types, in the order the docs list them
+
+
+class EventKind(Word):
+    """The event types, in the order the docs list them (docs/feed-protocol.md); an update's `kind` is one too."""
+
+    SHOE = "shoe"
+    BURN = "burn"
+    CARD = "card"
+    ROUND = "round"
+    RESULT = "result"
+    VOID = "void"
+    CORRECT = "correct"
+    CUT = "cut"
+    REVEAL = "reveal"
+    SHOE_END = "shoe_end"
+    BETS_OPEN = "bets_open"
+    BETS_CLOSED = "bets_closed"
+    UNDO = "undo"
+
+
+TYPES = tuple(k.value for k in EventKind)
+assert set(_READERS) == set(TYPES), "every event type has its reader, and every reader its EventKind"
+# The floor's events (floor.md "Live table settings"): the service makes them from the API, checked there
+# (live_settings.py), and stores them in the table's log; a feed cannot send them.
+FLOOR_TYPES = ("settings", "feed_token", "retire")

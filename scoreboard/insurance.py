@@ -6,6 +6,7 @@ cards when a third card is still to come, and after the Player's third card whil
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -62,7 +63,7 @@ class Offer:
     odds: Fraction
     tie_pays: bool  # the 9-point Player insurance after the third card also pays 8 to 1 on a tie
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {
             "hand": NAME[self.hand],
             "stage": self.stage,
@@ -99,7 +100,7 @@ def offers(deal: Deal) -> list[Offer]:
     ]
 
 
-def offer_for(round_player, round_banker, hand: str, stage: str) -> Offer | None:
+def offer_for(round_player: Sequence[str], round_banker: Sequence[str], hand: str, stage: str) -> Offer | None:
     """The offer the bettor could have taken on `hand` at `stage` of a finished round's cards."""
     cards = {FOUR_CARDS: (2, 2), PLAYER_THIRD: (3, 2)}[stage]
     if len(round_player) < cards[0] or len(round_banker) < cards[1]:

@@ -6,7 +6,9 @@ weighed out of the same total, 52d x (52d-1) x ... x (52d-5) ordered six-card se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from .cards import ODDS_DECKS, check_decks
 from .play import Round, banker_draws, is_natural, player_draws
@@ -50,7 +52,9 @@ def count_outcomes(decks: int) -> dict[tuple[int, int, int], int]:
     return tally
 
 
-def _after_four(counts, total_cards, p: int, b: int, ways: int, add) -> None:
+def _after_four(
+    counts: list[int], total_cards: int, p: int, b: int, ways: int, add: Callable[[int, int, int, int], None]
+) -> None:
     left = total_cards - 4
     if is_natural(p) or is_natural(b):
         add(p, b, 2, ways * left * (left - 1))
@@ -85,7 +89,7 @@ def falling(n: int, k: int) -> int:
     return out
 
 
-def exact_outcomes(decks: int = 8) -> dict:
+def exact_outcomes(decks: int = 8) -> dict[str, Any]:
     """The probability of each outcome, as exact fractions, with the raw counts behind them.
 
     `classes` keeps the probability of every (player points, banker points, banker card count): the bets are
@@ -112,7 +116,7 @@ def exact_outcomes(decks: int = 8) -> dict:
     }
 
 
-def bet_rtp(bet: BetSpec, o: dict) -> Fraction:
+def bet_rtp(bet: BetSpec, o: dict[str, Any]) -> Fraction:
     """Return to player of one bet: what a unit stake gives back on average, stake included, from its own rule."""
     if bet.reads == "result":
         return sum(
@@ -123,12 +127,12 @@ def bet_rtp(bet: BetSpec, o: dict) -> Fraction:
             Fraction(0),
         )
     # A pair bet reads the pair flag alone; the same rank chance holds for either hand's first two cards.
-    pair = o["pair"]
+    pair: Fraction = o["pair"]
     with_pair = Round(None, player_pair=bet.reads == "player_pair", banker_pair=bet.reads == "banker_pair")
     return pair * returned(bet.rule(with_pair)) + (1 - pair) * returned(bet.rule(Round(None)))
 
 
-def report(decks: int = 8) -> dict:
+def report(decks: int = 8) -> dict[str, Any]:
     """The odds report: outcomes as floats and exact fractions, and every bet of every registered variant."""
     o = exact_outcomes(decks)
     names = ("banker", "player", "tie", "banker_six_two_cards", "banker_six_three_cards", "pair")
@@ -152,7 +156,7 @@ def report(decks: int = 8) -> dict:
     }
 
 
-def _row(name: str, bet: str, pays: str, rtp: Fraction, **extra) -> dict:
+def _row(name: str, bet: str, pays: str, rtp: Fraction, **extra: object) -> dict[str, object]:
     return {
         "variant": name,
         "bet": bet,
@@ -164,7 +168,7 @@ def _row(name: str, bet: str, pays: str, rtp: Fraction, **extra) -> dict:
     }
 
 
-def format_report(data: dict) -> str:
+def format_report(data: dict[str, Any]) -> str:
     """The report for people: outcome probabilities, then RTP and house edge of every bet."""
     lines = [
         f"Exact baccarat odds, {data['decks']} deck{'s' if data['decks'] > 1 else ''} "

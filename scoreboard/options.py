@@ -24,7 +24,7 @@ from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 from .palette import DEFAULT_THEME, THEMES
 
 ROADS = ("bead", "big", "big_eye", "small", "cockroach")
-PANELS = (*ROADS, "ask", "stats", "cards", "last")
+PANELS = (*ROADS, "ask", "stats", "cards", "last", "limits")  # limits: the table's signage (status, dealer, limits)
 DEFAULT_PANELS = ("big", "bead", "big_eye", "small", "cockroach", "ask", "stats", "cards")
 ORIENTATIONS = ("landscape", "portrait")
 CLOCKS = ("off", "24h", "12h")
@@ -41,7 +41,7 @@ class BadOption(Malformed):
         super().__init__(message, "bad_option")
         self.option = option
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, str]:
         return {**super().as_json(), "option": self.option}
 
 
@@ -58,7 +58,7 @@ class Options:
     clock: str = "off"
     ask: int | None = None  # overlays: blink ASK P, then ASK B, then neither, this many seconds each
     panel: int = 100  # overlays: the opacity of the panels' backgrounds, in percent (the marks stay opaque)
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _choice(option: str, choices: tuple[str, ...]) -> Callable[[str], str]:

@@ -6,10 +6,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .cards import hand_points, point, same_rank
 from .errors import Refusal
+from .shapes import JSONObject, RoundFields
 from .sides import BANKER, NAME, PLAYER, TIE, TITLE, winner_of
 
 __all__ = ["BANKER", "PLAYER", "TIE", "Deal", "Round", "check_round", "deal_round", "outcome"]
@@ -70,9 +72,9 @@ class Round:
         """Banker wins on 6 points: pays 1 to 2 without commission, and wins the Super 6 bets."""
         return self.winner == BANKER and self.banker_points == 6
 
-    def as_json(self, public: bool = True) -> dict:
+    def as_json(self, public: bool = True) -> RoundFields:
         """The round for the API and displays; `public=False` adds who voided it (operators and the audit only)."""
-        return {
+        out: RoundFields = {
             "player": list(self.player),
             "banker": list(self.banker),
             "winner": self.winner,
@@ -84,9 +86,12 @@ class Round:
             "banker_six": self.banker_six,
             "banker_cards": self.banker_cards,
             "void": self.void,
-            **({"reason": self.reason, "irregularity": self.irregularity} if self.void else {}),
-            **({"operator": self.operator} if self.void and not public else {}),
         }
+        if self.void:
+            out["reason"], out["irregularity"] = self.reason, self.irregularity
+            if not public:
+                out["operator"] = self.operator
+        return out
 
 
 def outcome(player: tuple[str, ...], banker: tuple[str, ...]) -> Round:
@@ -161,14 +166,14 @@ class Deal:
             )
         return outcome(self.player, self.banker)
 
-    def as_json(self, face_up: dict[str, int] | None = None) -> dict:
+    def as_json(self, face_up: dict[str, int] | None = None) -> JSONObject:
         """The deal for displays. With `face_up` (squeeze: how many of each hand's cards are turned), the others are
         null, and a hand's points show only once all its cards are turned.
 
         >>> Deal(("9H", "2C"), ("KD",)).as_json({"P": 1})
         {'player': ['9H', None], 'player_points': None, 'banker': [None], 'banker_points': None, 'next': 'banker'}
         """
-        out: dict = {}
+        out: JSONObject = {}
         for hand, cards in ((PLAYER, self.player), (BANKER, self.banker)):
             shown = len(cards) if face_up is None else min(face_up.get(hand, 0), len(cards))
             out[NAME[hand]] = [c if i < shown else None for i, c in enumerate(cards)]
@@ -177,7 +182,7 @@ class Deal:
         return out
 
 
-def deal_round(cards) -> Round:
+def deal_round(cards: Iterable[str]) -> Round:
     """Deal cards one by one until the round is complete; the cards left over are not used."""
     deal = Deal()
     for card in cards:
@@ -187,7 +192,7 @@ def deal_round(cards) -> Round:
     raise Refusal("the cards ran out before the round was complete", "round_incomplete")
 
 
-def check_round(player, banker) -> Round:
+def check_round(player: Iterable[str], banker: Iterable[str]) -> Round:
     """Check a whole round against the Table of Play; refuse it naming the rule it breaks."""
     player, banker = tuple(player), tuple(banker)
     for hand, cards in ((PLAYER, player), (BANKER, banker)):

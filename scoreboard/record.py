@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 from .errors import Refusal
 from .play import Round
+from .shapes import Event, JSONObject
 from .table import Delta, TableState, apply, canonical_json, evolve, played
 
 __all__ = ["Break", "Entry", "Refold", "chained", "decided_of", "entry_json", "link", "round_of"]
@@ -45,8 +46,8 @@ class Entry(NamedTuple):
 
     version: int
     shoe: int
-    event: dict
-    decided: dict | None = None
+    event: Event
+    decided: JSONObject | None = None
     hash: str | None = None
 
 
@@ -62,7 +63,7 @@ class Break:
         return f"table {self.table}, version {self.version}: {self.what}"
 
 
-def entry_json(version: int, shoe: int, event: dict, decided: dict | None) -> bytes:
+def entry_json(version: int, shoe: int, event: Event, decided: JSONObject | None) -> bytes:
     """The bytes an event's hash is taken of (after the previous hash).
 
     >>> entry_json(3, 1, {"type": "cut"}, None)
@@ -71,12 +72,12 @@ def entry_json(version: int, shoe: int, event: dict, decided: dict | None) -> by
     return canonical_json({"version": version, "shoe": shoe, "event": event, "decided": decided})
 
 
-def link(previous: str, version: int, shoe: int, event: dict, decided: dict | None) -> str:
+def link(previous: str, version: int, shoe: int, event: Event, decided: JSONObject | None) -> str:
     """An event's hash: sha256 of the previous event's hash (the log id for a table's first) and its entry."""
     return hashlib.sha256(previous.encode() + entry_json(version, shoe, event, decided)).hexdigest()
 
 
-def decided_of(state: TableState, delta: Delta) -> dict | None:
+def decided_of(state: TableState, delta: Delta) -> JSONObject | None:
     """What an event decided: the round it closed, voided or corrected, as it then stood (None for any other)."""
     i = delta.decided
     if i is None or i >= len(state.rounds):
@@ -88,7 +89,7 @@ def decided_of(state: TableState, delta: Delta) -> dict | None:
     return {"index": i, "round": number, **r.as_json(public=False)}
 
 
-def round_of(decided: dict) -> Round:
+def round_of(decided: JSONObject) -> Round:
     """The round a decided entry records."""
     return Round(
         winner=decided.get("winner"),
@@ -119,7 +120,7 @@ def chained(before: TableState, state: TableState, delta: Delta, hash_: str) -> 
     return evolve(state, head=hash_, proofs=proofs)
 
 
-def _kept(state: TableState, decided: dict) -> TableState:
+def _kept(state: TableState, decided: JSONObject) -> TableState:
     """`state` with the recorded round in its place (the rules now decide it otherwise, or not at all)."""
     i = decided.get("index")
     if not isinstance(i, int) or i < 0 or i > len(state.rounds):
@@ -129,7 +130,7 @@ def _kept(state: TableState, decided: dict) -> TableState:
     return evolve(state, rounds=rounds, played=played(rounds))
 
 
-def _differs(derived: dict | None, recorded: dict) -> str:
+def _differs(derived: JSONObject | None, recorded: JSONObject) -> str:
     """How a re-derived round differs from the recorded one ("" if it does not)."""
     if derived is None:
         return "the rules now decide no round here"
@@ -145,7 +146,8 @@ class Refold:
     if they start the table), checking the chain and the decided rounds, keeping the recorded ones. `breaks` lists
     what disagreed."""
 
-    def __init__(self, state: TableState, previous: str, table_id: str):
+    def __init__(self, state: TableState, previous: str, table_id: str, derive: bool = True):
+        self.derive = derive  # False: the chain alone (the floor's own log, whose events are no table's)
         self.state = state
         self.previous = previous  # the hash the next entry must follow
         self.table_id = table_id
@@ -173,6 +175,10 @@ class Refold:
                 "before it was removed or moved",
             )
         state = self.state
+        if not self.derive:
+            self.state = evolve(state, version=version, head=entry.hash or self.previous)
+            self.previous = entry.hash or self.previous
+            return self.state, Delta(_kind(event), event if isinstance(event, dict) else {})
         applies = True
         try:
             new, delta = apply(state, event, trusted=True)

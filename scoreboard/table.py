@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
@@ -26,11 +27,14 @@ import orjson
 
 from .cards import TABLE_DECKS, Shoe
 from .errors import Malformed, OutOfOrder, Refusal
-from .events import TYPES, parse_event
+from .events import FLOOR_TYPES, TYPES, parse_event
 from .i18n import LANGUAGES
+from .live_settings import SETTINGS as SETTING_NAMES
+from .live_settings import Limits, check_config
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
+from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .variants import Variant, check_super_six_pays, variant
 
@@ -38,6 +42,8 @@ ROUND_CARDS = 4  # every round starts with four cards (004 rule 3.8, 000 and 003
 # What the service writes into an event before storing it; never part of what a seq stands for.
 SERVICE_ADDED = ("at", "received_at", "rules", "before", "after")
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+# The live settings that are a TableConfig field of the same name (`limits` is made a Limits first).
+LIVE_FIELDS = ("name", "status", "dealer", "announcement", "stale_after", "expected_screens")
 MAX_EXPECTED_SCREENS = 50  # floor.md: a table expects 0 to 50 screens
 
 
@@ -68,7 +74,7 @@ class ShoeRules:
     def game(self) -> Variant:
         return variant(self.variant, self.super_six_pays)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> JSONObject:
         return {
             "variant": self.variant,
             "decks": self.decks,
@@ -95,8 +101,17 @@ class TableConfig:
     stale_after: int = 120  # seconds of silence while a shoe is open before the pit raises an alarm
     expected_screens: int = 0  # boards and overlays that should show it: fewer raise an alarm (0: none expected)
     patterns: Thresholds = Thresholds()
+    # The live settings (live_settings.py; `limits` beside min_bet/max_bet, which stay the main limits' shorthand).
+    status: str = "open"
+    dealer: str | None = None
+    announcement: str | None = None
+    limits: Limits = Limits()
+    retired: bool = False  # retired live by an admin: its log stays readable, its screens show it closed
+    feed_token_sha256: str | None = None  # a feed token set live: the log keeps only its SHA-256
+    live: frozenset[str] = frozenset()  # the settings changed live; the others are the table file's
 
     def __post_init__(self) -> None:
+        check_config(self)
         if not isinstance(self.id, str) or not TABLE_ID.match(self.id):
             raise Malformed(
                 f"table id {self.id!r} must be 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or "
@@ -128,6 +143,69 @@ class TableConfig:
     def rules(self, decks: int | None = None) -> ShoeRules:
         """The rules a shoe started now is dealt under."""
         return ShoeRules(self.variant, decks or self.decks, self.super_six_pays, self.rounds_after_cut, self.squeeze)
+
+    @property
+    def bet_limits(self) -> Limits:
+        """The limits the boards show: `limits`, its main group from min_bet and max_bet when it names none.
+
+        >>> TableConfig("T1", min_bet=100, max_bet=5000).bet_limits.main
+        (100, 5000)
+        """
+        if self.limits.main is None and self.min_bet is not None and self.max_bet is not None:
+            return dataclasses.replace(self.limits, main=(self.min_bet, self.max_bet))
+        return self.limits
+
+    def settings_json(self) -> JSONObject:
+        """The live settings as `GET /api/tables/<t>/settings` and the `settings` event's `before` show them."""
+        return {
+            "name": self.name or self.id,
+            "status": self.status,
+            "dealer": self.dealer,
+            "limits": self.bet_limits.as_json(),
+            "announcement": self.announcement,
+            "stale_after": self.stale_after,
+            "expected_screens": self.expected_screens,
+        }
+
+    def takes_token(self, given: str | None) -> bool:
+        """Whether `given` is this table's feed token (the one set live, if one was), compared in constant time.
+
+        >>> config = TableConfig("T1", feed_token="old-token")
+        >>> rotated = configured(config, feed_token_sha256=token_digest("new"))
+        >>> config.takes_token("old-token"), rotated.takes_token("old-token"), rotated.takes_token("new")
+        (True, False, True)
+        """
+        if given is None:
+            return False
+        if self.feed_token_sha256 is not None:
+            return hmac.compare_digest(token_digest(given), self.feed_token_sha256)
+        return bool(self.feed_token) and hmac.compare_digest(given.encode(), self.feed_token.encode())
+
+
+def token_digest(token: str) -> str:
+    """What the log keeps of a feed token set live: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def configured(config: TableConfig, **changes: object) -> TableConfig:
+    """The config with `changes` (checked again: __post_init__ runs)."""
+    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
+
+
+def with_settings(config: TableConfig, after: JSONObject) -> TableConfig:
+    """The config with a `settings` event's `after` (live settings already checked), each marked live; `limits` are
+    the table's whole limits (floor_event merged them): a group they leave out has none.
+
+    >>> c = with_settings(TableConfig("T1", min_bet=10, max_bet=100), {"status": "break", "limits": {"tie": [1, 5]}})
+    >>> c.status, c.bet_limits.as_json(), sorted(c.live)
+    ('break', {'tie': [1, 5]}, ['limits', 'status'])
+    """
+    changes: dict[str, object] = {k: v for k, v in after.items() if k in LIVE_FIELDS}
+    if "limits" in after:
+        changes["limits"] = Limits.from_json(after["limits"])
+        if Limits.from_json(after["limits"]).main is None:  # the file's min_bet/max_bet no longer stand in
+            changes["min_bet"] = changes["max_bet"] = None
+    return configured(config, **changes, live=config.live | frozenset(k for k in after if k in SETTING_NAMES))
 
 
 # -- state --------------------------------------------------------------------------------------------------------
@@ -183,7 +261,7 @@ class ShoeState:
 class Notice:
     """What the boards announce after a void or a correction, until the next round starts."""
 
-    kind: str  # "void" or "correct"
+    kind: str  # "void", "correct" or "undo"
     round: int | None  # the round's number; None for the round that was being dealt
     reason: str
     irregularity: bool = False
@@ -192,7 +270,7 @@ class Notice:
     # cites the rule, is for operators and the audit.
     cards: tuple[str, ...] = ()
 
-    def as_json(self) -> dict:
+    def as_json(self) -> NoticeJSON:
         return {
             "kind": self.kind,
             "round": self.round,
@@ -201,6 +279,42 @@ class Notice:
             "at": self.at,
             "cards": list(self.cards),
         }
+
+
+@dataclass(frozen=True)
+class Bets:
+    """The betting window (floor.md, 003 rules 3.1, 3.2 and 5.2): open between rounds for `seconds` from a
+    `bets_open`, until `closes_at`; closed by a `bets_closed` (the one the service sends when the time is up
+    included), or by the round's first card. `no_more_bets`: it closed and the round it was for has not started:
+    the boards say "no more bets" until its first card.
+
+    >>> Bets(True, 1020.0, 20).as_json()
+    {'open': True, 'closes_at': 1020.0, 'seconds': 20, 'announce': 'place_your_bets'}
+    >>> Bets(no_more_bets=True).as_json()["announce"], Bets().as_json()["announce"]
+    ('no_more_bets', None)
+    """
+
+    open: bool = False
+    closes_at: float | None = None  # unix seconds; None while closed (or opened with no time known: a test bench)
+    seconds: int | None = None
+    no_more_bets: bool = False
+
+    def expired(self, at: float | None) -> bool:
+        """Open, but its time was up by `at` (when an event came)."""
+        return self.open and self.closes_at is not None and at is not None and at >= self.closes_at
+
+    def as_json(self) -> BetsJSON:
+        announce = "place_your_bets" if self.open else "no_more_bets" if self.no_more_bets else None
+        return {"open": self.open, "closes_at": self.closes_at, "seconds": self.seconds, "announce": announce}
+
+
+CLOSED = Bets()
+NO_MORE_BETS = Bets(no_more_bets=True)
+# The events that start or end a round: the window is over (it closes at the round's first card). An event of
+# a round card by card is a `card`; a round keyed at once, `round` or `result`.
+CLOSE_BETS = frozenset({"card", "round", "result", "shoe", "shoe_end"})
+# The events an `undo` takes back: a round keyed at once (cards or a result), the last thing the table took.
+UNDOABLE = frozenset({"round", "result"})
 
 
 @dataclass(frozen=True)
@@ -216,6 +330,10 @@ class TableState:
     seqs: SeqMemory = field(default_factory=SeqMemory)
     notice: Notice | None = None
     last_event_at: float | None = None
+    bets: Bets = CLOSED
+    # The table as it was before the last event, when that event keyed a round at once (`round`, `result`) and so
+    # may be undone; None after any other event. It never holds one of its own (`undo=None`): one step back only.
+    undo: TableState | None = None
     # The record (record.py): the hash of the last event stored (the chain's head; "" before the first), and the
     # hash of the event that decided each of `rounds` as it stands (None where none is known).
     head: str = ""
@@ -255,8 +373,8 @@ class Delta:
     """What an accepted event did: `event` is the normalised event to store, `display` what a display draws."""
 
     kind: str
-    event: dict
-    display: dict = field(default_factory=dict)
+    event: Event
+    display: JSONObject = field(default_factory=dict)
     added: Round | None = None  # a round to add to the roads
     rebuild: bool = False  # the roads are rebuilt from the shoe's rounds
     duplicate: bool = False  # a retried seq: acknowledged, not applied again
@@ -321,14 +439,14 @@ def index_of(rounds: tuple[Round, ...], number: int) -> int:
     )
 
 
-def round_json(r: Round, number: int | None, public: bool = True) -> dict:
+def round_json(r: Round, number: int | None, public: bool = True) -> RoundJSON:
     return {"round": number, **r.as_json(public)}
 
 
 # -- applying -----------------------------------------------------------------------------------------------------
 
 
-def digest(event: dict) -> str:
+def digest(event: Event) -> str:
     """The content a seq stands for: the event as its sender wrote it, without the times and what the service adds.
 
     >>> card = {"type": "card", "card": "9H", "seq": 3}
@@ -339,7 +457,7 @@ def digest(event: dict) -> str:
     return hashlib.sha256(canonical_json(content)).hexdigest()
 
 
-def canonical_json(content: dict) -> bytes:
+def canonical_json(content: JSONObject) -> bytes:
     """`content` as compact JSON with sorted keys and every character past ASCII escaped: the bytes the log's
     digests have always been taken of (a seq stored before an upgrade must still match its retry).
 
@@ -367,13 +485,18 @@ def apply(
     trusted: bool = False,
     received_at: float | None = None,
     operator: str | None = None,
+    service: bool = False,
 ) -> tuple[TableState, Delta]:
     """The table after `raw`, and what changed; a Refusal changes nothing.
 
     `operator` is the name of the operator whose token sent the event (None for a feed's token); `received_at`
     when the service took it. `trusted` events come from the log: they were accepted once and apply as stored.
+    `service`: the service made the event itself (the `bets_closed` when a betting window's time is up): it needs no
+    seq, and its feed is "service".
     """
     event = parse_event(raw, trusted)
+    if state.config.retired and not trusted:
+        raise OutOfOrder(f"table {state.config.id} is retired: it takes no more events", "table_retired")
     if not trusted:
         if received_at is not None:
             event["received_at"] = received_at
@@ -382,26 +505,39 @@ def apply(
             # have to agree on numbers.
             event["operator"] = operator
             event["feed"] = f"operator:{operator}"
+        if service:
+            event["feed"] = "service"
     seq_digest = digest(event) if "seq" in event else None
     if seq_digest is not None:
         if not trusted and state.seqs.is_retry(event.get("feed", ""), event["seq"], seq_digest):
             return state, Delta(event["type"], event, duplicate=True, digest=seq_digest)
-    elif state.config.require_seq and not trusted:
+    elif state.config.require_seq and not trusted and not service:
         raise Malformed(
             'every event needs a "seq", a whole number rising with each event, so that a retry is never dealt '
             "twice (a test bench may set require_seq = false)",
             "seq_required",
         )
-    new, delta = _HANDLERS[event["type"]](state, event, trusted)
+    kind = event["type"]
+    if kind != "bets_closed" and state.bets.expired(event.get("received_at")):
+        # The window's time was up before this event came: it is closed, whether or not the service's own
+        # `bets_closed` got there first (a replay decides the same, from the stored times).
+        state = evolve(state, bets=NO_MORE_BETS)
+    new, delta = (_HANDLERS.get(kind) or _FLOOR_HANDLERS[kind])(state, event, trusted)
+    if kind in CLOSE_BETS:
+        new = evolve(new, bets=CLOSED)
+    undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == "round" else None
+    if kind in FLOOR_TYPES:  # a setting changed live between a result and its undo leaves the undo possible
+        undo = state.undo
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
     at = event.get("received_at", new.last_event_at)
-    return evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at), evolve(delta, digest=seq_digest)
+    new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo)
+    return new, evolve(delta, digest=seq_digest)
 
 
-Handler = Callable[[TableState, dict, bool], tuple[TableState, Delta]]
+Handler = Callable[[TableState, Event, bool], tuple[TableState, Delta]]
 
 
-def _require_operator(event: dict, trusted: bool, what: str) -> None:
+def _require_operator(event: Event, trusted: bool, what: str) -> None:
     if not trusted and "operator" not in event:
         raise Forbidden(f"{what} is an operator's action: send it with an operator's token, not the feed's")
 
@@ -426,7 +562,7 @@ def _require_between_rounds(state: TableState, what: str) -> None:
         )
 
 
-def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _shoe(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_between_rounds(state, "a new shoe")
     if trusted and isinstance(event.get("rules"), dict):
         rules = _stored_rules(event["rules"], state.config)
@@ -448,7 +584,7 @@ def _shoe(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("shoe", event, {"shoe": {"id": shoe.id, "number": number}}, rebuild=True)
 
 
-def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
+def _stored_rules(stored: JSONObject, config: TableConfig) -> ShoeRules:
     base = config.rules()
     try:
         rules = ShoeRules(
@@ -465,7 +601,7 @@ def _stored_rules(stored: dict, config: TableConfig) -> ShoeRules:
     return rules
 
 
-def _burn(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _burn(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "burning cards")
     _require_between_rounds(state, "burning cards")
     # A stored burn applies as it was accepted (before the keypad's rounds and excess cards counted here).
@@ -508,7 +644,7 @@ def keyed_cards(r: Round) -> int:
     return ROUND_CARDS + (r.banker_cards == 3)
 
 
-def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _card(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing cards")
     if state.squeezing:
         raise OutOfOrder("the round's cards are all out, face down: reveal them before the next card", "not_revealed")
@@ -531,7 +667,7 @@ def _card(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("card", event, display)
 
 
-def _foreign(state: TableState, event: dict, shoe: ShoeState) -> tuple[TableState, Delta]:
+def _foreign(state: TableState, event: Event, shoe: ShoeState) -> tuple[TableState, Delta]:
     """004 rule 5.3.1, 003 rule 5.1.1: a card that is not part of the set (or one the shoe could not read) voids the
     round in progress; earlier rounds stand. It came out of the shoe: it counts among the excess cards."""
     read = event.get("read")
@@ -542,7 +678,7 @@ def _foreign(state: TableState, event: dict, shoe: ShoeState) -> tuple[TableStat
     return _end_in_void(evolve(state, shoe=counted), event, void, {"foreign": True})
 
 
-def _ran_out(state: TableState, event: dict, display: dict) -> tuple[TableState, Delta]:
+def _ran_out(state: TableState, event: Event, display: JSONObject) -> tuple[TableState, Delta]:
     """004 rule 5.3.4, 003 rule 5.1.3: the shoe's last card is out and the round needs more: it is voided at once
     (not left open for an operator); its cards stay out, earlier rounds stand."""
     deal = state.deal
@@ -551,7 +687,7 @@ def _ran_out(state: TableState, event: dict, display: dict) -> tuple[TableState,
     return _end_in_void(state, event, void, display)
 
 
-def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
+def _excess(state: TableState, event: Event, shoe: ShoeState, card: str) -> tuple[TableState, Delta]:
     """004 rule 5.3.2: a card the shoe cannot hold voids the round in progress; earlier rounds stand."""
     reason = (
         f"{card} is one too many: the shoe's {shoe.rules.decks} decks hold {shoe.rules.decks} of it "
@@ -563,7 +699,7 @@ def _excess(state: TableState, event: dict, shoe: ShoeState, card: str) -> tuple
 
 
 def _end_in_void(
-    state: TableState, event: dict, void: Round, extra: dict, excess: tuple[str, ...] = ()
+    state: TableState, event: Event, void: Round, extra: JSONObject, excess: tuple[str, ...] = ()
 ) -> tuple[TableState, Delta]:
     """The round in progress ends with no result; its cards stay out of the shoe and earlier rounds stand.
     `excess`: the cards the shoe could not hold, when that is why."""
@@ -585,7 +721,7 @@ def _count_down(shoe: ShoeState | None) -> ShoeState | None:
     return evolve(shoe, rounds_left=shoe.rounds_left - 1)
 
 
-def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _round(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "dealing a round")
     _require_between_rounds(state, "a whole round")
     r = check_round(event["player"], event["banker"])
@@ -614,7 +750,7 @@ def _round(state: TableState, event: dict, trusted: bool) -> tuple[TableState, D
     return _finish(new, event, r, {})
 
 
-def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _result(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "entering a result")
     _require_between_rounds(state, "entering a result")
     r = keypad_round(event)
@@ -625,7 +761,7 @@ def _result(state: TableState, event: dict, trusted: bool) -> tuple[TableState, 
     return _finish(evolve(state, shoe=evolve(shoe, keyed=shoe.keyed + keyed)), event, r, {})
 
 
-def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[TableState, Delta]:
+def _finish(state: TableState, event: Event, r: Round, extra: JSONObject) -> tuple[TableState, Delta]:
     number = state.round_number
     new = evolve(
         state,
@@ -639,7 +775,7 @@ def _finish(state: TableState, event: dict, r: Round, extra: dict) -> tuple[Tabl
     return new, Delta("round", event, {**extra, "round": round_json(r, number)}, added=r, decided=len(state.rounds))
 
 
-def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _void(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_operator(event, trusted, "a void")
     operator = event.get("operator")
     if "round" not in event:
@@ -659,7 +795,7 @@ def _void(state: TableState, event: dict, trusted: bool) -> tuple[TableState, De
     return new, Delta("void", event, display, rebuild=True, decided=i)
 
 
-def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _correct(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     _require_operator(event, trusted, "a correction")
     shoe = state.shoe
     i = index_of(state.rounds, event["round"])
@@ -690,7 +826,7 @@ def _correct(state: TableState, event: dict, trusted: bool) -> tuple[TableState,
     return new, Delta("correct", event, {"round": round_json(new_round, event["round"])}, rebuild=True, decided=i)
 
 
-def _cut(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _cut(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "the cut card")
     if shoe.cut:
         raise OutOfOrder("the cut card already came out in this shoe", "already_cut")
@@ -698,7 +834,7 @@ def _cut(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Del
     return evolve(state, shoe=evolve(shoe, cut=True, rounds_left=left)), Delta("cut", event, {"rounds_left": left})
 
 
-def _reveal(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _reveal(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = _require_shoe(state, "revealing cards")
     if not shoe.rules.squeeze:
         raise OutOfOrder("this shoe is not dealt face down (squeeze is off): there is nothing to reveal", "no_squeeze")
@@ -717,7 +853,7 @@ def _reveal(state: TableState, event: dict, trusted: bool) -> tuple[TableState, 
     return new, Delta("reveal", event, {"revealed": shown})
 
 
-def _shoe_end(state: TableState, event: dict, trusted: bool) -> tuple[TableState, Delta]:
+def _shoe_end(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
     shoe = state.shoe
     if shoe is None:
         raise OutOfOrder("no shoe is open: there is no shoe to end", "no_shoe")
@@ -726,6 +862,61 @@ def _shoe_end(state: TableState, event: dict, trusted: bool) -> tuple[TableState
     _require_between_rounds(state, "ending the shoe")
     ended = evolve(shoe, ended=True, seed=event.get("seed"))
     return evolve(state, shoe=ended), Delta("shoe_end", event, {k: event[k] for k in ("seed",) if k in event})
+
+
+def _bets_open(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """Bets open between rounds (003 rule 3.1), for `seconds` from when the service took the event; opening an open
+    window starts its time again."""
+    _require_shoe(state, "opening the betting window")
+    if state.config.status != "open" and not trusted:  # a table that is not open never invites bets (floor.md)
+        raise OutOfOrder(
+            f"the table is {state.config.status}: bets open only at an open table (PATCH its settings' status)",
+            "table_not_open",
+        )
+    if state.deal.started:
+        raise OutOfOrder(
+            f"round {state.round_number} is being dealt and is not settled: bets open only between rounds (once it "
+            "is settled or voided)",
+            "round_in_progress",
+        )
+    at = event.get("received_at")
+    bets = Bets(True, None if at is None else at + event["seconds"], event["seconds"])
+    return evolve(state, bets=bets), Delta("bets_open", event, {"bets": bets.as_json()})
+
+
+def _bets_closed(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """No more bets (003 rule 3.2): the window closes; the boards say so until the round's first card."""
+    if not state.bets.open:
+        raise OutOfOrder("the betting window is not open: there is nothing to close", "bets_not_open")
+    by = "time" if state.bets.expired(event.get("received_at")) else "event"
+    return evolve(state, bets=NO_MORE_BETS), Delta("bets_closed", event, {"bets": NO_MORE_BETS.as_json(), "by": by})
+
+
+def _undo(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """Take back the last round keyed at once (a `round` or a `result`) while it is the last thing the table took:
+    the table is as it was before it, the round's cards back in the shoe. Anything else first (a card, a burn, the
+    betting window, another round) and it stands: a supervisor corrects or voids it (004 rule 5.6)."""
+    base = state.undo
+    last = state.played
+    if base is None:
+        raise OutOfOrder(
+            "nothing to undo: only the last round keyed (its result or its cards) can be undone, and only before "
+            "anything else happens at the table; ask a supervisor to correct or void it",
+            "nothing_to_undo",
+        )
+    if event.get("round") not in (None, last):
+        raise OutOfOrder(f"round {event['round']} is not the last round keyed: round {last} is", "not_last_round")
+    old = state.rounds[-1]
+    event["before"] = round_json(old, last)
+    # The bets of the round taken back were closed when it was keyed: they stay closed ("no more bets"); at a
+    # table no longer open, there are none.
+    bets = NO_MORE_BETS if base.bets.open or base.bets.no_more_bets else base.bets
+    if state.config.status != "open":
+        bets = CLOSED
+    notice = Notice("undo", last, event.get("reason", ""), False, event.get("received_at"))
+    # The table's settings stay as they are now: a setting changed live since the round was keyed is not undone.
+    new = evolve(base, config=state.config, seqs=state.seqs, bets=bets, notice=notice)
+    return new, Delta("undo", event, {"round": round_json(old, last), "undone": last}, rebuild=True)
 
 
 _HANDLERS: dict[str, Handler] = {
@@ -739,12 +930,70 @@ _HANDLERS: dict[str, Handler] = {
     "cut": _cut,
     "reveal": _reveal,
     "shoe_end": _shoe_end,
+    "bets_open": _bets_open,
+    "bets_closed": _bets_closed,
+    "undo": _undo,
 }
 # Each event type is read in events.py and applied here: neither may have a type the other lacks.
 assert tuple(_HANDLERS) == TYPES, "events.TYPES and table._HANDLERS must name the same event types"
 
 
-def keypad_round(event: dict) -> Round:
+# -- the floor's events: a table's settings changed live (floor.md), made by the service, never sent by a feed ----
+
+
+def _settings(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """`{"type": "settings", "operator", "before": {...}, "after": {...}}`: the settings in `after` take effect."""
+    config = with_settings(state.config, event.get("after") or {})
+    # A table that is not open invites no bets: a betting window open at that moment closes with it.
+    bets = state.bets if config.status == "open" or not state.bets.open else CLOSED
+    return evolve(state, config=config, bets=bets), Delta("settings", event, {"settings": event.get("after") or {}})
+
+
+def _feed_token(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """`{"type": "feed_token", "operator", "token_sha256"}`: the old token is refused from now on."""
+    config = configured(state.config, feed_token_sha256=str(event["token_sha256"]))
+    return evolve(state, config=config), Delta("feed_token", event)
+
+
+def _retire(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
+    """`{"type": "retire", "operator"}`: the table takes no more events; its screens show it closed."""
+    config = configured(state.config, retired=True, status="closed", live=state.config.live | {"status"})
+    # A settings change to the boards and the webhooks: the table shows closed from now on.
+    return evolve(state, config=config, bets=CLOSED), Delta("settings", event, {"settings": {"status": "closed"}})
+
+
+_FLOOR_HANDLERS: dict[str, Handler] = {
+    "settings": _settings,
+    "feed_token": _feed_token,
+    "retire": _retire,
+}
+assert tuple(_FLOOR_HANDLERS) == FLOOR_TYPES, "events.FLOOR_TYPES and table._FLOOR_HANDLERS must name the same types"
+
+
+def floor_event(config: TableConfig, raw: JSONObject, operator: str | None) -> Event:
+    """The floor event to store, from what the API asks (checked there: live_settings.checked) on the table as the
+    event finds it: a `settings` change `{"type": "settings", "changes": {...}}` becomes its `before` and `after`
+    (new limits merged into the table's), the others carry who made them.
+
+    >>> c = TableConfig("T1", min_bet=10, max_bet=100)
+    >>> event = floor_event(c, {"type": "settings", "changes": {"limits": {"tie": [1, 5]}}}, "sue")
+    >>> event["operator"], event["before"], event["after"]
+    ('sue', {'limits': {'main': [10, 100]}}, {'limits': {'main': [10, 100], 'tie': [1, 5]}})
+    """
+    if raw.get("type") != "settings":
+        return {**raw, **({"operator": operator} if operator else {})}
+    after = dict(raw["changes"])
+    if "limits" in after:
+        after["limits"] = config.bet_limits.merged(after["limits"]).as_json()
+    current = config.settings_json()
+    event: Event = {"type": "settings"}
+    if operator:
+        event["operator"] = operator
+    event.update(before={k: current[k] for k in after}, after=after)
+    return event
+
+
+def keypad_round(event: Event) -> Round:
     """A result entered on the keypad, no cards known; refused if it contradicts itself."""
     winner = event["winner"]
     p, b = event.get("player_points"), event.get("banker_points")
@@ -774,7 +1023,7 @@ def keypad_round(event: dict) -> Round:
     )
 
 
-def fold(config: TableConfig, events, start: TableState | None = None) -> TableState:
+def fold(config: TableConfig, events: Iterable[Event], start: TableState | None = None) -> TableState:
     """The table after a stored shoe's events (trusted: they were accepted once), from `start` or a fresh table."""
     state = start or TableState(config)
     for event in events:
@@ -784,6 +1033,7 @@ def fold(config: TableConfig, events, start: TableState | None = None) -> TableS
 
 __all__ = [
     "TABLE_DECKS",
+    "Bets",
     "Delta",
     "Forbidden",
     "Notice",
@@ -792,10 +1042,14 @@ __all__ = [
     "TableConfig",
     "TableState",
     "apply",
+    "configured",
+    "floor_event",
     "fold",
     "index_of",
     "keypad_round",
     "numbered",
     "played",
     "round_json",
+    "token_digest",
+    "with_settings",
 ]

@@ -39,6 +39,7 @@ __all__ = [
     "odds_text",
     "payouts",
     "register",
+    "rule_texts",
     "settle",
     "unregister",
     "variant",
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 PUSH: Literal["push"] = "push"
+PAYS_TEXT = "%(bet)s pays %(pays)s."  # a bet's rule on the rules page when its entry explains it no further
 SUPER_SIX_PAYS = range(12, 18)  # RULINGS 5: 12 to 17, default 12
 
 Pay = Fraction | Literal["push"] | None
@@ -69,6 +71,23 @@ class BetSpec:
     needs_banker_points: bool = False
     setting: str | None = None  # the table setting its pay depends on (listed with the odds report's rows)
     six_title: str | None = None  # a Banker win on 6, when it pays apart ("Banker 6" at 1 to 2): its own title
+    # The bet's rule for people, one English sentence the rules page translates ("%(name)s" filled from
+    # `explained_with`). None: the page says the bet's title and `pays`, which is never wrong; "": the bet needs no
+    # sentence of its own (the Player bet's even money, told with the game).
+    explained: str | None = None
+    explained_with: tuple[tuple[str, object], ...] = ()
+
+    def explanation(self) -> tuple[str, dict[str, object]] | None:
+        """The sentence the rules page shows for the bet and what fills it (to be translated, then filled).
+
+        >>> PAIR_BETS[0].explanation()
+        ("Player Pair and Banker Pair win when that hand's first two cards are of the same rank.", {})
+        >>> BetSpec("dragon_7", "Dragon 7", "40 to 1", lambda r: None).explanation()
+        ('%(bet)s pays %(pays)s.', {'bet': 'Dragon 7', 'pays': '40 to 1'})
+        """
+        if self.explained is not None:
+            return (self.explained, dict(self.explained_with)) if self.explained else None
+        return PAYS_TEXT, {"bet": self.title, "pays": self.pays}
 
 
 @dataclass(frozen=True)
@@ -92,14 +111,14 @@ class Variant:
         return self.bet(name).rule
 
     @cached_property
-    def _capabilities(self) -> dict:
+    def _capabilities(self) -> dict[str, Any]:
         return {
             "banker_six": self.marks_banker_six,
             "insurance": self.insurance,
             "bets": [{"bet": b.name, "title": b.title, "pays": b.pays} for b in self.bets.values()],
         }
 
-    def capabilities(self) -> dict:
+    def capabilities(self) -> dict[str, Any]:
         """What a display needs to know of the game: the Super 6 mark, insurance offers, the side bets (made once
         per variant; callers read it, never change it)."""
         return self._capabilities
@@ -111,7 +130,7 @@ class VariantEntry:
 
     name: str
     make: Callable[..., Variant]
-    report_settings: tuple[dict, ...] = ({},)
+    report_settings: tuple[dict[str, Any], ...] = ({},)
     rules: str = ""  # the game's source in the rule documents, for the rules page
 
 
@@ -122,7 +141,7 @@ def _player(r: Round) -> Pay:
     return Fraction(1) if r.winner == PLAYER else PUSH if r.winner == TIE else None
 
 
-def banker_bet(on_six: Fraction, other: Fraction, pays: str) -> BetSpec:
+def banker_bet(on_six: Fraction, other: Fraction, pays: str, explained: str | None = None) -> BetSpec:
     """The Banker bet: pushes on a tie (RULINGS 7), pays `on_six` when the Banker wins on 6, else `other`."""
 
     def rule(r: Round) -> Pay:
@@ -140,6 +159,7 @@ def banker_bet(on_six: Fraction, other: Fraction, pays: str) -> BetSpec:
         rule,
         needs_banker_points=apart,
         six_title=f"{TITLE[BANKER]} 6" if apart else None,
+        explained=explained,
     )
 
 
@@ -155,14 +175,27 @@ def _banker_pair(r: Round) -> Pay:
     return Fraction(11) if r.banker_pair else None
 
 
-PLAYER_BET = BetSpec("player", TITLE[PLAYER], "1 to 1", _player)
-TIE_BET = BetSpec("tie", TITLE[TIE], "8 to 1", _tie)
-PAIR_BETS = (
-    BetSpec("player_pair", "Player Pair", "11 to 1", _player_pair, reads="player_pair"),
-    BetSpec("banker_pair", "Banker Pair", "11 to 1", _banker_pair, reads="banker_pair"),
+PLAYER_BET = BetSpec("player", TITLE[PLAYER], "1 to 1", _player, explained="")
+TIE_BET = BetSpec(
+    "tie", TITLE[TIE], "8 to 1", _tie, explained="On a tie, Player and Banker bets are returned; a Tie bet pays 8 to 1."
 )
-NO_COMMISSION_BANKER = banker_bet(Fraction(1, 2), Fraction(1), "1 to 1, 1 to 2 on six")  # 004 rule 4.1, RULINGS 4
-COMMISSION_BANKER = banker_bet(Fraction(19, 20), Fraction(19, 20), "0.95 to 1")  # 5% commission on Banker wins
+_PAIRS = "Player Pair and Banker Pair win when that hand's first two cards are of the same rank."
+PAIR_BETS = (
+    BetSpec("player_pair", "Player Pair", "11 to 1", _player_pair, reads="player_pair", explained=_PAIRS),
+    BetSpec("banker_pair", "Banker Pair", "11 to 1", _banker_pair, reads="banker_pair", explained=_PAIRS),
+)
+NO_COMMISSION_BANKER = banker_bet(  # 004 rule 4.1, RULINGS 4
+    Fraction(1, 2),
+    Fraction(1),
+    "1 to 1, 1 to 2 on six",
+    "No commission: a Banker win pays 1 to 1, except a Banker win on 6 points, which pays 1 to 2.",
+)
+COMMISSION_BANKER = banker_bet(  # 5% commission on Banker wins
+    Fraction(19, 20),
+    Fraction(19, 20),
+    "0.95 to 1",
+    "A Banker win pays 0.95 to 1: the house keeps a commission on Banker wins.",
+)
 
 
 def bets(*specs: BetSpec) -> dict[str, BetSpec]:
@@ -182,6 +215,8 @@ def _super_six(pays: int) -> BetSpec:
         lambda r: Fraction(pays) if r.banker_six else None,
         needs_banker_points=True,
         setting="super_six_pays",
+        explained="Super 6: a Banker win on 6 points pays %(pays)s to 1.",
+        explained_with=(("pays", pays),),
     )
 
 
@@ -198,6 +233,7 @@ SUPER_SIX_PLUS = BetSpec(
     "12 to 1 on two cards, 20 to 1 on three",
     _super_six_plus,
     needs_banker_points=True,
+    explained="Super 6 Plus: a Banker win on 6 points pays 12 to 1 with two Banker cards, 20 to 1 with three.",
 )
 
 
@@ -306,6 +342,18 @@ def bet_titles() -> tuple[str, ...]:
     return tuple(titles)
 
 
+def rule_texts() -> tuple[str, ...]:
+    """Every sentence the rules page may show for a bet of a registered variant (the pages translate them)."""
+    texts: dict[str, None] = {PAYS_TEXT: None}
+    for entry in VARIANTS.values():
+        for pays_setting in entry.report_settings:
+            for spec in entry.make(**pays_setting).bets.values():
+                told = spec.explanation()
+                if told is not None:
+                    texts[told[0]] = None
+    return tuple(texts)
+
+
 # -- what a round paid --------------------------------------------------------------------------------------------
 
 
@@ -393,7 +441,7 @@ class Settled:
         """What goes back to the bettor: stake plus winnings, the stake alone on a push or void, else nothing."""
         return Fraction(0) if self.result == "lose" else self.stake + self.win
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {
             "bet": self.bet,
             "stake": str(self.stake),
@@ -406,7 +454,7 @@ class Settled:
 
 def _stake(value: object) -> Fraction:
     try:
-        stake = Fraction(value)  # type: ignore[call-overload]
+        stake: Fraction = Fraction(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         raise Malformed(f"a stake must be a number, not {value!r}", "bad_stake") from None
     if stake <= 0:
@@ -458,7 +506,7 @@ def _settle_one(game: Variant, round: Round, bet: Bet) -> Settled:
     return Settled(bet.bet, stake, "win", stake * Fraction(pay))
 
 
-def _check_insurance_bet(game: Variant, bet: Bet, originals: dict) -> None:
+def _check_insurance_bet(game: Variant, bet: Bet, originals: dict[str, Any]) -> None:
     if not game.insurance:
         raise Refusal(
             f"{bet.bet} is not a bet at a {game.name} table: insurance is offered only at insurance tables (003)",
@@ -495,7 +543,7 @@ def _settle_insurance(round: Round, bet: Bet) -> Settled:
     return Settled(bet.bet, stake, "lose", Fraction(0), stage)
 
 
-def _cap_insurance(settled: list[Settled], originals: dict) -> list[Settled]:
+def _cap_insurance(settled: list[Settled], originals: dict[str, Any]) -> list[Settled]:
     """003 rule 3.5.2: all insurance on a hand together may not pay more than the original bet on it."""
     out = []
     room = dict(originals)

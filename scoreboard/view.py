@@ -13,17 +13,21 @@ one append instead of a rebuild. Public JSON never shows a face-down card or the
 
 from __future__ import annotations
 
+from typing import Any
+
 from .insurance import offers
 from .play import Round
 from .roads import RoadRound, Roads
+from .shapes import Cells, DealtRoundJSON, RoadsJSON, RoundJSON, SettingsJSON, ShoeJSON, Snapshot, StateJSON, Update
+from .shapes import Limits as LimitsJSON
 from .sides import BANKER, NAME, PLAYER
 from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbered, round_json
 from .variants import Variant, payouts
 
 
-def shoe_json(shoe: ShoeState) -> dict:
+def shoe_json(shoe: ShoeState) -> ShoeJSON:
     """A shoe as the table's state shows it (and a webhook's `shoe` and `shoe_end` deliveries)."""
-    return {
+    out: ShoeJSON = {
         "id": shoe.id,
         "number": shoe.number,
         "decks": shoe.rules.decks,
@@ -34,8 +38,25 @@ def shoe_json(shoe: ShoeState) -> dict:
         "rounds_left": shoe.rounds_left,
         "commitment": shoe.commitment,
         "ended": shoe.ended,
-        **({"seed": shoe.seed} if shoe.seed else {}),
     }
+    if shoe.seed:
+        out["seed"] = shoe.seed
+    return out
+
+
+def _limits_json(c: TableConfig) -> LimitsJSON:
+    """The limits as the boards read them: each group's [min, max] and the currency (floor.md), and the main group's
+    `min` and `max` as before (null without main limits).
+
+    >>> from scoreboard.live_settings import Limits
+    >>> _limits_json(TableConfig("T1", limits=Limits("HKD", main=(100, 500), tie=(10, 50))))
+    {'min': 100, 'max': 500, 'currency': 'HKD', 'main': [100, 500], 'tie': [10, 50]}
+    """
+    limits = c.bet_limits
+    main = limits.main or (None, None)
+    out: LimitsJSON = {"min": main[0], "max": main[1]}
+    out.update(limits.as_json())  # type: ignore[typeddict-item]
+    return out
 
 
 class TableView:
@@ -43,14 +64,14 @@ class TableView:
         self.state = state
         self.log = log  # the event log's identity: a display seeing another one starts over
         self.roads = self._build()
-        self._roads_json: tuple[int, dict] | None = None
-        self._state_json: dict[tuple[int, bool], dict] = {}
-        self._added: tuple[Round, dict | None] | None = None  # the last round added and its JSON (public)
-        self._fixed: tuple[TableConfig, ShoeRules, dict] | None = None
+        self._roads_json: tuple[int, RoadsJSON] | None = None
+        self._state_json: dict[tuple[int, bool], StateJSON] = {}
+        self._added: tuple[Round, RoundJSON | None] | None = None  # the last round added and its JSON (public)
+        self._fixed: tuple[TableConfig, ShoeRules, SettingsJSON] | None = None
         self._pays: tuple[Round, Variant, list[list[str]]] | None = None  # the last result's payouts, made once
 
     @property
-    def config(self):
+    def config(self) -> TableConfig:
         return self.state.config
 
     @property
@@ -65,7 +86,7 @@ class TableView:
     def _build(self) -> Roads:
         return Roads.build((self.road_round(r) for r in self.state.rounds if not r.void), self.config.patterns)
 
-    def take(self, state: TableState, delta: Delta) -> dict | None:
+    def take(self, state: TableState, delta: Delta) -> Cells | None:
         """Take the state an event made, the roads following it, without making an update (no display is there
         to receive one, or another process told them). The cells of a round added, if one was."""
         self.state = state
@@ -76,10 +97,10 @@ class TableView:
             return self.roads.append(self.road_round(delta.added))
         return None
 
-    def advance(self, state: TableState, delta: Delta) -> dict:
+    def advance(self, state: TableState, delta: Delta) -> Update:
         """Take the state an event made; the update every display of the table receives."""
         cells = self.take(state, delta)
-        extra: dict = {}
+        extra: dict[str, Any] = {}
         if delta.rebuild:
             extra["roads"] = self.roads_json()
         elif cells is not None:
@@ -99,13 +120,13 @@ class TableView:
 
     # -- reading --------------------------------------------------------------------------------------------------
 
-    def roads_json(self) -> dict:
+    def roads_json(self) -> RoadsJSON:
         """The roads JSON, built once per version."""
         if self._roads_json is None or self._roads_json[0] != self.version:
             self._roads_json = (self.version, self.roads.as_json())
         return self._roads_json[1]
 
-    def rounds_json(self, public: bool = True) -> list[dict]:
+    def rounds_json(self, public: bool = True) -> list[DealtRoundJSON]:
         """The shoe's rounds, each with the hash of the event that decided it as it stands (the record's)."""
         proofs = self.state.proofs
         return [
@@ -117,7 +138,7 @@ class TableView:
             for dealt, (number, r) in enumerate(numbered(self.state.rounds), start=1)
         ]
 
-    def state_json(self, public: bool = True) -> dict:
+    def state_json(self, public: bool = True) -> StateJSON:
         """The table state for displays (`public`) or for operators; made once per version (callers read it, never
         change it). Without squeeze the two are the same: what players may not see is only ever a face-down card."""
         key = (self.version, public or not self.state.rules.squeeze)
@@ -128,7 +149,7 @@ class TableView:
             cached = self._state_json[key] = self._make_state_json(public)
         return cached
 
-    def _fixed_json(self) -> dict:
+    def _fixed_json(self) -> SettingsJSON:
         """The part of the state JSON that only the table's settings and the shoe's rules decide: made once per
         shoe, and the same object in every version's state (the updates' diff passes it by at once)."""
         s, c = self.state, self.config
@@ -145,15 +166,20 @@ class TableView:
                     "variant_title": game.title,
                     "capabilities": {**game.capabilities(), "squeeze": rules.squeeze},
                     "super_six_pays": game.settings.get("super_six_pays"),
-                    "limits": {"min": c.min_bet, "max": c.max_bet},
+                    "limits": _limits_json(c),
+                    "status": c.status,
+                    "dealer": c.dealer,
+                    "announcement": c.announcement,
+                    "retired": c.retired,
                     "decks": c.decks,
                     "lang": c.lang,
                     "stale_after": c.stale_after,
+                    "expected_screens": c.expected_screens,
                 },
             )
         return self._fixed[2]
 
-    def _make_state_json(self, public: bool) -> dict:
+    def _make_state_json(self, public: bool) -> StateJSON:
         s = self.state
         game = s.rules.game
         last_number = s.played
@@ -175,9 +201,10 @@ class TableView:
             "insurance": [o.as_json() for o in offers(s.deal)] if game.insurance and not hidden else [],
             "notice": None if s.notice is None else s.notice.as_json(),
             "last_event_at": s.last_event_at,
+            "bets": s.bets.as_json(),
         }
 
-    def _last_result(self, last: Round | None, number: int, public: bool) -> dict | None:
+    def _last_result(self, last: Round | None, number: int, public: bool) -> RoundJSON | None:
         if last is None:
             return None
         added = self._added
@@ -197,7 +224,7 @@ class TableView:
             kept = self._pays = (last, game, [p.as_json() for p in payouts(game, last)])
         return kept[2]
 
-    def snapshot(self, public: bool = True) -> dict:
+    def snapshot(self, public: bool = True) -> Snapshot:
         return {
             "table": self.config.id,
             "log": self.log,

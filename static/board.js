@@ -1,5 +1,6 @@
-/* The table-side board: a snapshot on join, then one delta per change (live.js); never says "place your bets"
-   while the live connection is down. The layout is board.css's; this draws the roads into it (a whole shoe on the
+/* The table-side board: a snapshot on join, then one delta per change (live.js); says "place your bets" with the
+   seconds left only while the table's betting window is open (state.bets, page.js), and never while the live
+   connection is down. The layout is board.css's; this draws the roads into it (a whole shoe on the
    Big Road, half-size cells on the derived roads) and fits the table's name. */
 "use strict";
 
@@ -11,7 +12,7 @@
   const look = Page.look();
   const cols = Number(body.dataset.cols) || 0; // ?cols=: the Big Road's columns
   let state = null, model = null, connected = false, asking = null, askTimer = null;
-  let lastUpdate = Page.now();
+  let lastUpdate = Page.now(), betsTimer = null;
 
   function orient() {
     const o = body.dataset.orientation || (window.innerWidth >= window.innerHeight ? "landscape" : "portrait");
@@ -72,6 +73,8 @@
     live.classList.toggle("off", !connected);
     live.textContent = connected ? S.live : S.offline;
     if (!connected) {
+      clearTimeout(betsTimer);
+      body.dataset.bets = "";
       Page.text("phase", S.lost);
       document.getElementById("phase").className = "phase lost";
     } else if (state) renderPhase();
@@ -86,8 +89,22 @@
 
   function renderPhase() {
     if (!connected) return;
-    Page.text("phase", S.phase[state.phase] || state.phase);
-    document.getElementById("phase").className = `phase ${state.phase}`;
+    const status = state.status || "open";
+    const el = document.getElementById("phase");
+    clearTimeout(betsTimer);
+    if (status !== "open") {
+      // A table that is not open says so, and never invites bets (page.js bets says nothing there either).
+      body.dataset.bets = "";
+      Page.text(el, S.status[status] || status);
+      el.className = `phase status-${status}`;
+      return;
+    }
+    const bets = Page.bets(state, connected);
+    Page.text(el, bets ? bets.text : S.phase[state.phase] || state.phase);
+    el.className = `phase ${bets ? bets.cls : state.phase}`;
+    body.dataset.bets = bets ? bets.cls : "";
+    // The seconds count down between updates; a window whose time is up says "no more bets" at once.
+    if (bets && bets.left) betsTimer = setTimeout(renderPhase, 1000 - ((Page.now() * 1000) % 1000) + 20);
   }
 
   function renderHeader() {
@@ -99,8 +116,42 @@
     Page.text("round", state.round);
     Page.text("cards-left", state.shoe ? state.shoe.cards_left : "—");
     const l = state.limits;
+    Page.text("currency", l.currency || "");
     Page.text("limits", l.min ? `${Page.number(l.min)} – ${Page.number(l.max)}` : "—");
+    renderSettings();
     renderPhase();
+  }
+
+  /* The table's live settings (floor.md), as the state says them: the dealer, the other bet groups' limits, the
+     announcement. A table that is not open shows its status over the whole board, and its phase never says
+     "place your bets". */
+  function renderSettings() {
+    document.getElementById("dealer-line").hidden = !state.dealer;
+    Page.text("dealer", state.dealer || "");
+    const l = state.limits;
+    const groups = ["tie", "pair", "side"].filter((g) => l[g]).map((g) => {
+      const div = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
+      div.className = `group g-${g}`;
+      name.textContent = S.groups[g];
+      range.textContent = `${Page.number(l[g][0])} – ${Page.number(l[g][1])}`;
+      div.append(name, range);
+      return div;
+    });
+    document.getElementById("limit-groups").replaceChildren(...groups);
+    const note = document.getElementById("announcement");
+    note.hidden = !state.announcement;
+    Page.text(note, state.announcement || "");
+    document.getElementById("signage").hidden = !groups.length && !state.announcement;
+    const status = state.status || "open", open = status === "open";
+    body.dataset.status = status;
+    body.classList.toggle("not-open", !open);
+    document.getElementById("table-status").hidden = open;
+    if (open) return;
+    Page.text("status-word", S.status[status] || status);
+    Page.text("status-name", state.name);
+    const shown = document.getElementById("status-announcement");
+    shown.hidden = !state.announcement;
+    Page.text(shown, state.announcement || "");
   }
 
   function cardNode(card) {

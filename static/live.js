@@ -20,6 +20,8 @@ const Live = (() => {
       reconnectionDelay: 500,
       reconnectionDelayMax: 2000,
     });
+    // A page that is a screen (screen.js, loaded before the page's script) says so on every connection.
+    if (typeof ScreenLink !== "undefined") ScreenLink.attach(socket);
     socket.on("connect", () => onConnected(true));
     socket.on("disconnect", () => onConnected(false));
     socket.on("connect_error", () => onConnected(false));

@@ -17,7 +17,7 @@
   const roads = asked.filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
   const has = (p) => asked.includes(p);
   const derived = ["big_eye", "small", "cockroach"].filter(has);
-  const panels = asked.filter((p) => ["ask", "stats", "cards", "last"].includes(p));
+  const panels = asked.filter((p) => ["ask", "stats", "cards", "last", "limits"].includes(p));
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
   let state = null, model = null, connected = false, asking = null, cell = 0;
@@ -43,11 +43,12 @@
     const u = (strip ? h : Math.min(h, w * 0.5625)) / 100;
     setVar("--u", `${u}px`);
     setVar("--alpha", String(Math.min(100, Math.max(0, Number(body.dataset.panel ?? 100))) / 100));
-    const noticeShown = !document.getElementById("notice").hidden;
+    const extras = ["notice", "bets"].filter((id) => !document.getElementById(id).hidden);
+    const noticeShown = extras.length > 0;
     ov.classList.toggle("no-panels", !panels.length && !noticeShown);
     const head = document.querySelector(".road header")?.getBoundingClientRect().height || 0;
     const gap = 1.2 * u;
-    if (strip) layoutStrip(w, h, head, gap, noticeShown);
+    if (strip) layoutStrip(w, h, head, gap, extras);
     else layoutBox(w, h, u, head, gap, noticeShown);
     // The latest results fill their panel's height, however short the box (a 1280x160 ticker).
     const last = document.getElementById("last");
@@ -80,7 +81,8 @@
     for (const el of placed.splice(0)) { el.style.gridColumn = ""; el.style.gridRow = ""; }
   }
 
-  function layoutStrip(w, h, head, gap, noticeShown) {
+  function layoutStrip(w, h, head, gap, extras) {
+    const noticeShown = extras.length > 0;
     const block = has("big") || derived.length;
     const blockCols = cols || 24, beadCols = cols || 12;
     const units = (has("big") ? 6 : 0) + (derived.length ? 3 : 0);
@@ -98,9 +100,9 @@
     let n = 0;
     if (block) columns.push(alone ? "minmax(0, 2fr)" : `${Math.ceil(blockCols * cell) + 1}px`);
     if (has("bead")) columns.push(alone ? "minmax(0, 1fr)" : `${Math.ceil(beadCols * cell) + 1}px`);
-    const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2 };
+    const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2, limits: 1.8 };
     for (const p of panels) columns.push(`minmax(0, ${weight[p]}fr)`);
-    if (noticeShown) columns.push("minmax(0, 2fr)");
+    for (const _ of extras) columns.push("minmax(0, 2fr)");
     ov.style.gridTemplateColumns = columns.join(" ");
     const place = (el, col, row) => { if (el) { el.style.gridColumn = String(col); el.style.gridRow = row; placed.push(el); } };
     if (block) {
@@ -110,7 +112,7 @@
     }
     if (has("bead")) place(document.getElementById("road-bead"), ++n, "1 / -1");
     for (const p of panels) place(document.getElementById(p), ++n, "1 / -1");
-    place(document.getElementById("notice"), ++n, "1 / -1");
+    for (const id of extras) place(document.getElementById(id), ++n, "1 / -1");
   }
 
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
@@ -128,11 +130,12 @@
   function showConnection() {
     body.classList.remove("connecting");
     document.getElementById("veil").hidden = connected;
+    renderBets();
   }
 
   function render(roadsChanged) {
     body.dataset.version = state.version;
-    renderCards(); renderNotice();
+    renderCards(); renderNotice(); renderLimits(); renderBets();
     if (roadsChanged) { renderRoads(); renderStats(); renderAsk(); renderLast(); }
     fitPanels();
   }
@@ -205,6 +208,33 @@
     out.className = !dealing && last ? `outcome w${last.winner}` : "outcome";
   }
 
+  /* The `limits` panel, from the state's live settings (floor.md): the status when the table is not open (and
+     then nothing that invites a bet), the dealer, each bet group's limits with the currency, the announcement. */
+  function renderLimits() {
+    document.body.dataset.status = state.status || "open";
+    const panel = document.getElementById("limits");
+    if (!panel) return;
+    const status = document.getElementById("ov-status"), open = !state.status || state.status === "open";
+    status.hidden = open;
+    Page.text(status, open ? "" : S.status[state.status] || state.status);
+    document.getElementById("ov-dealer").hidden = !state.dealer;
+    Page.text("ov-dealer-name", state.dealer || "");
+    const l = state.limits;
+    const rows = ["main", "tie", "pair", "side"].filter((g) => l[g]).map((g) => {
+      const row = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
+      row.className = `ov-group g-${g}`;
+      name.className = "name";
+      name.textContent = g === "main" ? `${S.limits}${l.currency ? ` ${l.currency}` : ""}` : S.groups[g];
+      range.textContent = `${Page.number(l[g][0])} – ${Page.number(l[g][1])}`;
+      row.append(name, range);
+      return row;
+    });
+    document.getElementById("ov-limits").replaceChildren(...rows);
+    const note = document.getElementById("ov-announcement");
+    note.hidden = !state.announcement;
+    Page.text(note, state.announcement || "");
+  }
+
   /* As on the board: a void or correction shows for the server's notice time, in a panel of its own (the layout
      makes room for it, and takes it back when it ends). */
   function renderNotice() {
@@ -212,6 +242,22 @@
     const was = box.hidden;
     Page.notice(box, state.notice, "panel notice o9", () => relayout());
     if (box.hidden !== was) relayout();
+  }
+
+  /* The betting window, as on the board (page.js bets): "place your bets" counting down, then "no more bets";
+     never while the overlay is not live. Its panel comes and goes like the notice's. */
+  let betsTimer = null;
+  function renderBets() {
+    const box = document.getElementById("bets");
+    const bets = Page.bets(state, connected);
+    const was = box.hidden;
+    box.hidden = !bets;
+    body.dataset.bets = bets ? bets.cls : "";
+    if (bets) { Page.text(box, bets.text); box.className = `panel bets o9 ${bets.cls}`; }
+    if (box.hidden !== was) relayout();
+    else if (bets) fitPanels();
+    clearTimeout(betsTimer);
+    if (bets && bets.left) betsTimer = setTimeout(renderBets, 1000 - ((Page.now() * 1000) % 1000) + 20);
   }
 
   /* Each panel's text as large as the panel holds it whole (--k from 1 down, the fonts never under 12 px). */

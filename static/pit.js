@@ -49,9 +49,7 @@
     set(el(t, ".tname"), s.name);
     set(el(t, ".shoe"), s.shoe ? s.shoe.number : "—");
     set(el(t, ".round"), s.round);
-    const phase = el(t, ".phase");
-    set(phase, S.phase[s.phase] || s.phase);
-    phase.className = `phase ${s.phase}`;
+    renderPhase(t);
     if (roadsChanged) renderRoads(t);
     if (t.displays !== null) {
       const d = el(t, ".displays");
@@ -59,6 +57,18 @@
       set(d, Page.fmt(S.displays, { count: t.displays }));
     }
   }
+
+  /* The phase, or the betting window while the table announces it (page.js bets: never while the pit is not live);
+     its seconds tick down once a second. */
+  let pitLive = false;
+  function renderPhase(t) {
+    const s = t.state, phase = el(t, ".phase"), bets = Page.bets(s, pitLive);
+    set(phase, bets ? bets.text : S.phase[s.phase] || s.phase);
+    phase.className = `phase ${bets ? bets.cls : s.phase}`;
+  }
+  window.setInterval(() => {
+    for (const t of tables.values()) if (t.state && t.state.bets && t.state.bets.open) renderPhase(t);
+  }, 1000);
 
   function renderRoads(t) {
     const m = t.model;
@@ -184,7 +194,7 @@
     $("history-none").hidden = done.length > 0;
     $("alarm-history").hidden = !history;
     const panel = $("alarm-panel"), was = panel.hidden;
-    panel.hidden = !(active.length || history);
+    panel.hidden = !(active.length || history || Screens.open());
     const waiting = active.filter((a) => a.severity !== "info").length;
     const count = $("alarm-count");
     count.hidden = active.length === 0;
@@ -282,9 +292,144 @@
     return { chime, waiting };
   })();
 
+  /* -- the screens (floor.md "Screens"): each table's, connected or not, listed for a signed-in operator from the
+     service every few seconds while the list is open; a supervisor assigns, identifies and reloads them ------- */
+
+  const Screens = (() => {
+    const SC = S.screens, button = $("screens-toggle"), section = $("screens-section"), list = $("screens-list");
+    const EVERY_MS = 3000, PAGES = ["board", "overlay", "pit", "screen"], WITH_TABLE = ["board", "overlay"];
+    let shown = false, timer = null;
+
+    function open() { return shown; }
+
+    function toggle() {
+      shown = !shown;
+      button.setAttribute("aria-pressed", String(shown));
+      section.hidden = !shown;
+      window.clearTimeout(timer);
+      if (shown) refresh();
+      renderAlarms();
+    }
+
+    async function refresh() {
+      window.clearTimeout(timer);
+      if (!shown) return;
+      if (!PIT.screens_url) { render(null); return; }
+      try {
+        const r = await fetch(PIT.screens_url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+        if (r.status === 401) { render(null); return; }
+        if (r.ok) render((await r.json()).screens);
+      } catch (e) { /* the next look tries again */ }
+      timer = window.setTimeout(refresh, EVERY_MS);
+    }
+
+    /* The table a screen is on: the one it shows while connected, else the one it is assigned to. */
+    const tableOf = (s) => (s.connected || !s.assigned ? s.table : s.assigned.table) || null;
+
+    function render(screens) {
+      if (screens === null) {
+        const link = make("a", "pit-button", SC.sign_in); link.href = PIT.sign_in;
+        list.replaceChildren(link);
+        list.dataset.key = "";
+        return;
+      }
+      const key = JSON.stringify(screens.map((s) => [s.id, s.connected, s.page, s.table, s.lang, s.viewport, s.assigned, Math.floor((s.last_seen || 0) / 60)]));
+      if (list.dataset.key === key || list.contains(document.activeElement) && document.activeElement.tagName === "SELECT") return;
+      list.dataset.key = key;
+      const names = new Map((PIT.tables || []).map((t) => [t.id, t.name]));
+      const groups = [...(PIT.tables || []).filter((t) => !asked || asked.includes(t.id)).map((t) => t.id), null];
+      // A screen on a table this pit does not show is listed with those showing none (where it can be moved).
+      const group = (s) => (groups.includes(tableOf(s)) ? tableOf(s) : null);
+      list.replaceChildren(...groups.map((table) => {
+        const mine = screens.filter((s) => group(s) === table);
+        const box = make("section", "screens-group");
+        box.dataset.table = table || "";
+        box.append(make("h3", null, table === null ? SC.no_table : `${names.get(table) || table} · ${table}`));
+        if (!mine.length) box.append(make("p", "alarm-none", SC.none));
+        else {
+          const ol = make("ol", "screen-items");
+          ol.append(...mine.map(item));
+          box.append(ol);
+        }
+        return box;
+      }));
+    }
+
+    function item(s) {
+      const li = make("li", `screen-item ${s.connected ? "connected" : "gone"}`);
+      li.dataset.screen = s.id;
+      const head = make("div", "sc-head");
+      const state = s.connected ? `● ${SC.connected}` : `○ ${s.last_seen ? Page.fmt(SC.gone, { time: at(s.last_seen) }) : SC.never}`;
+      head.append(make("b", "sc-id", s.id), make("span", "sc-state", state));
+      const facts = [SC.pages[s.page] || s.page, s.lang, s.viewport ? `${s.viewport[0]}×${s.viewport[1]}` : null, s.address].filter(Boolean);
+      li.append(head, make("div", "sc-facts", facts.join(" · ")));
+      if (s.assigned) li.append(make("div", "sc-assigned", Page.fmt(SC.assigned_by, { operator: s.assigned.by })));
+      if (PIT.manage_screens) li.append(controls(s));
+      return li;
+    }
+
+    function select(name, options, value) {
+      const el = make("select"); el.name = name; el.setAttribute("aria-label", SC[name]);
+      for (const [v, label] of options) {
+        const o = make("option", null, label); o.value = v; o.selected = v === value;
+        el.append(o);
+      }
+      return el;
+    }
+
+    function controls(s) {
+      const form = make("form", "sc-controls");
+      const now = s.assigned || s;
+      const page = select("page", PAGES.map((p) => [p, SC.pages[p]]), now.page);
+      const table = select("table", (PIT.tables || []).map((t) => [t.id, t.name]), now.table || (PIT.tables[0] || {}).id);
+      const sync = () => { table.disabled = !WITH_TABLE.includes(page.value); };
+      page.addEventListener("change", sync); sync();
+      const assign = make("button", "ai-ack-button", SC.assign); assign.type = "submit";
+      const identify = make("button", "pit-button", SC.identify); identify.type = "button"; identify.dataset.act = "identify";
+      const reload = make("button", "pit-button", SC.reload); reload.type = "button"; reload.dataset.act = "reload";
+      const result = make("span", "ai-result"); result.setAttribute("role", "status");
+      form.append(page, table, assign, identify, reload, result);
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        const body = { page: page.value, table: WITH_TABLE.includes(page.value) ? table.value : null };
+        if (body.page !== now.page) body.options = {};
+        send(form, "PUT", `${PIT.screens_url}/${encodeURIComponent(s.id)}`, body);
+      });
+      for (const b of [identify, reload]) {
+        b.addEventListener("click", () => send(form, "POST", `${PIT.screens_url}/${encodeURIComponent(s.id)}/${b.dataset.act}`, null));
+      }
+      return form;
+    }
+
+    async function send(form, method, url, body) {
+      const result = form.querySelector(".ai-result"), buttons = form.querySelectorAll("button");
+      buttons.forEach((b) => { b.disabled = true; });
+      result.textContent = "…";
+      try {
+        const r = await fetch(url, {
+          method,
+          credentials: "same-origin",
+          headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": PIT.csrf },
+          body: body === null ? null : JSON.stringify(body),
+        });
+        const reply = await r.json().catch(() => null);
+        result.textContent = r.ok ? SC.done : Page.fmt(SC.refused, { message: reply ? reply.message : String(r.status) });
+        if (r.ok) window.setTimeout(refresh, 500);
+      } catch (e) {
+        result.textContent = SC.unsure;
+      }
+      buttons.forEach((b) => { b.disabled = false; });
+    }
+
+    button.addEventListener("click", toggle);
+    return { open, refresh };
+  })();
+
   /* -- the connection ------------------------------------------------------------------------------------------ */
 
   function connection(on) {
+    pitLive = on;
+    for (const t of tables.values()) if (t.state) renderPhase(t);
     body.classList.remove("connecting");
     body.classList.toggle("offline", !on);
     $("veil").hidden = on;

@@ -16,8 +16,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from scoreboard.service import create_app
 from scoreboard.service.log import AlarmRaised
 from scoreboard.service.tables.alarms import KINDS, new_alarm
-from tests.conftest import TABLES_TOML, TOKEN, Server
-from tests.operator_support import bearer
+from testing.operators import bearer
+from testing.servers import Server
+from testing.tables import TABLES_TOML, TOKEN
 
 SAM = "supervisor-token-sam"
 DAN = "dealer-token-dan"
@@ -176,13 +177,17 @@ def test_a_silent_feed_raises_its_alarm_once_and_an_event_clears_it_but_it_stays
 
 
 def test_too_few_screens_raise_screen_missing_only_where_screens_are_expected(srv):
-    from tests.screens import Screen
+    from testing.screens import Screen
 
     shoe(srv, "INS")
     [missing] = wait_alarms(srv, lambda f: of_kind(f, "screen_missing"), "?state=all")
     assert missing["table"] == "INS" and missing["values"] == {"shown": 0, "expected": 1}
     board = Screen(srv.url, "INS")
     try:
+        # Joining the table is a display; the alarm counts screens: pages that say which screen they are.
+        time.sleep(1.5)
+        assert not of_kind(alarms(srv, query="?state=all"), "screen_missing")[0]["cleared_at"]
+        board.call("screen", {"id": "ins-board", "shows": {"page": "board", "table": "INS"}})
         [cleared] = wait_alarms(srv, lambda f: of_kind(f, "screen_missing")[0]["cleared_at"], "?state=all")
         assert cleared["id"] == missing["id"] and cleared["active"]
     finally:

@@ -11,14 +11,10 @@ import time
 import pytest
 import requests
 
-from tests.browser import (
-    chromium,  # noqa: F401 (the `browser` fixture)
-    open_page,
-    wait_for,
-)
-from tests.conftest import OPERATOR, TABLES_TOML, TOKEN
-from tests.screens import Screen
-from tests.services import Node, postgres_database, redis_url
+from testing.browser import open_page, wait_for
+from testing.screens import Screen
+from testing.services import Node, postgres_database, redis_url
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 SCALE_TOML = TABLES_TOML.replace("[tables.T2]\n", "[tables.T2]\nstale_after = 1\n")

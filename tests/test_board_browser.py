@@ -9,10 +9,9 @@ import pytest
 import requests
 
 from scoreboard.palette import PALETTES, rgb
-from tests.browser import (
+from testing.browser import (
     BOARD_SIZES,
     caps,
-    chromium,  # noqa: F401 (the `browser` fixture)
     deal_rounds,
     open_page,
     overflows,
@@ -23,7 +22,8 @@ from tests.browser import (
     wait_for,
     wait_live,
 )
-from tests.conftest import OPERATOR, Server
+from testing.servers import Server
+from testing.tables import OPERATOR
 
 pytestmark = pytest.mark.browser
 
@@ -205,7 +205,9 @@ def test_connection_lost_means_no_bets_until_the_server_is_back(browser, tmp_pat
     try:
         post(server, "T1", {"type": "shoe", "shoe": "S1"})
         page, _ = open_board(browser, server)
-        assert page.locator("#phase").inner_text().lower() == "place your bets"
+        assert page.locator("#phase").inner_text().lower() == "between rounds", "no window open: no invitation"
+        post(server, "T1", {"type": "bets_open", "seconds": 120})
+        wait_for(page, "document.getElementById('phase').textContent.startsWith('Place your bets · ')")
         assert page.locator("#veil").is_hidden()
         server.kill()
         wait_for(page, "!document.getElementById('veil').hidden")

@@ -11,7 +11,7 @@ import psycopg
 
 from scoreboard.service.log.postgres import PostgresLog
 from scoreboard.service.log.sqlite import SQLiteLog
-from tests.services import Node, postgres_database
+from testing.services import Node, postgres_database
 
 SIMULATED = '[tables.S1]\nname = "Simulated"\nvariant = "super-six"\nfeed_token = "sim-token"\nsimulate = true\n'
 

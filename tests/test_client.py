@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from scoreboard.client import Client, Refused, Unreachable
-from tests.conftest import OPERATOR, TOKEN, free_port
+from testing.servers import free_port
+from testing.tables import OPERATOR, TOKEN
 from tests.test_webhooks import shoe_rounds
 
 

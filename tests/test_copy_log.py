@@ -11,10 +11,10 @@ import sqlite3
 import psycopg
 import requests
 
-from tests.conftest import OPERATOR, TOKEN, Server, with_seq
-from tests.operator_support import OPS_TOML, ROUNDS, deal
-from tests.servers import run_cli
-from tests.services import Node, postgres_database
+from testing.operators import OPS_TOML, ROUNDS, deal
+from testing.servers import Server, run_cli
+from testing.services import Node, postgres_database
+from testing.tables import OPERATOR, TOKEN, with_seq
 
 READS = ("/api/tables/T1", "/api/tables/T1/rounds", "/api/tables/T1/roads", "/api/tables/T1/shoes")
 

@@ -8,8 +8,8 @@ import pytest
 
 from scoreboard.service import create_app
 from scoreboard.service.tables.config import ConfigError, load_config
-from tests.conftest import OPERATOR, TABLES_TOML
-from tests.servers import Served, run_cli
+from testing.servers import Served, run_cli
+from testing.tables import OPERATOR, TABLES_TOML
 
 STUDIO = "https://studio.example"
 FLOOR = "http://floor.example:8080"

@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.browser import ARGS, CHROMIUM
-from tests.conftest import TOKEN, free_port, with_seq
-from tests.servers import ROOT, Served, run_cli
+from testing.servers import ROOT, Served, free_port, run_cli
+from testing.tables import TOKEN, with_seq
 
 UNIT = ROOT / "deploy" / "scoreboard.service"
 SITE = ROOT / "deploy" / "nginx" / "scoreboard.conf"
@@ -177,38 +176,32 @@ def test_nginx_serves_pages_static_files_and_the_feed(behind_nginx):
 
 
 @pytest.mark.browser
-def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx):
+def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx, browser):
     server, nginx, base = behind_nginx
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
-    from playwright.sync_api import sync_playwright
-
     assert server.post_feed("T1", {"type": "shoe", "shoe": "S1"}, TOKEN).status_code == 200
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1920, "height": 1080})
-            problems: list[str] = []
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("console", lambda m: problems.append(m.text) if "Content Security Policy" in m.text else None)
-            page.goto(base + "/tables/T1")
-            version = server.get("/api/tables/T1").json()["version"]
-            page.wait_for_function(f"() => Number(document.body.dataset.version) === {version}", timeout=10_000)
-            page.wait_for_function("() => !document.getElementById('live').classList.contains('off')", timeout=10_000)
-            page.evaluate("window.__sameDocument = true")
-            fed = requests.post(
-                base + "/api/tables/T1/feed",
-                json=with_seq({"type": "card", "card": "9H"}),
-                headers={"Authorization": f"Bearer {TOKEN}"},
-                timeout=5,
-            )
-            assert fed.status_code == 200, fed.text
-            page.wait_for_function(f"() => Number(document.body.dataset.version) === {version + 1}", timeout=5000)
-            page.wait_for_function("() => document.querySelectorAll('#player-cards > *').length === 1", timeout=5000)
-            assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
-            assert not problems, problems
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        problems: list[str] = []
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("console", lambda m: problems.append(m.text) if "Content Security Policy" in m.text else None)
+        page.goto(base + "/tables/T1")
+        version = server.get("/api/tables/T1").json()["version"]
+        page.wait_for_function(f"() => Number(document.body.dataset.version) === {version}", timeout=10_000)
+        page.wait_for_function("() => !document.getElementById('live').classList.contains('off')", timeout=10_000)
+        page.evaluate("window.__sameDocument = true")
+        fed = requests.post(
+            base + "/api/tables/T1/feed",
+            json=with_seq({"type": "card", "card": "9H"}),
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            timeout=5,
+        )
+        assert fed.status_code == 200, fed.text
+        page.wait_for_function(f"() => Number(document.body.dataset.version) === {version + 1}", timeout=5000)
+        page.wait_for_function("() => document.querySelectorAll('#player-cards > *').length === 1", timeout=5000)
+        assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
+        assert not problems, problems
+    finally:
+        page.close()
     # The WebSocket went through nginx (an upgrade it logged with 101), not around it.
     prefix = re.escape(base.removeprefix(nginx.url))
     upgrade = rf'"GET {prefix}/socket\.io/\?EIO=4&transport=websocket[^"]*" 101'

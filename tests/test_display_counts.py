@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from scoreboard.service.live.display_counts import DisplayCounts, SharedCounts
-from tests.services import redis_url
+from testing.services import redis_url
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.conftest import Server
+from testing.servers import Server
 
 PAGE = Path(__file__).parents[1] / "docs" / "feed-protocol.md"
 CONFIG = """

@@ -61,3 +61,20 @@ def test_the_core_has_examples():
     assert sum(attempted.values()) > 0
     with_examples = {name for name, n in attempted.items() if n}
     assert {"scoreboard.i18n", "scoreboard.palette"} <= with_examples, attempted
+
+
+# Modules whose examples other tests relied on (they ran them again themselves before): each must keep some.
+HAVE_EXAMPLES = [
+    "scoreboard.cli.replay",
+    "scoreboard.commitment",
+    "scoreboard.service.feeds.drivers",
+    "scoreboard.service.feeds.keypad",
+    "scoreboard.service.feeds.line_protocol",
+    "scoreboard.service.web.history",
+]
+
+
+@pytest.mark.parametrize("name", HAVE_EXAMPLES)
+def test_the_modules_said_to_have_examples_have_them(name):
+    tests = doctest.DocTestFinder(exclude_empty=True).find(importlib.import_module(name), name)
+    assert sum(len(t.examples) for t in tests) > 0, f"{name} lost its examples"

@@ -13,8 +13,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import requests
 
-from tests.browser import chromium, open_page, wait_for  # noqa: F401 (chromium: the `browser` fixture)
-from tests.conftest import OPERATOR, TABLES_TOML, TOKEN, Server
+from testing.browser import open_page, wait_for
+from testing.servers import Server
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN
 from tests.test_webhooks import shoe_rounds
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -72,7 +72,7 @@ def test_the_seq_memory_keeps_at_least_a_window_per_feed(count):
 def test_a_stored_event_that_no_longer_applies_is_a_break_of_the_record_and_the_versions_stay_aligned(tmp_path, caplog):
     from scoreboard.service import create_app
     from scoreboard.service.log import Record
-    from tests.conftest import TOKEN
+    from testing.tables import TOKEN
 
     config = tmp_path / "t.toml"
     config.write_text('[tables.T1]\nfeed_token = "secret-T1"\nrequire_seq = false\n')

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from scoreboard.cards import ALL_CARDS
 from scoreboard.cli import main
 from scoreboard.play import Deal
-from tests.conftest import OPERATOR, TOKEN
+from testing.tables import OPERATOR, TOKEN
 
 
 def view(client, table="T1"):
@@ -151,7 +151,7 @@ def test_a_card_the_shoe_no_longer_holds_voids_the_round_and_is_recorded(client,
 
 
 def test_insurance_offers_in_the_state(client):
-    from tests.conftest import Feed
+    from testing.tables import Feed
 
     ins = Feed(
         lambda url, body, token: client.post(url, json=body, headers={"Authorization": f"Bearer {token}"}),
@@ -344,7 +344,7 @@ def test_read_api(client, shoe):
     assert [t["table"] for t in tables] == ["T1", "T2", "INS"]
     state = client.get("/api/tables/T1").get_json()
     assert set(state) >= {"shoe", "round", "phase", "deal", "next", "last_result"}
-    assert state["limits"] == {"min": 100, "max": 50000} and state["name"] == "Baccarat 1"
+    assert state["limits"] == {"min": 100, "max": 50000, "main": [100, 50000]} and state["name"] == "Baccarat 1"
 
 
 def test_pages(client):

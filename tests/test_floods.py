@@ -14,8 +14,8 @@ import time
 import pytest
 import requests
 
-from tests.conftest import OPERATOR, TOKEN, free_port
-from tests.servers import Served
+from testing.servers import Served, free_port
+from testing.tables import OPERATOR, TOKEN
 
 pytestmark = [pytest.mark.slow]
 FLOODER = "127.0.0.2"  # the flood comes from another loopback address than the shoe: limits are per address

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from scoreboard.service import create_app
-from tests.conftest import OPERATOR, TOKEN, Server, with_seq
+from testing.servers import Server
+from testing.tables import OPERATOR, TOKEN, with_seq
 
 
 def make_app(tmp_path, config_text: str, **extra):
@@ -396,7 +397,7 @@ def test_every_route_answers_503_not_500_while_postgresql_is_down(tmp_path, tabl
     # Issue 23: /shoes and /rounds?shoe= answered 500 while PostgreSQL was down.
     import requests
 
-    from tests.services import Node, own_postgres
+    from testing.services import Node, own_postgres
 
     with own_postgres() as db:
         node = Node(db.url, tables_file, tmp_path).start()
@@ -449,7 +450,7 @@ def test_a_log_whose_shared_memory_file_cannot_be_written_is_refused_at_start(tm
     # Issue 23: an unwritable -shm let the server start (and then killed it with SIGBUS, or failed every post).
     import subprocess
 
-    from tests.servers import Served, run_cli
+    from testing.servers import Served, run_cli
 
     first = Served(tmp_path).start()
     assert first.post_feed("T1", {"type": "shoe"}, TOKEN).status_code == 200

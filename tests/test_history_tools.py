@@ -4,9 +4,7 @@ in docs/, against the real server and real HTTP clients."""
 from __future__ import annotations
 
 import csv
-import doctest
 import hashlib
-import importlib
 import io
 import json
 import random
@@ -20,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-import scoreboard.commitment
-import scoreboard.service.web.history
 from scoreboard.cards import ALL_CARDS
 from scoreboard.service import create_app
-from tests.conftest import OPERATOR, TOKEN, Server
+from testing.servers import Server
+from testing.tables import OPERATOR, TOKEN
 
 ROOT = Path(__file__).parents[1]
 AS_OPERATOR = {"Authorization": f"Bearer {OPERATOR}"}  # an export is an operator's record
@@ -422,12 +419,3 @@ def test_feeder_killed_before_the_answer_sends_the_card_again_on_restart(server,
     assert run.returncode == 0 and "7C  seq 2: already applied" in run.stdout, run.stdout + run.stderr
     assert server.get("/api/tables/T1").json()["deal"]["player"] == ["7C"]
     assert json.loads(state.read_text()) == {"table": "T1", "seq": 2, "pending": None}
-
-
-@pytest.mark.parametrize(
-    "module",
-    [scoreboard.commitment, scoreboard.service.web.history, importlib.import_module("scoreboard.cli.replay")],
-)
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0

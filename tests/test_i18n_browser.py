@@ -8,15 +8,7 @@ import re
 import pytest
 from PIL import Image, ImageChops
 
-from tests.browser import (
-    chromium,  # noqa: F401 (the `browser` fixture)
-    fonts_loaded,
-    open_page,
-    post,
-    results,
-    shot,
-    wait_live,
-)
+from testing.browser import fonts_loaded, open_page, post, results, shot, wait_live
 
 pytestmark = pytest.mark.browser
 

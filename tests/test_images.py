@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import io
 import itertools
 import random
@@ -20,8 +19,8 @@ from scoreboard.render.sprites import BIG_R
 from scoreboard.roads import Roads, parse_results
 from scoreboard.service.web import images as images_module
 from scoreboard.service.web.images import ImageService
-from tests.conftest import TOKEN
-from tests.screens import Screen
+from testing.screens import Screen
+from testing.tables import TOKEN
 
 BANKER_RED, PLAYER_BLUE = (0xD0, 0x02, 0x1B), (0x15, 0x53, 0xC7)
 _seq = itertools.count(1)
@@ -44,10 +43,6 @@ def decode(data: bytes) -> Image.Image:
 
 def images(app):
     return app.extensions["scoreboard_images"]
-
-
-def test_doctests():
-    assert doctest.testmod(images_module).failed == 0
 
 
 def test_board_png_of_a_known_shoe(client, feed):

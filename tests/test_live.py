@@ -5,8 +5,9 @@ import time
 
 import pytest
 
-from tests.conftest import TOKEN, Server
-from tests.screens import Screen
+from testing.screens import Screen
+from testing.servers import Server
+from testing.tables import TOKEN
 
 
 @pytest.fixture

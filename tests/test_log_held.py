@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from scoreboard.service.log import RefusedAction, StoreBusy, store_for
-from tests.conftest import TOKEN, Server
+from testing.servers import Server
+from testing.tables import TOKEN
 
 ROOT = Path(__file__).parents[1]
 

@@ -15,8 +15,8 @@ import psycopg
 import pytest
 import requests
 
-from tests.conftest import Server
-from tests.services import Node, postgres_database
+from testing.servers import Server
+from testing.services import Node, postgres_database
 
 TABLES = 20
 OPERATOR_TOKEN = "race-operator-token"

@@ -2,7 +2,7 @@
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import OPERATOR
+from testing.tables import OPERATOR
 
 
 def samples(client) -> dict:

@@ -24,8 +24,9 @@ from schemathesis.checks import (
 )
 
 from scoreboard.service.web.openapi import PATHS, document
-from tests.conftest import OPERATOR, TABLES_TOML, TOKEN, Server
-from tests.receivers import Receiver
+from testing.receivers import Receiver
+from testing.servers import Server
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN
 from tests.test_webhooks import SECRET, shoe_rounds
 
 IGNORED_METHODS = {"HEAD", "OPTIONS"}  # Werkzeug answers them for every route
@@ -230,33 +231,29 @@ def test_a_limit_of_thousands_of_digits_is_refused_400_not_a_500(tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_the_docs_page_renders_every_operation_in_chromium(live):
+def test_the_docs_page_renders_every_operation_in_chromium(live, browser):
     """/api/docs in Chromium under the service's content security policy: Swagger UI (from static/vendor/) lists
     every operation of the document, with nothing refused and no request to any other host."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser import ARGS, CHROMIUM, wait_for
+    from testing.browser import wait_for
 
     doc = requests.get(live.url + "/api/openapi.json", timeout=5).json()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            problems: list[str] = []
-            elsewhere: list[str] = []
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("request", lambda r: None if r.url.startswith(live.url) else elsewhere.append(r.url))
-            page.goto(live.url + "/api/docs")
-            wait_for(page, "document.querySelectorAll('.opblock').length > 0", timeout=20)
-            shown = page.evaluate(
-                "[...document.querySelectorAll('.opblock')].map((o) => "
-                "o.querySelector('.opblock-summary-method').textContent + ' ' + "
-                "o.querySelector('.opblock-summary-path').getAttribute('data-path'))"
-            )
-            assert sorted(shown) == sorted(f"{m} {p}" for m, p in documented_operations(doc))
-            assert page.evaluate("document.querySelector('.info .title').textContent").startswith("scoreboard")
-            assert problems == [], problems
-            assert elsewhere == [], elsewhere
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        problems: list[str] = []
+        elsewhere: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("request", lambda r: None if r.url.startswith(live.url) else elsewhere.append(r.url))
+        page.goto(live.url + "/api/docs")
+        wait_for(page, "document.querySelectorAll('.opblock').length > 0", timeout=20)
+        shown = page.evaluate(
+            "[...document.querySelectorAll('.opblock')].map((o) => "
+            "o.querySelector('.opblock-summary-method').textContent + ' ' + "
+            "o.querySelector('.opblock-summary-path').getAttribute('data-path'))"
+        )
+        assert sorted(shown) == sorted(f"{m} {p}" for m, p in documented_operations(doc))
+        assert page.evaluate("document.querySelector('.info .title').textContent").startswith("scoreboard")
+        assert problems == [], problems
+        assert elsewhere == [], elsewhere
+    finally:
+        page.close()

@@ -11,8 +11,8 @@ import tomllib
 import requests
 import websocket
 
-from tests.conftest import TOKEN
-from tests.servers import ROOT, Served, run_cli
+from testing.servers import ROOT, Served, run_cli
+from testing.tables import TOKEN
 
 ENV_VARS = {
     "--config": "SCOREBOARD_CONFIG",

@@ -18,8 +18,7 @@ import pytest
 import requests
 
 from scoreboard.service import create_app
-from tests.conftest import OPERATOR, TOKEN, Server, with_seq
-from tests.operator_support import (
+from testing.operators import (
     ALICE,
     FLIPPED,
     OPS_TOML,
@@ -31,6 +30,8 @@ from tests.operator_support import (
     deal,
     round_event,
 )
+from testing.servers import Server
+from testing.tables import OPERATOR, TOKEN, with_seq
 
 ROOT = Path(__file__).parents[1]
 

@@ -6,10 +6,10 @@ import signal
 
 import pytest
 
-from tests.browser import ARTIFACTS, fonts_loaded
-from tests.browser import chromium as chromium  # the `browser` fixture
-from tests.conftest import OPERATOR, TOKEN, Server
-from tests.operator_support import OPS_TOML, ROUNDS, deal
+from testing.browser import ARTIFACTS, fonts_loaded
+from testing.operators import OPS_TOML, ROUNDS, deal
+from testing.servers import Server
+from testing.tables import OPERATOR, TOKEN
 from tests.test_board_browser import open_board
 
 pytestmark = pytest.mark.browser

@@ -6,8 +6,7 @@ import io
 import pytest
 from PIL import Image
 
-from tests.browser import (
-    chromium,  # noqa: F401 (the `browser` fixture)
+from testing.browser import (
     escapes,
     fonts_loaded,
     labels,

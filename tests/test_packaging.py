@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 
 from scoreboard import __version__
-from tests.servers import ROOT, Served
+from testing.servers import ROOT, Served
 
 
 def clean_copy(target: Path) -> Path:

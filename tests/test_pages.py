@@ -19,7 +19,7 @@ from scoreboard.service import create_app
 from scoreboard.service.tables.alarms import KINDS
 from scoreboard.service.tables.display_settings import DisplaySettings, DisplaySettingsError
 from scoreboard.service.web.page_strings import ODDS_TEXTS
-from scoreboard.variants import VARIANT_NAMES, bet_titles, variant
+from scoreboard.variants import VARIANT_NAMES, bet_titles, rule_texts, variant
 
 ROOT = Path(__file__).parents[1]
 PAGES = ["/", "/tables/T1", "/overlay/T1", "/pit", "/tables/T1/rules"]
@@ -207,7 +207,7 @@ def test_the_odds_are_computed_once(client, monkeypatch):
 def messages_used() -> set[tuple[str | None, str]]:
     """Every message the pages translate: the literals in the templates and page modules, and the texts made
     elsewhere that the pages pass through the catalogs (variant titles, pays, insurance odds, the titles of the bets
-    a round paid, the alarm kinds' texts)."""
+    a round paid, the bets' rules from the registry, the alarm kinds' texts)."""
     found: set[tuple[str | None, str]] = set()
     for path in (ROOT / "templates").glob("*.html"):
         for _, msg, _, ctx in extract_from_file("jinja2", str(path), options={"extensions": "jinja2.ext.i18n"}):
@@ -220,6 +220,7 @@ def messages_used() -> set[tuple[str | None, str]]:
     found |= {(None, r["pays"]) for r in report(8)["bets"]}
     found |= {(None, text) for text in ODDS_TEXTS}
     found |= {(None, title) for title in bet_titles()}
+    found |= {(None, text) for text in rule_texts()}
     found |= {(None, text) for kind in KINDS.values() for text in (kind.title, kind.text)}
     return found
 

@@ -8,18 +8,9 @@ import time
 import pytest
 import requests
 
-from tests.browser import (
-    BOARD_SIZES,
-    chromium,  # noqa: F401 (the `browser` fixture)
-    open_page,
-    overflows,
-    post,
-    results,
-    shot,
-    void,
-    wait_for,
-)
-from tests.conftest import OPERATOR, TABLES_TOML, Server
+from testing.browser import BOARD_SIZES, open_page, overflows, post, results, shot, void, wait_for
+from testing.servers import Server
+from testing.tables import OPERATOR, TABLES_TOML
 
 pytestmark = pytest.mark.browser
 # T2 goes quiet quickly; the others keep the default two minutes.
@@ -265,7 +256,7 @@ def test_the_table_list_is_live(browser, pit_server):
     server = pit_server
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     page, problems = open_page(browser, f"{server.url}/", 1280, 720)
-    wait_for(page, "document.querySelector('li[data-table=\"T1\"] .phase').textContent === 'Place your bets'")
+    wait_for(page, "document.querySelector('li[data-table=\"T1\"] .phase').textContent === 'Between rounds'")
     page.evaluate("window.__sameDocument = true")
     results(server, "T1", "BP")
     wait_for(page, "document.querySelector('li[data-table=\"T1\"] .round').textContent === '3'")

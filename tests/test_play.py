@@ -4,7 +4,7 @@ import pytest
 
 from scoreboard.errors import Refusal
 from scoreboard.play import Deal, check_round, deal_round
-from tests.helpers import card, two_cards
+from testing.cards import card, two_cards
 
 # 004 rule 3.10 as printed: Banker's two-card total -> Player third-card values on which the Banker draws.
 PRINTED = {

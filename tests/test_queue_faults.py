@@ -16,9 +16,9 @@ from contextlib import contextmanager
 import pytest
 import requests
 
-from tests.conftest import TOKEN
-from tests.screens import Screen
-from tests.services import Node, OwnRedis, own_redis, postgres_database
+from testing.screens import Screen
+from testing.services import Node, OwnRedis, own_redis, postgres_database
+from testing.tables import TOKEN
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 
@@ -213,20 +213,15 @@ def test_redis_hung_and_resumed(tmp_path, tables_file):
 
 
 @pytest.mark.browser
-def test_a_board_in_chromium_says_offline_while_its_process_has_lost_the_queue(tmp_path, tables_file):
+def test_a_board_in_chromium_says_offline_while_its_process_has_lost_the_queue(tmp_path, tables_file, browser):
     """The issue's own probe: the table-side board in Chromium on the process that did not take the feed, Redis
     killed, events dealt meanwhile on the other, Redis back and the table quiet. The board is never "Live" on an old
     round: it says offline within moments of the loss, and is live on the table's round within 5 s of the return."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser import ARGS, CHROMIUM
-
     live = "document.getElementById('live').className === 'live'"
     shown = "Number(document.body.dataset.version)"
-    with two_processes(tmp_path, tables_file) as (queue, a, b), sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with two_processes(tmp_path, tables_file) as (queue, a, b):
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
             assert a.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
             page.goto(f"{b.url}/tables/T1")
             page.wait_for_timeout(100)
@@ -257,4 +252,4 @@ def test_a_board_in_chromium_says_offline_while_its_process_has_lost_the_queue(t
                 f"{time.monotonic() - back:.2f} s after the return"
             )
         finally:
-            browser.close()
+            page.close()

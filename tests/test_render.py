@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import io
 import shutil
 
@@ -19,12 +18,10 @@ from scoreboard.render import (
     default_renderer,
     fonts,
     image_spec,
-    layout,
     png,
     render_board,
     render_road,
     road_layout,
-    sprites,
 )
 from scoreboard.render.fonts import package_static_folder
 from scoreboard.render.sprites import BIG_R, BIG_STROKE, CLEAR, TIE_STROKE
@@ -57,11 +54,6 @@ def ring_points(f, col: int, row: int) -> list[tuple[float, float]]:
     cx, cy = f.centre(col, row)
     r = BIG_R * f.cell
     return [(cx - r, cy), (cx + r, cy), (cx, cy - r), (cx, cy + r)]
-
-
-@pytest.mark.parametrize("module", [fonts, layout, png, sprites])
-def test_doctests(module):
-    assert doctest.testmod(module).failed == 0
 
 
 def test_palette_is_the_pages_marks():
@@ -504,3 +496,13 @@ def test_a_squeeze_table_image_says_squeeze_as_the_board_does(monkeypatch):
     drawn = _drawn_texts(monkeypatch)
     render_board(view.roads_json(), state, Options(), Renderer())
     assert "Squeeze" in [t for t, _ in drawn] and "Dealing" not in [t for t, _ in drawn]
+
+
+def test_a_state_without_its_capabilities_asks_the_registry_whether_banker_six_is_marked():
+    from scoreboard.render.draw import is_super_six
+    from scoreboard.variants import VARIANTS, variant
+
+    for name in VARIANTS:
+        assert is_super_six({"variant": name}) is variant(name).marks_banker_six
+    assert is_super_six({"variant": "not-a-variant"}) is False
+    assert is_super_six({"variant": "commission", "capabilities": {"banker_six": True}}) is True

@@ -11,8 +11,8 @@ import pytest
 import requests
 
 from scoreboard.service.server.request_head import MAX_LINE, MAX_LINES, RequestHead
-from tests.conftest import TOKEN
-from tests.servers import Served
+from testing.servers import Served
+from testing.tables import TOKEN
 
 HEADS = [
     b"Host: 127.0.0.1:8000\r\nUser-Agent: curl/8.4\r\nAccept: */*\r\n\r\n",

@@ -15,9 +15,9 @@ import requests
 
 from scoreboard.service.tables import permissions
 from scoreboard.service.tables.config import ConfigError, Operator, load_config
-from tests.conftest import TABLES_TOML, TOKEN, Server, with_seq
-from tests.operator_support import PageSession, bearer
-from tests.servers import run_cli
+from testing.operators import PageSession, bearer
+from testing.servers import Server, run_cli
+from testing.tables import TABLES_TOML, TOKEN, with_seq
 
 ROLE_TOKENS = {
     "admin": "admin-token-ann",
@@ -249,7 +249,9 @@ def test_the_operator_page_offers_a_role_its_actions_and_shows_a_refusal_s_sente
     assert r.status_code == 403 and "closing or changing a shoe" in r.json()["message"]
     assert table_now(srv) == before
     sam = PageSession(srv.url, ROLE_TOKENS["supervisor"])
-    assert sam.data["may"]["T1"] == ["deal", "void", "correct", "close_shoe", "ack_alarm", "read", "retry_delivery"]
+    assert sam.data["may"]["T1"] == [
+        *("deal", "void", "correct", "close_shoe", "ack_alarm", "read", "retry_delivery", "screens", "settings"),
+    ]
     assert sam.act("void", {"reason": "card exposed", "round": "1"}).status_code == 200
     # The pit offers acknowledgements by the same list: the dealer's session has none.
     assert pit_data(dealer)["operator"]["may"]["T1"] == ["deal", "read"]

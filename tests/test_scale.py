@@ -12,9 +12,9 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import TOKEN
-from tests.screens import Screen
-from tests.services import Node, postgres_database, redis_url
+from testing.screens import Screen
+from testing.services import Node, postgres_database, redis_url
+from testing.tables import TOKEN
 
 
 @pytest.fixture

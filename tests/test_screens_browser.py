@@ -7,16 +7,8 @@ import time
 
 import pytest
 
-from tests.browser import (
-    chromium,  # noqa: F401 (the `browser` fixture)
-    open_page,
-    post,
-    shot,
-    void,
-    wait_for,
-    wait_live,
-)
-from tests.conftest import Server
+from testing.browser import open_page, post, shot, void, wait_for, wait_live
+from testing.servers import Server
 
 pytestmark = pytest.mark.browser
 SETTINGS = {"idle_after": 3, "shift_every": 1, "shift_pixels": 3, "notice_seconds": 3}

@@ -19,9 +19,9 @@ import websocket
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.service.server.wsgi_server import HEADER_TIMEOUT
-from tests.conftest import TOKEN
-from tests.screens import Screen
-from tests.servers import Served
+from testing.screens import Screen
+from testing.servers import Served
+from testing.tables import TOKEN
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from scoreboard.service.live.socket_server import socketio
-from tests.conftest import TOKEN
+from testing.tables import TOKEN
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_a_squeezed_round_reaches_displays_face_down_until_revealed(tmp_path, si
     client = app.test_client()
 
     def post(*events, token="sq-token"):
-        from tests.conftest import with_seq
+        from testing.tables import with_seq
 
         r = client.post(
             "/api/tables/SQ/feed", json=with_seq(list(events)), headers={"Authorization": f"Bearer {token}"}

@@ -13,8 +13,8 @@ from scoreboard.service import create_app
 from scoreboard.service.log import RefusedAction, Writes, store_for
 from scoreboard.service.log.rows import Record
 from scoreboard.service.log.sqlite import ROWS_PER_STATEMENT
-from tests.conftest import TOKEN, Feed, with_seq
-from tests.services import Node, postgres_database
+from testing.services import Node, postgres_database
+from testing.tables import TOKEN, Feed, with_seq
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

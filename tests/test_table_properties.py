@@ -31,6 +31,9 @@ events = st.one_of(
     st.just({"type": "cut"}),
     st.just({"type": "shoe", "decks": 4}),
     st.builds(lambda n: {"type": "burn", "count": n}, st.integers(1, 30)),
+    st.builds(lambda n: {"type": "bets_open", "seconds": n}, st.integers(5, 120)),
+    st.just({"type": "bets_closed"}),
+    st.just({"type": "undo"}),
 )
 
 
@@ -41,9 +44,9 @@ def test_what_the_table_keeps_agrees_with_its_rounds(sequence):
     state = TableState(config)
     state, _ = apply(state, {"type": "shoe"})
     accepted = [{"type": "shoe"}]
-    for event in sequence:
+    for at, event in enumerate(sequence):
         try:
-            new, delta = apply(state, event, operator="pit")
+            new, delta = apply(state, event, operator="pit", received_at=float(at * 7))
         except Refusal:
             continue  # a value: nothing to undo
         accepted.append(delta.event)
@@ -59,5 +62,10 @@ def test_what_the_table_keeps_agrees_with_its_rounds(sequence):
         for r in state.rounds:
             if r.player and not r.void:
                 assert hand_points(r.player) == r.player_points and hand_points(r.banker) == r.banker_points
+        bets = state.bets
+        assert not (bets.open and state.deal.started), "bets are never open while a round is being dealt"
+        assert not (bets.open and bets.no_more_bets)
+        assert state.undo is None or state.undo.undo is None, "one step back only"
     again = fold(config, accepted)
     assert (again.rounds, again.played, again.deal, again.shoe) == (state.rounds, state.played, state.deal, state.shoe)
+    assert (again.bets, again.undo) == (state.bets, state.undo)

@@ -3,7 +3,6 @@ pseudo-terminal: the same replies and seq semantics as HTTP, whatever carries th
 
 from __future__ import annotations
 
-import doctest
 import json
 import os
 import random
@@ -17,11 +16,9 @@ from pathlib import Path
 
 import pytest
 
-import scoreboard.service.feeds.drivers
-import scoreboard.service.feeds.keypad
-import scoreboard.service.feeds.line_protocol
 from scoreboard.cards import ALL_CARDS
-from tests.conftest import TOKEN, Server, free_port
+from testing.servers import Server, free_port
+from testing.tables import TOKEN
 
 HELLO = {"table": "T1", "token": TOKEN}
 
@@ -415,12 +412,3 @@ def test_feed_options_from_the_environment(tmp_path, tables_file, monkeypatch):
     finally:
         link.close()
         server.kill()
-
-
-@pytest.mark.parametrize(
-    "module",
-    [scoreboard.service.feeds.drivers, scoreboard.service.feeds.keypad, scoreboard.service.feeds.line_protocol],
-)
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0

@@ -9,7 +9,7 @@ import pytest
 
 from scoreboard.table import TableConfig, TableState
 from scoreboard.view import TableView
-from tests.browser import chromium, open_page, wait_live  # noqa: F401 (the `browser` fixture)
+from testing.browser import open_page, wait_live
 from tests.test_updates import LOG, wire_updates
 
 pytestmark = pytest.mark.browser

@@ -109,3 +109,65 @@ def test_a_table_of_it_shows_its_capabilities(ez, tmp_path):
 def test_an_unregistered_variant_is_refused_by_name():
     with pytest.raises(Exception, match="unknown variant 'ez-dragon'"):
         variant("ez-dragon")
+
+
+def _rules_page(tmp_path, variant_name: str) -> str:
+    from scoreboard.service import create_app
+
+    config = tmp_path / "rules.toml"
+    config.write_text(f'[tables.R]\nfeed_token = "r-token"\nvariant = "{variant_name}"\n')
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "r.sqlite3"), "TABLES_FILE": str(config)})
+    try:
+        return app.test_client().get("/tables/R/rules").text
+    finally:
+        app.extensions["scoreboard"].close()
+
+
+def test_its_rules_page_is_made_from_the_entry(ez, tmp_path):
+    import html
+
+    page = html.unescape(_rules_page(tmp_path, "ez-dragon"))
+    # Nothing of another game's rules: no Banker 6 at 1 to 2, no commission; each bet by its registry title.
+    assert "1 to 2" not in page and "commission" not in page.lower()
+    assert "dragon_7" not in page.replace('data-bet="dragon_7"', "")
+    assert "Banker pays 1 to 1, push on a three-card 7." in page
+    assert "Dragon 7 pays 40 to 1." in page
+    assert "<td>Dragon 7</td><td>40 to 1</td>" in page
+    assert "On a tie, Player and Banker bets are returned" in page and "same rank" in page
+
+
+BUILT_IN_BRIEFS = {
+    # The sentences the built-in variants' pages said when they were written per variant name: the registry's
+    # sentences say the same.
+    "no-commission": ["No commission: a Banker win pays 1 to 1", "On a tie,", "Player Pair and Banker Pair"],
+    "commission": ["A Banker win pays 0.95 to 1", "On a tie,", "Player Pair and Banker Pair"],
+    "super-six": [
+        "No commission:",
+        "On a tie,",
+        "Player Pair and",
+        "Super 6: a Banker win on 6 points pays 12 to 1.",
+        "The roads mark a Banker win on 6",
+    ],
+    "super-six-plus": [
+        "No commission:",
+        "On a tie,",
+        "Player Pair and",
+        "Super 6 Plus: a Banker win on 6 points pays",
+        "The roads mark a Banker win on 6",
+    ],
+    "insurance": ["No commission:", "On a tie,", "Player Pair and", "Insurance: while the outcome is open"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN_BRIEFS))
+def test_the_built_in_rules_pages_say_what_they_said(name, tmp_path):
+    import html
+    import re
+
+    page = html.unescape(_rules_page(tmp_path, name))
+    brief = re.search(r'<ul class="brief">(.*?)</ul>', page, re.S).group(1)
+    lines = [li.strip() for li in re.findall(r"<li>(.*?)</li>", brief, re.S) if not li.startswith("Limits")]
+    assert lines[0].startswith("Player and Banker each get two cards")
+    assert len(lines) == 1 + len(BUILT_IN_BRIEFS[name])
+    for line, start in zip(lines[1:], BUILT_IN_BRIEFS[name], strict=True):
+        assert line.startswith(start), (line, start)

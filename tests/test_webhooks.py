@@ -22,9 +22,9 @@ from scoreboard.service.log import DELIVERY_WINDOW
 from scoreboard.service.tables.config import ConfigError, load_config
 from scoreboard.service.webhooks import attempt
 from scoreboard.service.webhooks.courier import IN_FLIGHT, Couriers
-from tests.conftest import OPERATOR, TABLES_TOML, TOKEN, Server
-from tests.receivers import CLOSE, HANG, OK, Receiver, failing_for, status
-from tests.servers import run_cli
+from testing.receivers import CLOSE, HANG, OK, Receiver, failing_for, status
+from testing.servers import Server, run_cli
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN
 
 SECRET = "a long random secret for the studio"
 AS_OPERATOR = {"Authorization": f"Bearer {OPERATOR}"}
@@ -88,6 +88,7 @@ secret = "another"
         "correct",
         "shoe",
         "shoe_end",
+        "undo",
         "settings",
         "alarm",
     }, "by default every event type of every table"
@@ -592,7 +593,7 @@ def test_two_processes_on_postgresql_send_each_delivery_once(tmp_path):
     delivery exactly once, each table's in version order (one process sends the receiver, holding its claim, and
     hears of the other's commits through the log). Then the processes are killed one after the other (-9) while the
     feed goes on at the survivor: still every delivery, in order."""
-    from tests.services import Node, postgres_database, redis_url
+    from testing.services import Node, postgres_database, redis_url
 
     queue = redis_url()
     with Receiver() as receiver, postgres_database() as db:
@@ -692,7 +693,7 @@ def test_the_docs_receivers_in_python_and_javascript_verify_real_deliveries(tmp_
     import sys
 
     from scoreboard.service.webhooks.signature import sign
-    from tests.conftest import free_port
+    from testing.servers import free_port
 
     node = shutil.which("node")
     assert node, "these tests need Node.js (Debian's nodejs), as scripts/install sets up"

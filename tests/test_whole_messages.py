@@ -14,7 +14,7 @@ from importlib.metadata import version
 
 import pytest
 
-from tests.conftest import Server
+from testing.servers import Server
 
 pytestmark = [pytest.mark.slow]
 

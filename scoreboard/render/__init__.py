@@ -8,6 +8,7 @@ the query options; output PNG bytes. The service (`scoreboard.service.web.images
 from __future__ import annotations
 
 from ..options import Options
+from ..shapes import JSONMapping
 from .draw import Renderer, Spec, image_spec, is_super_six
 from .fonts import FontLibrary, FontsMissing, default_fonts
 from .layout import BoardLayout, Frame, Rect, board_layout, road_layout
@@ -40,13 +41,15 @@ def default_renderer() -> Renderer:
     return _default
 
 
-def render_board(roads: dict, state: dict | None, options: Options, renderer: Renderer | None = None) -> bytes:
+def render_board(
+    roads: JSONMapping, state: JSONMapping | None, options: Options, renderer: Renderer | None = None
+) -> bytes:
     """The board (header, roads, stats, ASK, cards as `options.roads` lists) as PNG bytes."""
     r = renderer or default_renderer()
     return r.board_png(roads, state, image_spec(options, "board"))
 
 
-def render_road(road: str, roads: dict, options: Options, renderer: Renderer | None = None) -> bytes:
+def render_road(road: str, roads: JSONMapping, options: Options, renderer: Renderer | None = None) -> bytes:
     """One road (`bead`, `big`, `big_eye`, `small`, `cockroach`) alone as PNG bytes."""
     r = renderer or default_renderer()
     return r.road_png(roads, image_spec(options, road))

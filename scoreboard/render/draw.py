@@ -8,19 +8,21 @@ its text (cached masks) on the copy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image, ImageDraw
 
 from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
+from ..shapes import JSONMapping
+from ..variants import VARIANTS
 from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
 from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
 from .png import encode
 from .sprites import Sprites, supersample
 
 PIXELS = (160, 3840)
-SUPER_SIX_VARIANTS = ("super-six", "super-six-plus")
 ROAD_TITLE = {
     "bead": "Bead Road",
     "big": "Big Road",
@@ -55,6 +57,9 @@ NOTICE = {
     "corrected": "Round %(round)s corrected: %(reason)s",
 }
 PAYS = "%(bet)s · pays %(odds)s"
+# A table's status (floor.md "Live table settings"), as the board says it (page_strings.py: context "table status").
+STATUS = {"open": "Open", "closed": "Closed", "reserved": "Reserved", "break": "On a break"}
+GROUPS = {"tie": "Tie", "pair": "Pair", "side": "Side bets"}
 LABEL = 2.3  # every word and number on a board at least 2.3vmin (board.css --label: 5 arc-minutes at 3 m)
 WINNER_TEXT = {"B": "Banker wins", "P": "Player wins", "T": "Tie"}
 WINNER_COLOUR = {"B": "banker_text", "P": "player_text", "T": "tie_text"}
@@ -102,14 +107,26 @@ def _clamp(v: int) -> int:
     return max(PIXELS[0], min(PIXELS[1], v))
 
 
-def is_super_six(state: dict | None) -> bool:
+def _range(pair: object) -> str:
+    """A bet group's limits as the board writes them, or a dash.
+
+    >>> _range([100, 50000]), _range(None)
+    ('100 – 50,000', '—')
+    """
+    if isinstance(pair, list) and len(pair) == 2:
+        return f"{pair[0]:,} – {pair[1]:,}"
+    return "—"
+
+
+def is_super_six(state: JSONMapping | None) -> bool:
     """Whether the table's game marks a Banker win on 6 (the stats then count Super 6 wins)."""
     if not state:
         return False
     capabilities = state.get("capabilities") or {}
     if "banker_six" in capabilities:
         return bool(capabilities["banker_six"])
-    return state.get("variant") in SUPER_SIX_VARIANTS
+    entry = VARIANTS.get(state.get("variant", ""))  # a state without its capabilities: the registry says
+    return entry is not None and entry.make().marks_banker_six
 
 
 class Renderer:
@@ -122,20 +139,20 @@ class Renderer:
         self.fonts = fonts or default_fonts()
         self.sprites = Sprites(self.fonts)
         # Backgrounds are whole images (6 MB at 1920x1080, 44 MB at 3840x3840): a few sizes only.
-        self.backgrounds: Bounded[tuple, Image.Image] = Bounded(96 << 20, weigh=image_bytes)
+        self.backgrounds: Bounded[tuple[Any, ...], Image.Image] = Bounded(96 << 20, weigh=image_bytes)
         self.renders = 0
 
     # -- entry points ---------------------------------------------------------------------------------------
 
-    def board_png(self, roads: dict, state: dict | None, spec: Spec) -> bytes:
+    def board_png(self, roads: JSONMapping, state: JSONMapping | None, spec: Spec) -> bytes:
         image, _ = self.board(roads, state, spec)
         return encode(image, spec.theme)
 
-    def road_png(self, roads: dict, spec: Spec) -> bytes:
+    def road_png(self, roads: JSONMapping, spec: Spec) -> bytes:
         image, _ = self.road(roads, spec)
         return encode(image, spec.theme)
 
-    def board(self, roads: dict, state: dict | None, spec: Spec) -> tuple[Image.Image, BoardLayout]:
+    def board(self, roads: JSONMapping, state: JSONMapping | None, spec: Spec) -> tuple[Image.Image, BoardLayout]:
         self.fonts.check()
         panels = spec.panels or DEFAULT_PANELS
         if state is None:
@@ -160,10 +177,13 @@ class Renderer:
             p.cards(layout.panels["cards"], state, layout.unit)
         if "last" in layout.panels:
             p.last(layout.panels["last"], state, layout.unit)
+        if state is not None and state.get("status", "open") != "open":
+            top = layout.panels["header"].bottom + 1
+            p.status_sign(Rect(0, top, spec.width, spec.height - top), state, layout.unit)
         self.renders += 1
         return image, layout
 
-    def road(self, roads: dict, spec: Spec) -> tuple[Image.Image, Frame]:
+    def road(self, roads: JSONMapping, spec: Spec) -> tuple[Image.Image, Frame]:
         self.fonts.check()
         f = road_layout(roads, spec.kind, spec.width, spec.height, spec.cols)
         image = self.backgrounds.get(("road", spec), lambda: self._road_background(f, spec)).copy()
@@ -336,7 +356,7 @@ class _Painter:
             inset = radius if panel and y > panel.bottom - 1 - radius else 0
             self.draw.line((f.x + inset, y, min(right, limit_x) - inset, y), fill=line)
 
-    def road(self, road: str, f: Frame, roads: dict) -> None:
+    def road(self, road: str, f: Frame, roads: JSONMapping) -> None:
         """The road's entries that fall in its frame, each one pasted sprite."""
         cells = road_cells(roads, road)
         sprites, cell, theme = self.r.sprites, f.cell, self.theme
@@ -364,7 +384,7 @@ class _Painter:
 
     # -- header ---------------------------------------------------------------------------------------------
 
-    def header(self, rect: Rect, roads: dict, state: dict | None, u: float) -> None:
+    def header(self, rect: Rect, roads: JSONMapping, state: JSONMapping | None, u: float) -> None:
         """The table as the board's header shows it: name and variant, limits, shoe, round, cards left, the phase
         with the cut card's "Last rounds"."""
         self.rounded(rect, u, "panel")
@@ -394,6 +414,9 @@ class _Painter:
         cut = bool(shoe.get("cut")) and state.get("phase") != "shoe_finished"
         badge = {"dealing": "accent", "squeeze": "accent", "no_shoe": "alarm", "shoe_finished": "alarm"}
         bg = badge.get(state.get("phase", ""), "panel_alt")
+        status = str(state.get("status") or "open")
+        if status != "open":  # a table that is not open says so where the phase would be (board.js)
+            phase, bg = self.t(STATUS.get(status, status), "table status"), "alarm"
         ink = {"accent": "accent_ink", "alarm": "alarm_ink"}.get(bg, "ink")
         size = self.fitted([phase, self.t("Last rounds")], 2.8 * hu, LABEL * hu, rect.w / 4 - 2.8 * hu)
         badges = [(phase, bg, ink)] + ([(self.t("Last rounds"), "alarm", "alarm_ink")] if cut else [])
@@ -406,8 +429,10 @@ class _Painter:
             top += bh + 0.6 * hu
         right -= bw + 3 * hu
         limits = state.get("limits") or {}
+        currency = limits.get("currency")
         facts = [
-            ("Limits", f"{limits['min']:,} – {limits['max']:,}" if limits.get("min") else "—", "ink"),
+            (f"{self.t('Limits')} {currency}" if currency else "Limits", _range(limits.get("main")), "ink"),
+            *((GROUPS[g], _range(limits[g]), "ink") for g in GROUPS if limits.get(g)),
             ("Shoe", str(shoe["number"]) if shoe.get("number") is not None else "—", "ink"),
             ("Round", str(state.get("round", "—")), "ink"),
             ("Cards left", str(shoe["cards_left"]) if shoe.get("cards_left") is not None else "—", "ink"),
@@ -420,6 +445,33 @@ class _Painter:
         width = right - 2 * hu - left
         if width > 4 * hu:
             self.title_block(left, mid, width, state, hu, rect.h - 2 * hu)
+
+    def status_sign(self, rect: Rect, state: JSONMapping, u: float) -> None:
+        """A table that is not open (floor.md): its name, its status large and "No bets at this table" over the
+        roads, as the board's status sign shows them (board.css `.table-status`), the announcement under them."""
+        self.rounded(rect, 0, "bg")
+        cx = rect.x + rect.w / 2
+        status = str(state.get("status") or "closed")
+        word = self.t(STATUS.get(status, status), "table status").upper()
+        size = self.fitted([word], min(16 * u, rect.h * 0.3), LABEL * u, rect.w - 16 * u, weight=700)
+        name = state.get("name") or state.get("table", "")
+        name_size = self.fitted([name], min(7 * u, rect.h * 0.14), LABEL * u, rect.w - 4 * u)
+        note = self.t("No bets at this table")
+        announcement = state.get("announcement")
+        box_h = size * 1.1 + 3 * u
+        total = name_size * 1.2 + box_h + 4.5 * u * 1.3 + (4 * u * 1.3 if announcement else 0) + 6 * u
+        y = rect.y + max(u, (rect.h - total) / 2)
+        self.text(cx, y + name_size * 0.6, name, name_size, "accent", align="centre", max_w=rect.w - 2 * u)
+        y += name_size * 1.2 + 2 * u
+        box_w = self.label(word, size).width + 12 * u
+        self.rounded(Rect(round(cx - box_w / 2), round(y), round(box_w), round(box_h)), 2 * u, "alarm")
+        self.text(cx, y + box_h / 2, word, size, "alarm_ink", align="centre")
+        y += box_h + 2 * u
+        self.text(cx, y + 4.5 * u * 0.65, note, 4.5 * u, "ink", align="centre", max_w=rect.w - 2 * u)
+        y += 4.5 * u * 1.3 + 2 * u
+        if announcement:
+            self.text(cx, y + 4 * u * 0.65, announcement, 4 * u, "accent", weight=400, align="centre",
+                      max_w=rect.w - 2 * u)  # fmt: skip
 
     def fitted(self, texts: list[str], largest: float, smallest: float, width: float, weight: int = 700) -> float:
         """The largest size from `largest` down to `smallest` at which each of `texts` is at most `width` wide."""
@@ -443,11 +495,13 @@ class _Painter:
                 line = trial
         return [*out, line] if line else out
 
-    def title_block(self, left: float, mid: float, width: float, state: dict, hu: float, room: float) -> None:
+    def title_block(self, left: float, mid: float, width: float, state: JSONMapping, hu: float, room: float) -> None:
         """The table's name as large as fits on one line (the board's name), down to the label size, then on as
         many lines as it takes; the variant's title under it, translated."""
         name = state.get("name") or state.get("table", "")
         variant = self.t(state.get("variant_title", ""))
+        if state.get("dealer"):  # first: the variant's title is the one cut short when the room runs out
+            variant = f"{self.t('Dealer')} {state['dealer']} · {variant}"
         vsize = LABEL * hu
         size = self.fitted([name], 4 * hu, LABEL * hu, width)
         lines = self.lines(name, size, width)
@@ -506,13 +560,13 @@ class _Painter:
         for box, (_, label, _) in zip(layout.boxes, STATS, strict=False):
             self.text(box.x, box.y + box.h / 2, self.t(label), layout.label_size, "muted", weight=400)
 
-    def stats(self, rect: Rect, roads: dict, six: bool, u: float) -> None:
+    def stats(self, rect: Rect, roads: JSONMapping, six: bool, u: float) -> None:
         layout = self._stats_boxes(rect, six, u)
         counts = roads.get("stats", {})
         for box, (key, _, fill) in zip(layout.boxes, STATS, strict=False):
             self.text(box.right, box.y + box.h / 2, str(counts.get(key, 0)), layout.value_size, fill, align="right")
 
-    def chips(self, f: Frame, panel: Rect, roads: dict, u: float) -> None:
+    def chips(self, f: Frame, panel: Rect, roads: JSONMapping, u: float) -> None:
         """The good-road patterns with their run length in the Big Road's title bar, from the right, as many as
         fit whole (board.js shows them there too)."""
         title = f.y - panel.y
@@ -554,7 +608,7 @@ class _Painter:
                       max_w=b.rect.w - u)  # fmt: skip
             self.rounded(b.box, 0.6 * u, "road_bg")
 
-    def ask(self, rect: Rect, roads: dict, u: float) -> None:
+    def ask(self, rect: Rect, roads: JSONMapping, u: float) -> None:
         """On each button, the mark each derived road would get (board.js: Big Eye, Small, Cockroach)."""
         predict = roads.get("predict") or {}
         for b in self._buttons(rect, u):
@@ -572,7 +626,7 @@ class _Painter:
 
     # -- cards and the last result --------------------------------------------------------------------------
 
-    def cards(self, rect: Rect, state: dict | None, u: float) -> None:
+    def cards(self, rect: Rect, state: JSONMapping | None, u: float) -> None:
         """The round being dealt, else the last round's cards, with the points, the outcome and what it paid, or
         the void's or correction's notice (board.js)."""
         if not state:
@@ -625,7 +679,7 @@ class _Painter:
         self.text(cx, rect.y + rect.h * 0.33, rank, 4 * s, fill, weight=700, align="centre", max_w=rect.w)
         self.text(cx, rect.y + rect.h * 0.7, SUITS.get(card[1], card[1]), 3.6 * s, fill, align="centre", max_w=rect.w)
 
-    def notice_text(self, state: dict) -> str | None:
+    def notice_text(self, state: JSONMapping) -> str | None:
         """The board's words for the last void or correction (page.js), in this language; never a rule
         document's reference: an excess card is said plainly, with its cards."""
         n = state.get("notice")
@@ -638,11 +692,11 @@ class _Painter:
         cards = " ".join(f"{'10' if c[0] == 'T' else c[0]}{SUITS.get(c[1], c[1])}" for c in n.get("cards") or [])
         return self.t(NOTICE[key]) % {"round": n.get("round"), "reason": n.get("reason", ""), "cards": cards}
 
-    def pays_texts(self, state: dict) -> list[str]:
+    def pays_texts(self, state: JSONMapping) -> list[str]:
         """The last round's winning bets and what each paid (state.last_pays, from the variant registry)."""
         return [self.t(PAYS) % {"bet": self.t(title), "odds": odds} for title, odds in state.get("last_pays") or []]
 
-    def outcome_lines(self, width: float, state: dict, dealing: bool, u: float) -> list[tuple[str, float, str]]:
+    def outcome_lines(self, width: float, state: JSONMapping, dealing: bool, u: float) -> list[tuple[str, float, str]]:
         """What the round's panel writes under the cards, line by line (text, size, colour): the round being dealt,
         or the last result and its pays; a notice of a void or correction first. Long texts wrap, never cut."""
         last = state.get("last_result")
@@ -650,6 +704,8 @@ class _Painter:
         notice = None if dealing else self.notice_text(state)
         if notice:
             out += [(line, LABEL * u, "accent") for line in self.lines(notice, LABEL * u, width)]
+        elif state.get("announcement") and not dealing:  # the table's announcement line (floor.md)
+            out += [(line, LABEL * u, "accent") for line in self.lines(state["announcement"], LABEL * u, width)]
         if dealing:
             out.append((f"{self.t('Round')} {state.get('round', '')}", 3 * u, "ink"))
         elif last and last.get("winner") in WINNER_TEXT:
@@ -670,13 +726,13 @@ class _Painter:
                 out += self.lines(item, size, width)
         return out
 
-    def result_text(self, last: dict, state: dict) -> str:
+    def result_text(self, last: JSONMapping, state: JSONMapping) -> str:
         text = f"{self.t('Round')} {last.get('round', '')}: {self.t(WINNER_TEXT[last['winner']])}"
         if last.get("banker_six") and is_super_six(state):
             text += f" · {self.t('Super 6')}"
         return text
 
-    def last(self, rect: Rect, state: dict | None, u: float) -> None:
+    def last(self, rect: Rect, state: JSONMapping | None, u: float) -> None:
         """The last result large: who won, on what points, in which round, and what it paid."""
         last = (state or {}).get("last_result")
         cx = rect.x + rect.w / 2

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
@@ -128,9 +128,9 @@ class FontLibrary:
         self._faces: Bounded[tuple[Path, int], ImageFont.FreeTypeFont] = Bounded(24)
         self._ranges: dict[tuple[str, int], list[tuple[int, int, str]]] = {}
         self._covered: dict[tuple[str, int, str], bool] = {}
-        self._notdef: dict[tuple[str, int], tuple] = {}
-        self.labels: Bounded[tuple, Label] = Bounded(16 << 20, weigh=lambda label: image_bytes(label.mask))
-        self.glyphs: Bounded[tuple, Image.Image] = Bounded(256)
+        self._notdef: dict[tuple[str, int], tuple[Any, ...]] = {}
+        self.labels: Bounded[tuple[Any, ...], Label] = Bounded(16 << 20, weigh=lambda label: image_bytes(label.mask))
+        self.glyphs: Bounded[tuple[Any, ...], Image.Image] = Bounded(256)
         self.inks: Bounded[tuple[Path, str], _Ink] = Bounded(8 << 20, weigh=_Ink.weight)
 
     def check(self) -> None:
@@ -276,7 +276,7 @@ def _lighten(target: Image.Image, ink: Image.Image, x: int, y: int) -> None:
     target.paste(ImageChops.lighter(target.crop(box), part), box[:2])
 
 
-def _mask_key(face: ImageFont.FreeTypeFont, ch: str) -> tuple:
+def _mask_key(face: ImageFont.FreeTypeFont, ch: str) -> tuple[Any, ...]:
     mask = face.getmask(ch)
     return mask.size, bytes(mask)
 

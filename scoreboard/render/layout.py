@@ -11,8 +11,10 @@ count), each road framed on its own newest entry.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..options import ROADS
+from ..shapes import JSONMapping
 
 ROWS = 6
 ROAD_KEY = {"bead": "bead", "big": "big_road", "big_eye": "big_eye", "small": "small", "cockroach": "cockroach"}
@@ -92,7 +94,7 @@ class BoardLayout:
     roads: dict[str, Frame] = field(default_factory=dict)  # the grid of each road drawn
 
 
-def road_cells(roads: dict, road: str) -> list[dict]:
+def road_cells(roads: JSONMapping, road: str) -> list[dict[str, Any]]:
     """The entries of a road in the roads JSON, oldest first (Big Road and derived roads: columns flattened).
 
     >>> road_cells({"big_eye": {"columns": [[{"col": 0, "row": 0}], [{"col": 1, "row": 0}]]}}, "big_eye")
@@ -104,7 +106,7 @@ def road_cells(roads: dict, road: str) -> list[dict]:
     return [c for column in data["columns"] for c in column]
 
 
-def last_column(roads: dict, road: str) -> int:
+def last_column(roads: JSONMapping, road: str) -> int:
     """The newest grid column a road uses (0 when empty; leading ties sit in column 0)."""
     return max((c["col"] for c in road_cells(roads, road)), default=0)
 
@@ -145,7 +147,7 @@ def _row(rect: Rect, parts: list[tuple[str, float]], gap: int, out: dict[str, Re
         x += width + gap
 
 
-def board_layout(roads: dict, width: int, height: int, panels: tuple[str, ...], cols: int | None) -> BoardLayout:
+def board_layout(roads: JSONMapping, width: int, height: int, panels: tuple[str, ...], cols: int | None) -> BoardLayout:
     """The board's panels and road frames for an image of `width` x `height`."""
     unit = min(width, height) / 100
     gap = max(1, round(unit * 0.8))
@@ -225,6 +227,6 @@ def board_layout(roads: dict, width: int, height: int, panels: tuple[str, ...], 
     return layout
 
 
-def road_layout(roads: dict, road: str, width: int, height: int, cols: int | None) -> Frame:
+def road_layout(roads: JSONMapping, road: str, width: int, height: int, cols: int | None) -> Frame:
     """The frame of a road image alone: the grid fills the image from its top-left corner."""
     return frame(road, Rect(0, 0, width, height), last_column(roads, road), cols)

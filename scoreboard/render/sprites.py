@@ -8,6 +8,7 @@ and the page draw the same circles.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -68,7 +69,7 @@ class Sprites:
     def __init__(self, fonts: FontLibrary, max_bytes: int = 48 << 20):
         self.fonts = fonts
         # A few hundred marks per size: a 55-pixel mark is 12 KB, a 640-pixel one (3840 high, 6 rows) 1.6 MB.
-        self.cache: Bounded[tuple, Image.Image] = Bounded(max_bytes, weigh=image_bytes)
+        self.cache: Bounded[tuple[Any, ...], Image.Image] = Bounded(max_bytes, weigh=image_bytes)
 
     # -- the marks ------------------------------------------------------------------------------------------
 

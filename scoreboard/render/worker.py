@@ -19,7 +19,9 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
+from ..shapes import JSONMapping
 from .draw import Renderer, Spec
 from .fonts import FontLibrary
 
@@ -68,7 +70,7 @@ class RenderProcess:
 
     def __init__(self, static_folder: str | Path):
         self.static_folder = str(static_folder)
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.broken = False
         self._to_child = self._from_child = -1
 
@@ -87,7 +89,7 @@ class RenderProcess:
             self._to_child, self._from_child = job_w, png_r
             self.broken = False
 
-    def draw(self, kind: str, roads: dict, state: dict | None, spec: Spec) -> bytes:
+    def draw(self, kind: str, roads: JSONMapping, state: JSONMapping | None, spec: Spec) -> bytes:
         """The PNG of a board (`kind` "board") or a road (`kind` the road), drawn by the child."""
         if self.proc is None or self.broken:
             raise RenderFailed("the image worker process is not running")
@@ -103,7 +105,7 @@ class RenderProcess:
         ok, value = pickle.loads(reply)
         if not ok:
             raise RenderFailed(value)
-        return value
+        return cast(bytes, value)  # the child sends (True, PNG bytes) or (False, the reason)
 
     def resident_bytes(self) -> int:
         """The child's resident memory (0 when it is not running, or where /proc does not tell)."""

@@ -5,8 +5,11 @@ They read the logical columns (lengths, unlimited height), never the drawn grid,
 
 from __future__ import annotations
 
+from .names import DERIVED_ROADS
+
 RED, BLUE = "red", "blue"
-DERIVED = (("big_eye", 1), ("small", 2), ("cockroach", 3))
+# Each derived road's name (plain text: it is a key of the JSON) and its k.
+DERIVED: tuple[tuple[str, int], ...] = tuple((r.value, r.derived or 0) for r in DERIVED_ROADS)
 
 
 def derived_colour(lengths: list[int], col: int, row: int, k: int) -> str | None:

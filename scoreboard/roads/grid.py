@@ -6,6 +6,8 @@ logical column, and a streak that cannot go down turns right and stays on that r
 
 from __future__ import annotations
 
+from typing import Any
+
 ROWS = 6
 
 
@@ -14,7 +16,7 @@ class StreakGrid:
 
     def __init__(self, rows: int = ROWS):
         self.rows = rows
-        self.columns: list[list[dict]] = []
+        self.columns: list[list[dict[str, Any]]] = []
         self.symbols: list[str] = []
         self.lengths: list[int] = []  # kept as entries arrive: the derived roads read it on every circle
         self._taken: set[tuple[int, int]] = set()
@@ -45,7 +47,7 @@ class StreakGrid:
             col += 1
         return col, row
 
-    def append(self, symbol: str, entry: dict) -> dict:
+    def append(self, symbol: str, entry: dict[str, Any]) -> dict[str, Any]:
         """Draw `entry` (which gets its col and row) as the next entry of `symbol`."""
         col, row, new_column = self.next_cell(symbol)
         entry = {"col": col, "row": row, **entry}
@@ -59,5 +61,5 @@ class StreakGrid:
             self.lengths[-1] += 1
         return entry
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {"rows": self.rows, "columns": [[dict(e) for e in column] for column in self.columns]}

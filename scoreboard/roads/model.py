@@ -6,14 +6,18 @@ shoe's rounds. Ties make a bead and a tie mark on the Big Road, never a circle o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, cast
 
 from ..errors import Malformed
+from ..shapes import BeadCell, Cells, Flags, Mark, PatternJSON, Predict, RoadsJSON, Stats, Tie
+from ..sides import Side
 from .derived import DERIVED, derived_colour
 from .grid import ROWS, StreakGrid
 from .patterns import Thresholds, find_patterns
 
-WINNERS = ("B", "P", "T")
+WINNERS = tuple(s.value for s in Side)
 FLAGS = ("player_pair", "banker_pair", "natural", "banker_six")
 
 
@@ -28,8 +32,8 @@ class RoadRound:
     banker_six: bool = False
     banker_cards: int | None = None
 
-    def flags(self) -> dict:
-        out = {f: getattr(self, f) for f in FLAGS}
+    def flags(self) -> Flags:
+        out = cast(Flags, {f: getattr(self, f) for f in FLAGS})
         if self.banker_six and self.banker_cards:
             out["banker_cards"] = self.banker_cards
         return out
@@ -39,7 +43,7 @@ class Roads:
     def __init__(self, thresholds: Thresholds = Thresholds(), rows: int = ROWS):
         self.thresholds = thresholds
         self.rows = rows
-        self.bead: list[dict] = []
+        self.bead: list[BeadCell] = []
         self.big_road = StreakGrid(rows)
         self.leading_ties = 0
         self.derived = {name: StreakGrid(rows) for name, _ in DERIVED}
@@ -47,7 +51,7 @@ class Roads:
         self.longest = {"B": 0, "P": 0}  # each side's longest Big Road column so far
 
     @classmethod
-    def build(cls, rounds, thresholds: Thresholds = Thresholds(), rows: int = ROWS) -> Roads:
+    def build(cls, rounds: Iterable[RoadRound], thresholds: Thresholds = Thresholds(), rows: int = ROWS) -> Roads:
         roads = cls(thresholds, rows)
         for r in rounds:
             roads.append(r)
@@ -57,10 +61,10 @@ class Roads:
     def rounds(self) -> int:
         return len(self.bead)
 
-    def append(self, r: RoadRound) -> dict:
+    def append(self, r: RoadRound) -> Cells:
         """Record one round on every road; returns the cells it added or changed (the delta a display draws)."""
         number = len(self.bead) + 1
-        bead = {
+        bead: BeadCell = {
             "col": (number - 1) // self.rows,
             "row": (number - 1) % self.rows,
             "round": number,
@@ -71,10 +75,17 @@ class Roads:
         self.stats[r.winner] += 1
         for f in FLAGS:
             self.stats[f] += getattr(r, f)
-        added = {"bead": dict(bead), "big_road": None, "tie": None, "big_eye": None, "small": None, "cockroach": None}
+        added: dict[str, Any] = {
+            "bead": bead.copy(),
+            "big_road": None,
+            "tie": None,
+            "big_eye": None,
+            "small": None,
+            "cockroach": None,
+        }
         if r.winner == "T":
             added["tie"] = self._add_tie()
-            return added
+            return cast(Cells, added)
         col, row = self._next_logical(r.winner)
         lengths = self.big_road.lengths
         for name, k in DERIVED:
@@ -84,9 +95,9 @@ class Roads:
         entry = self.big_road.append(r.winner, {"round": number, "winner": r.winner, "ties": 0, **r.flags()})
         self.longest[r.winner] = max(self.longest[r.winner], self.big_road.lengths[-1])
         added["big_road"] = dict(entry)
-        return added
+        return cast(Cells, added)
 
-    def _add_tie(self) -> dict:
+    def _add_tie(self) -> Tie:
         """A tie adds to the last circle's tie count, or to the leading ties before the first circle."""
         if not self.big_road.columns:
             self.leading_ties += 1
@@ -102,7 +113,7 @@ class Roads:
             return len(columns) - 1, len(columns[-1])
         return len(columns), 0
 
-    def predict(self, winner: str) -> dict:
+    def predict(self, winner: str) -> Predict:
         """ASK P / ASK B: what each road would record if the next round were a `winner` win."""
         n = len(self.bead)
         col, row = self._next_logical(winner)
@@ -112,7 +123,7 @@ class Roads:
             "bead": {"col": n // self.rows, "row": n % self.rows},
             "big_road": {"col": big_col, "row": big_row},
         }
-        cells: dict[str, dict | None] = {}
+        cells: dict[str, Mark | None] = {}
         for name, k in DERIVED:
             colour = derived_colour(lengths, col, row, k)
             out[name] = colour
@@ -122,22 +133,22 @@ class Roads:
             else:
                 cells[name] = None
         out["cells"] = cells
-        return out
+        return cast(Predict, out)
 
-    def patterns(self) -> list[dict]:
+    def patterns(self) -> list[PatternJSON]:
         return find_patterns(self.big_road.symbols, self.big_road.lengths, self.thresholds)
 
-    def stats_json(self) -> dict:
+    def stats_json(self) -> Stats:
         streak = (
             {"winner": self.big_road.symbols[-1], "length": self.big_road.lengths[-1]}
             if self.big_road.columns
             else None
         )
-        return {**self.stats, "rounds": self.rounds, "longest": dict(self.longest), "streak": streak}
+        return cast(Stats, {**self.stats, "rounds": self.rounds, "longest": dict(self.longest), "streak": streak})
 
-    def as_json(self) -> dict:
+    def as_json(self) -> RoadsJSON:
         big = self.big_road.as_json()
-        return {
+        out: dict[str, Any] = {
             "rounds": self.rounds,
             "bead": {"rows": self.rows, "cells": [dict(c) for c in self.bead]},
             "big_road": {"rows": big["rows"], "leading_ties": self.leading_ties, "columns": big["columns"]},
@@ -146,6 +157,7 @@ class Roads:
             "stats": self.stats_json(),
             "patterns": self.patterns(),
         }
+        return cast(RoadsJSON, out)
 
 
 def parse_results(text: str) -> list[RoadRound]:
@@ -161,7 +173,7 @@ def parse_results(text: str) -> list[RoadRound]:
     return out
 
 
-def parse_round_list(items) -> list[RoadRound]:
+def parse_round_list(items: object) -> list[RoadRound]:
     """A JSON list of rounds: each "B"/"P"/"T" or an object with `winner` and optional flags."""
     if not isinstance(items, list):
         raise Malformed("the input must be a JSON list of rounds", "bad_rounds")

@@ -5,10 +5,25 @@ Each pattern looks at the end of the road: it is what the table shows now. Thres
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import Any
 
 from ..errors import Malformed
-from ..sides import NAME, OTHER, TITLE
+from ..shapes import PatternJSON, Word
+from ..sides import BANKER, OTHER, PLAYER, TITLE
+
+
+class Pattern(Word):
+    """The trend patterns, in the order they are listed when several show (docs/roads-json.md)."""
+
+    LONG_BANKER = "long_banker"
+    LONG_PLAYER = "long_player"
+    PING_PONG = "ping_pong"
+    DOUBLE_JUMP = "double_jump"
+    ONE_HALL_TWO_ROOMS = "one_hall_two_rooms"
+    BANKER_STREAKS = "banker_streaks"
+    PLAYER_STREAKS = "player_streaks"
 
 
 @dataclass(frozen=True)
@@ -20,7 +35,7 @@ class Thresholds:
     streaks: int = 3  # the last this-many columns of one side all 2 or longer
 
     @classmethod
-    def from_mapping(cls, values: dict | None) -> Thresholds:
+    def from_mapping(cls, values: dict[str, Any] | None) -> Thresholds:
         values = values or {}
         names = {f.name for f in fields(cls)}
         for key, value in values.items():
@@ -31,7 +46,7 @@ class Thresholds:
         return cls(**values)
 
 
-def _trailing(lengths: list[int], keep) -> int:
+def _trailing(lengths: list[int], keep: Callable[[int], bool]) -> int:
     n = 0
     for length in reversed(lengths):
         if not keep(length):
@@ -47,7 +62,7 @@ def _trailing_pairs(lengths: list[int], first: int, second: int) -> int:
     return n
 
 
-def find_patterns(symbols: list[str], lengths: list[int], t: Thresholds = Thresholds()) -> list[dict]:
+def find_patterns(symbols: list[str], lengths: list[int], t: Thresholds = Thresholds()) -> list[PatternJSON]:
     """The patterns the road ends with, from the Big Road's logical columns oldest first: each column's winner
     (`symbols`) and length (`lengths`). Columns alternate between B and P (a new column is a change of winner).
 
@@ -57,37 +72,44 @@ def find_patterns(symbols: list[str], lengths: list[int], t: Thresholds = Thresh
     ['ping_pong']
     >>> [p["label"] for p in find_patterns(["P", "B", "P", "B"], [2, 1, 2, 4])]
     ['Long Banker']
+
+    A one-hall-two-rooms names its hall (the side of the single columns), so that no reader works it out again:
+
+    >>> find_patterns(["P", "B", "P", "B"], [1, 2, 1, 2])
+    [{'pattern': 'one_hall_two_rooms', 'label': 'One Player two Banker', 'length': 2, 'hall': 'P'}]
     """
     if not symbols:
         return []
-    found = []
+    found: list[PatternJSON] = []
     winner, length = symbols[-1], lengths[-1]
     if length >= t.long:
-        found.append({"pattern": f"long_{NAME[winner]}", "label": f"Long {TITLE[winner]}", "length": length})
+        long = Pattern.LONG_BANKER if winner == BANKER else Pattern.LONG_PLAYER
+        found.append({"pattern": long.value, "label": f"Long {TITLE[winner]}", "length": length})
     singles = _trailing(lengths, lambda n: n == 1)
     if singles >= t.ping_pong:
-        found.append({"pattern": "ping_pong", "label": "Ping-pong", "length": singles})
+        found.append({"pattern": Pattern.PING_PONG.value, "label": "Ping-pong", "length": singles})
     doubles = _trailing(lengths, lambda n: n == 2)
     if doubles >= 2 * t.double_jump:
-        found.append({"pattern": "double_jump", "label": "Double jump", "length": doubles})
+        found.append({"pattern": Pattern.DOUBLE_JUMP.value, "label": "Double jump", "length": doubles})
     rooms = _trailing_pairs(lengths, 1, 2)
     if rooms >= t.one_hall_two_rooms:
         hall = symbols[-2]
         found.append(
             {
-                "pattern": "one_hall_two_rooms",
+                "pattern": Pattern.ONE_HALL_TWO_ROOMS.value,
                 "label": f"One {TITLE[hall]} two {TITLE[OTHER[hall]]}",
                 "length": rooms,
+                "hall": str(hall),
             }
         )
-    for side in ("B", "P"):
+    for side, streaks in ((BANKER, Pattern.BANKER_STREAKS), (PLAYER, Pattern.PLAYER_STREAKS)):
         # The side's columns are every other one, back from its last.
         last = len(symbols) - 1 if symbols[-1] == side else len(symbols) - 2
         mine = [lengths[i] for i in range(last, max(last - 2 * t.streaks, -1), -2)]
         if len(mine) == t.streaks and all(n >= 2 for n in mine):
             found.append(
                 {
-                    "pattern": f"{NAME[side]}_streaks",
+                    "pattern": streaks.value,
                     "label": f"Every {TITLE[side]} a streak",
                     "length": len(mine),
                 }

@@ -24,6 +24,7 @@ from flask import Flask
 from .live.display_counts import DisplayCounts, SharedCounts
 from .live.namespace import Live, room
 from .live.relay import RELAY, Relay
+from .live.screens import Registry, Screens, SharedScreens
 from .live.socket_server import allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
 from .server.runner import runner_for
@@ -121,11 +122,17 @@ def create_app(overrides: dict | None = None) -> Flask:
         shared=SharedCounts(queue, store.log_id) if queue else None,
     )
 
-    # The condition alarms (feed silent, screen missing), judged by one process of the log; `scoreboard serve`
-    # starts it (as it starts the displays' counts).
+    # The screens (boards, overlays, pits and /screen pages that say which screen they are), over every process.
+    registry = Registry(
+        socketio.start_background_task, socketio.sleep, SharedScreens(queue, store.log_id) if queue else None
+    )
+    app.extensions["screens"] = Screens(hub, registry, relay.tell_screen)
+
+    # The condition alarms (feed silent, screen missing: counted from the screens), judged by one process of the
+    # log; `scoreboard serve` starts it (as it starts the displays' counts).
     app.extensions["alarm_watch"] = ConditionWatch(
         hub,
-        app.extensions["displays"].of,
+        registry.counts,
         socketio.start_background_task,
         socketio.sleep,
         screen_grace=float(app.config["ALARM_SCREEN_GRACE"]),
@@ -138,6 +145,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         api_docs,
         audit,
         cross_origin,
+        floor,
         health,
         history,
         images,
@@ -146,6 +154,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         metrics,
         operator_page,
         pages,
+        screens,
         webhooks,
     )
     from .webhooks.courier import Couriers
@@ -158,7 +167,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     cross_origin.init_app(app, origins)
     for blueprint in (alarms.bp, api.bp, api_docs.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp):
         app.register_blueprint(blueprint)
-    for blueprint in (look.bp, operator_page.bp, pages.bp, webhooks.bp):
+    for blueprint in (floor.bp, look.bp, operator_page.bp, pages.bp, screens.bp, webhooks.bp):
         app.register_blueprint(blueprint)
     couriers = Couriers(hub)
     app.extensions["webhooks"] = couriers

@@ -89,6 +89,7 @@ def run(options: ServeOptions) -> None:
         )
     app.extensions[RELAY].start()
     app.extensions["displays"].start()
+    app.extensions["screens"].registry.start()
     app.extensions["alarm_watch"].start()
     collector.tune(socketio.start_background_task, socketio.sleep)
     listener.listen(BACKLOG)

@@ -67,7 +67,7 @@ class Caller:
 def operator_of(hub: TableHub, token: str | None) -> Operator | None:
     """The operator whose token this is, if any."""
     for op in hub.operators:
-        if token_matches(token, op.token):
+        if op.takes_token(token):
             return op
     return None
 
@@ -103,7 +103,7 @@ def identify(hub: TableHub, table_id: str, token: str | None, client: str | None
     waiting = too_many_attempts(hub, client)
     if waiting is not None:
         return waiting
-    if token_matches(token, table.config.feed_token):
+    if table.config.takes_token(token):
         return Caller()
     op = operator_of(hub, token)
     if op is not None:

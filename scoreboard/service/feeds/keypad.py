@@ -12,6 +12,9 @@ event's `seq` (send one on every event: a retried line with the same seq is ackn
     [seq] R <B|P|T> [<player points> <banker points>] [PP] [BP]
                                            a result entered by hand, no cards known; PP / BP: a pair
     [seq] X                                the cut card came out
+    [seq] O <seconds>                      bets open for <seconds> (5 to 120): "place your bets"
+    [seq] N                                the betting window closes: "no more bets"
+    [seq] U [<round>]                      undo the last round keyed, before anything else happens
 
 A blank line is ignored (a keypad may send one to keep its line alive). Each other line is answered by one JSON
 line, as in the `ndjson` format: the HTTP reply body plus "status". Cards are as in feed.md (`9H`, `10d`, `TS`);
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from .drivers import BadFrame, Driver, Hello, register
 
-COMMANDS = "A, S, B, C, R or X"
+COMMANDS = "A, S, B, C, R, X, O, N or U"
 
 
 def parse_line(text: str) -> Hello | dict | None:
@@ -40,12 +43,16 @@ def parse_line(text: str) -> Hello | dict | None:
     {'type': 'result', 'winner': 'B', 'player_points': 3, 'banker_points': 7, 'banker_pair': True, 'seq': 21}
     >>> parse_line("X")
     {'type': 'cut'}
+    >>> parse_line("30 o 20"), parse_line("31 N")
+    ({'type': 'bets_open', 'seconds': 20, 'seq': 30}, {'type': 'bets_closed', 'seq': 31})
+    >>> parse_line("32 U 12")
+    {'type': 'undo', 'round': 12, 'seq': 32}
     >>> parse_line("A T1 s3cret"), parse_line("a s3cret")
     (Hello(table='T1', token='s3cret'), Hello(table=None, token='s3cret'))
     >>> parse_line("12 Z")
     Traceback (most recent call last):
     ...
-    scoreboard.service.feeds.drivers.BadFrame: unknown keypad command 'Z': use A, S, B, C, R or X
+    scoreboard.service.feeds.drivers.BadFrame: unknown keypad command 'Z': use A, S, B, C, R, X, O, N or U
     """
     words = text.split()
     if not words:
@@ -92,6 +99,18 @@ def _event(command: str, args: list[str]) -> dict:
         if args:
             raise BadFrame("the cut card is just: X", "bad_command")
         return {"type": "cut"}
+    if command == "O":
+        if len(args) != 1:
+            raise BadFrame("bets open with: O <seconds>, such as O 20", "bad_seconds")
+        return {"type": "bets_open", "seconds": _number(args[0])}
+    if command == "N":
+        if args:
+            raise BadFrame("no more bets is just: N", "bad_command")
+        return {"type": "bets_closed"}
+    if command == "U":
+        if len(args) > 1:
+            raise BadFrame("an undo is: U, or U <round>", "bad_command")
+        return {"type": "undo", **({"round": _number(args[0])} if args else {})}
     raise BadFrame(f"unknown keypad command {command!r}: use {COMMANDS}", "bad_command")
 
 

@@ -148,13 +148,21 @@ class Session:
         if waiting is not None:
             status, body = waiting
             return Reply(status, body, close=True)
-        if not intake.token_matches(hello.token, table.config.feed_token):
+        operator = intake.operator_of(self.hub, hello.token)
+        if not table.config.takes_token(hello.token) and operator is None:
             log.warning("feed refused: table %s, 401 unauthorized, from %s", table_id, self.source)
             if self.client:
                 self.hub.attempts.refused(self.client)
-            return self._refuse(401, "unauthorized", f"the feed token is wrong: {self._hello_form()}")
+            return self._refuse(
+                401,
+                "unauthorized",
+                f"the token is wrong (the table's feed token or an operator's): {self._hello_form()}",
+            )
+        # An operator's token (a dealer keying at the table) is taken too: what they may do there is asked of the
+        # permissions with each event, as over HTTP.
         self.table, self.token = table_id, hello.token
-        log.info("feed %s authenticated for table %s (%s)", self.source, table_id, self.driver.name)
+        who = f"operator {operator.name}" if operator is not None else "the feed token"
+        log.info("feed %s authenticated for table %s with %s (%s)", self.source, table_id, who, self.driver.name)
         return Reply(200, {"ok": True})
 
     def _refuse(self, status: int, code: str, message: str) -> Reply:

@@ -19,7 +19,8 @@ under "Live" (issue 23), and that needs what the manager does not say:
 
 What a process does about loss, a gap and a return (its displays shown offline, resynced from the log, rejoined) is
 relay.py's. Messages are JSON: `[kind, process, n, table, data]`, kind "u" (an update), "d" (a table's display
-count), "a" (an alarm raised, acknowledged or cleared), "b" (a heartbeat, `n` the last number used).
+count), "a" (an alarm raised, acknowledged or cleared), "s" (a message to a screen: `table` is the screen's id), "b" (a
+heartbeat, `n` the last number used).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ OUTBOX = 10_000  # messages waiting to be published; more means Redis is not tak
 BATCH = 500  # messages sent in one round trip at most
 RETRY = 0.5  # seconds between attempts to reach a lost queue
 
-UPDATE, DISPLAYS, ALARM, BEAT_KIND = "u", "d", "a", "b"
+UPDATE, DISPLAYS, ALARM, SCREEN, BEAT_KIND = "u", "d", "a", "s", "b"
 
 
 class Channel:

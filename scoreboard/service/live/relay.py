@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..server.logs import throttled
-from .channel import ALARM, DISPLAYS, UPDATE, Channel
+from .channel import ALARM, DISPLAYS, SCREEN, UPDATE, Channel
 from .namespace import PIT_ROOM, room
+from .screens import screen_room
 
 log = logging.getLogger(__name__)
 resyncs = throttled("scoreboard.resync")
@@ -101,6 +102,13 @@ class Relay:
         else:
             self.sio.emit("alarm", message, to=PIT_ROOM)
 
+    def tell_screen(self, screen_id: str, message: dict) -> None:
+        """A message to a screen's pages (show this, show your id, reload), on every process."""
+        if self.channel is not None:
+            self.channel.publish(SCREEN, screen_id, message)
+        else:
+            self.sio.emit("screen", message, to=screen_room(screen_id))
+
     def _tell_here(self, table_id: str, count: int) -> None:
         self.sio.emit("displays", {"table": table_id, "displays": count}, to=PIT_ROOM)
 
@@ -128,6 +136,10 @@ class Relay:
         if kind == ALARM:
             if isinstance(data, dict):
                 self.sio.emit("alarm", data, to=PIT_ROOM)
+            return
+        if kind == SCREEN:
+            if isinstance(data, dict):
+                self.sio.emit("screen", data, to=screen_room(table_id))
             return
         if kind != UPDATE or not isinstance(data, dict) or not isinstance(data.get("version"), int):
             return

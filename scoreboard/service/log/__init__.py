@@ -31,7 +31,8 @@ trail in the transaction of the post that was refused). To add a kind of row, su
    `values(stored_at)` giving its columns in order (`Delivery` is the outbox's);
 3. return it in the `rows` of the job that makes it (the hub's post, for a row that belongs to an event: it is
    committed with the event or not at all), or `writer.put(row)` for a row of no event (an alarm, a setting);
-   the alarms are such rows (`AlarmRaised`, `AlarmCleared`, `AlarmAcknowledged`: service/tables/alarms.py);
+   the alarms are such rows (`AlarmRaised`, `AlarmCleared`, `AlarmAcknowledged`: service/tables/alarms.py), and
+   the screens' assignments (`ScreenAssigned`: service/live/screens.py);
 4. read it back with a method of its own on the backends' readers (each read on its own connection; outbox.py's
    SQL serves both backends).
 
@@ -68,6 +69,7 @@ from .rows import (
     RefusedAction,
     RetryAsked,
     Row,
+    ScreenAssigned,
     StoredDelivery,
     Table,
     Writes,
@@ -100,6 +102,7 @@ __all__ = [
     "RetryAsked",
     "Row",
     "Runner",
+    "ScreenAssigned",
     "StoreBusy",
     "StoreError",
     "StoreNotEmpty",
@@ -203,6 +206,18 @@ class Reader(Protocol):
 
     def alarm_acks(self, table_id: str) -> list[dict]:
         """A table's acknowledged alarms, in the order acknowledged (for the audit trail)."""
+        ...
+
+    def screen_assignment(self, screen_id: str) -> dict | None:
+        """A screen's latest assignment row (screen_reads.py: assigned or forgotten), None if never assigned."""
+        ...
+
+    def screen_assignments(self) -> list[dict]:
+        """Every screen's assignment standing now."""
+        ...
+
+    def screen_history(self, table_id: str) -> list[dict]:
+        """The assignments that put a screen on a table, oldest first (for the audit trail)."""
         ...
 
 

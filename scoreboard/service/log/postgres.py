@@ -31,7 +31,7 @@ import psycopg
 import psycopg.waiting
 
 from ...record import Entry
-from . import alarm_reads, record_reads
+from . import alarm_reads, record_reads, screen_reads
 from .errors import StoreNotEmpty, StoreUnavailable
 from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
@@ -149,6 +149,17 @@ class PostgresLog(OutboxReads):
 
     def alarm_acks(self, table_id: str) -> list[dict]:
         return alarm_reads.acknowledgements(self._read, MARK, table_id)
+
+    # -- the screens' assignments (screen_reads.py) ------------------------------------------------------------
+
+    def screen_assignment(self, screen_id: str) -> dict | None:
+        return screen_reads.assignment(self._read, MARK, screen_id)
+
+    def screen_assignments(self) -> list[dict]:
+        return screen_reads.assignments(self._read)
+
+    def screen_history(self, table_id: str) -> list[dict]:
+        return screen_reads.history(self._read, MARK, table_id)
 
     def claim(self, name: str) -> SessionClaim | None:
         """`name` for this process alone: a session advisory lock on a connection of its own, held while that

@@ -186,7 +186,27 @@ ALARM_ACKS = Table(
     unique=(("alarm_id",),),
 )
 
-TABLES = (EVENTS, REFUSALS, ALARMS, ALARM_ACKS, OUTBOX)  # every table the log keeps; copy-log copies each, in order
+# The screens' assignments (floor.md "Screens"; service/live/screens.py): a row each time an operator assigns a screen
+# (`change` "assigned": what it is to show) or forgets it ("forgotten"). Nothing is changed in place: a screen's
+# assignment is its latest row, and the rows are its audit (who, when, what).
+SCREENS = Table(
+    "screens",
+    (
+        Column("screen_id", "text", required=True),
+        Column("change", "text", required=True),
+        Column("page", "text"),
+        Column("table_id", "text"),
+        Column("lang", "text"),
+        Column("theme", "text"),
+        Column("options", "text"),  # JSON: the page's other query options
+        Column("operator", "text", required=True),
+        Column("stored_at", "real", required=True),
+    ),
+    indexes=("screens_by_id ON screens (screen_id, id)",),
+)
+
+# every table the log keeps; copy-log copies each, in order
+TABLES = (EVENTS, REFUSALS, ALARMS, ALARM_ACKS, OUTBOX, SCREENS)
 
 
 class Row(Protocol):
@@ -509,6 +529,35 @@ class AlarmAcknowledged:
 
 
 @dataclass(frozen=True)
+class ScreenAssigned:
+    """An operator told a screen what to show (`SCREENS`); with `page` None, they forgot its assignment (to
+    `table_id`, kept for that table's audit)."""
+
+    TABLE: ClassVar[Table] = SCREENS
+
+    screen_id: str
+    operator: str
+    page: str | None = None
+    table_id: str | None = None
+    lang: str | None = None
+    theme: str | None = None
+    options: dict | None = None
+
+    def values(self, stored_at: float) -> tuple:
+        """
+        >>> ScreenAssigned("bar-1", "sam", "board", "T2", "en", None, {"clock": "24h"}).values(4.0)
+        ('bar-1', 'assigned', 'board', 'T2', 'en', None, '{"clock":"24h"}', 'sam', 4.0)
+        >>> ScreenAssigned("bar-1", "sam", table_id="T2").values(5.0)
+        ('bar-1', 'forgotten', None, 'T2', None, None, None, 'sam', 5.0)
+        """
+        if self.page is None:
+            return (self.screen_id, "forgotten", None, self.table_id, None, None, None, self.operator, stored_at)
+        options = json_text(self.options or {})
+        row = (self.screen_id, "assigned", self.page, self.table_id, self.lang, self.theme, options)
+        return (*row, self.operator, stored_at)
+
+
+@dataclass(frozen=True)
 class Writes:
     """What one job stores in a transaction: its table's `events`, oldest first, the `rows` that go with them, and
     the `changes` of rows stored before."""
@@ -557,7 +606,7 @@ def table_named(name: str) -> Table:
     True
     >>> table_named("nope")
     Traceback (most recent call last):
-    ValueError: the log keeps no table 'nope' (it keeps events, refusals, alarms, alarm_acks, outbox)
+    ValueError: the log keeps no table 'nope' (it keeps events, refusals, alarms, alarm_acks, outbox, screens)
     """
     for table in TABLES:
         if table.name == name:

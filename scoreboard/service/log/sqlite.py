@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
 from ...record import Entry
-from . import alarm_reads, record_reads
+from . import alarm_reads, record_reads, screen_reads
 from .errors import StoreBusy, StoreNotEmpty
 from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
@@ -174,6 +174,17 @@ class SQLiteLog(OutboxReads):
 
     def alarm_acks(self, table_id: str) -> list[dict]:
         return alarm_reads.acknowledgements(self._read, MARK, table_id)
+
+    # -- the screens' assignments (screen_reads.py) ------------------------------------------------------------
+
+    def screen_assignment(self, screen_id: str) -> dict | None:
+        return screen_reads.assignment(self._read, MARK, screen_id)
+
+    def screen_assignments(self) -> list[dict]:
+        return screen_reads.assignments(self._read)
+
+    def screen_history(self, table_id: str) -> list[dict]:
+        return screen_reads.history(self._read, MARK, table_id)
 
     # -- one process ------------------------------------------------------------------------------------------
 

@@ -7,14 +7,16 @@ Every mistake is one line naming the file, the section and the setting, and what
 
 from __future__ import annotations
 
+import hmac
 import re
 import tomllib
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ...errors import Refusal
+from ...live_settings import Limits, check
 from ...roads import Thresholds
-from ...table import TableConfig
+from ...table import TableConfig, token_digest
 from .outbox import EVENT_TYPES
 from .permissions import DEFAULT_ROLE, ROLES, Role
 
@@ -35,6 +37,10 @@ TABLE_SETTINGS: dict[str, type | tuple[type, ...]] = {
     "lang": str,
     "stale_after": int,
     "expected_screens": int,
+    "status": str,
+    "dealer": str,
+    "announcement": str,
+    "limits": dict,
     "simulate": bool,
     "patterns": dict,
 }
@@ -58,9 +64,29 @@ class Operator:
     token: str
     tables: tuple[str, ...] | None = None  # None: every table
     role: Role = DEFAULT_ROLE
+    token_sha256: str | None = field(default=None, repr=False)  # added live: the log keeps only the token's SHA-256
 
     def may_act_on(self, table_id: str) -> bool:
         return self.tables is None or table_id in self.tables
+
+    def takes_token(self, given: str | None) -> bool:
+        """Whether `given` is this operator's token, compared in constant time (an empty token never matches).
+
+        >>> Operator("sue", "sue-token").takes_token("sue-token"), Operator("sue", "sue-token").takes_token("x")
+        (True, False)
+        >>> Operator("al", "", token_sha256=token_digest("al-token")).takes_token("al-token")
+        True
+        """
+        if given is None:
+            return False
+        if self.token_sha256 is not None:
+            return hmac.compare_digest(token_digest(given), self.token_sha256)
+        return bool(self.token) and hmac.compare_digest(given.encode(), self.token.encode())
+
+    @property
+    def key(self) -> str:
+        """What a signed-in session is signed with: a new token (or role) signs the operator out."""
+        return f"{self.token or self.token_sha256}:{self.role}"
 
 
 @dataclass(frozen=True)
@@ -192,10 +218,25 @@ def _table(path: str, table_id: str, settings: object) -> TableConfig:
         raise ConfigError(f"{where} needs a feed_token: the shoe's key to post to this table's feed")
     values.pop("simulate", None)
     try:
-        patterns = Thresholds.from_mapping(values.pop("patterns", None))
-        return TableConfig(table_id, patterns=patterns, **values)
+        return table_config(table_id, values)
     except Refusal as e:
         raise ConfigError(f"{where} {e.message}") from None
+
+
+def table_config(table_id: str, values: dict) -> TableConfig:
+    """One table's config from its settings as the table file gives them (their types checked); a Refusal (a
+    BadSetting for a live setting) names what is wrong. `POST /api/tables` takes the same settings."""
+    values = dict(values)
+    patterns = Thresholds.from_mapping(values.pop("patterns", None))
+    if "limits" in values:
+        values["limits"] = Limits.from_json(check("limits", values["limits"]))  # type: ignore[arg-type]
+    return TableConfig(table_id, patterns=patterns, **values)
+
+
+def operator_of_settings(name: str, settings: dict, tables: set[str]) -> Operator:
+    """An operator from their settings as the table file gives them (or `PUT /api/operators/<name>`); a ConfigError
+    names what is wrong."""
+    return _operator("the operator", name, settings, tables)
 
 
 def _operator(path: str, name: str, settings: dict, tables: set[str]) -> Operator:

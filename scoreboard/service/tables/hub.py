@@ -23,17 +23,20 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import Refusal
+from ...events import FLOOR_TYPES
 from ...record import Break, Entry, Refold, chained, decided_of, link
 from ...seqs import WINDOW, SeqMemory
-from ...table import Delta, TableConfig, TableState, apply, evolve
+from ...table import Delta, TableConfig, TableState, apply, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
 from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
 from . import permissions
 from .alarms import Alarms, Raised, of_events
+from .bets_clock import BetsClock
+from .floor import FLOOR, Floor
 from .outbox import Outbox
 from .updates import Shown, shown_after, slim
 
@@ -108,6 +111,8 @@ class TableHub:
         self._following = False
         self._closing: list[Callable[[], None]] = []
         self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
+        self.floor = Floor(self)  # tables added and operators changed live (floor.py)
+        self.bets_clock = BetsClock(self)  # closes a betting window when its time is up (bets_clock.py)
         self._history: dict[str, int] = {}  # per table: the version its current shoe starts after (replay)
         self._stopping = False
 
@@ -156,25 +161,31 @@ class TableHub:
     # -- starting -------------------------------------------------------------------------------------------------
 
     def replay(self) -> None:
-        """Rebuild every table from the log: the current shoe's decided rounds, a round half dealt included, and the
-        seqs stored before that shoe (the seq memory survives restarts and shoe changes). The shoe's chain and each
-        decided round are checked on the way (record.py): a break keeps the recorded rounds and raises an
-        `integrity` alarm. The rest of each table's history is checked after, in the background."""
+        """Rebuild every table from the log: the floor's changes first (the tables added live, the operators), then
+        each table's current shoe's decided rounds, a round half dealt included, the settings changed live before
+        that shoe, and the seqs stored before it (the seq memory survives restarts and shoe changes). The shoe's
+        chain and each decided round are checked on the way (record.py): a break keeps the recorded rounds and
+        raises an `integrity` alarm. The rest of each table's history is checked after, in the background."""
+        self.floor.catch_up()
         breaks: list[Break] = []
-        for table_id, view in self.tables.items():
+        for table_id, view in list(self.tables.items()):
             current = self.blocking(self.store.current_shoe, table_id)
             if current is None:
                 continue
             shoe, before = current
             self._history[table_id] = before
             seqs = SeqMemory.load(self.blocking(self.store.seqs_before, table_id, before, WINDOW * 4))
-            state = TableState(view.config, version=before, shoes=shoe - 1, seqs=seqs)
+            config = self._live_config(table_id, view.config, before)
+            # A table whose log holds only settings has shoe 0: no shoe was started.
+            state = TableState(config, version=before, shoes=max(shoe - 1, 0), seqs=seqs)
             previous = self.log_id if before == 0 else (self.blocking(self.store.hash_at, table_id, before) or "")
             refold = Refold(evolve(state, head=previous), previous, table_id)
             for _ in refold.fold(self.blocking(self.store.shoe_entries, table_id, shoe)):
                 pass
             breaks += refold.breaks
-            self.tables[table_id] = TableView(refold.state, self.log_id)
+            state = refold.state
+            self.tables[table_id] = TableView(state, self.log_id)
+            self.bets_clock.watch(table_id, state)
         self.ready = True
         self.report(breaks)
         if self._history:
@@ -231,10 +242,35 @@ class TableHub:
             except Exception as e:  # the log does not take the alarm: /readyz says why through the log's state
                 log.error("table %s: could not raise the integrity alarm: %s", table_id, e)
 
+    def _live_config(self, table_id: str, config: TableConfig, before: int) -> TableConfig:
+        """The table's config with the settings changed live up to `before` (the shoe being replayed folds those
+        after it)."""
+        rows = self.blocking(self.store.operator_events, table_id, FLOOR_TYPES)
+        state = TableState(config)
+        for version, _, event in rows:
+            if version > before:
+                break
+            try:
+                state, _ = apply(state, event, trusted=True)
+            except Refusal as e:
+                log.error("table %s: stored setting %s (version %s) does not apply: %s", table_id, event, version, e)
+        return state.config
+
+    def add_table(self, config: TableConfig) -> None:
+        """A table this process runs from now on (the floor's log added it)."""
+        if config.id not in self.tables:
+            self._locks[config.id] = threading.Lock()
+            self.tables[config.id] = TableView(TableState(config), self.log_id)
+
     # -- following the other processes (a shared log) ----------------------------------------------------------
 
     def _told(self, table_id: str, version: int) -> None:
         """The log holds `version` of `table_id` (any process stored it): catch up now if this one is behind."""
+        if table_id == FLOOR:
+            self.runner.spawn(self.floor.catch_up)
+            return
+        if table_id not in self.tables:  # a table another process added: the floor's log has it first
+            self.floor.catch_up()
         view = self.tables.get(table_id)
         if view is None or version <= self._latest.get(table_id, 0):
             return
@@ -259,6 +295,7 @@ class TableHub:
                 view.take(state, delta)
             if refold.breaks:
                 self.runner.spawn(self.report, refold.breaks)
+            self.bets_clock.watch(table_id, view.state)
         except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
             log.error("table %s: catching up from the event log failed: %s", table_id, e)
         finally:
@@ -266,11 +303,24 @@ class TableHub:
 
     # -- feeding --------------------------------------------------------------------------------------------------
 
-    def submit(self, table_id: str, events: list, *, operator: Operator | None = None, is_list: bool = True) -> dict:
+    def submit(
+        self,
+        table_id: str,
+        events: list,
+        *,
+        operator: Operator | None = None,
+        is_list: bool = True,
+        floor: bool = False,
+        service: bool = False,
+    ) -> dict:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
         `operator` is the operator whose token sent them (None for the table's feed token): each event is an action
         their role must allow at this table (permissions.py), judged on the table as that event finds it.
+        `floor`: the events are the floor's (a setting changed live, a feed token set, the table retired: events.py
+        FLOOR_TYPES), made by the API once it has checked them and the operator's permission; each is completed
+        on the table as it finds it (its `before`) and stored like any other.
+        `service`: the service made the events itself (bets_clock.py); they need no seq.
         """
         started = time.perf_counter()
         if len(events) > MAX_EVENTS_PER_POST:
@@ -288,8 +338,8 @@ class TableHub:
         handed_off = False
         try:
             base = self.tables[table_id].state
-            staged, refused = _stage(base, events, operator)
-            post = _Post(self, table_id, base, events, operator, staged, refused, started)
+            staged, refused = _stage(base, events, operator, service, floor)
+            post = _Post(self, table_id, base, events, operator, staged, refused, started, service, floor)
             if self.store.shared or post.writes():
                 # A shared log may hold newer events of this table than this process has seen: even a refusal or a
                 # duplicate is only known for sure under the table's lock there, on the caught-up state. A refused
@@ -356,6 +406,7 @@ class TableHub:
             if self.metrics is not None:
                 self.metrics.applied(table_id, delta.event["type"], time.perf_counter() - post.started)
             results.append({"version": state.version, "kind": delta.kind})
+        self.bets_clock.watch(table_id, view.state)
         return results
 
     def _shown_of(self, table_id: str, view: TableView) -> Shown:
@@ -363,7 +414,9 @@ class TableHub:
         another process published) read from the table itself."""
         shown = self._shown.get(table_id)
         if shown is None or shown.version != view.version:
-            shown = Shown(view.version, view.state_json(), view.roads.stats_json(), view.roads.patterns())
+            # The core's TypedDicts, held as the plain dicts they are (the diff reads and copies them).
+            state, stats = cast(dict[str, Any], view.state_json()), cast(dict[str, Any], view.roads.stats_json())
+            shown = Shown(view.version, state, stats, view.roads.patterns())
         return shown
 
     def _settle_late(self, table_id: str, done: Outcome, lock) -> None:
@@ -478,8 +531,11 @@ class _Post:
         staged: list[tuple[TableState, Delta]],
         refused: tuple[Refusal, int] | None,
         started: float,
+        service: bool = False,
+        floor: bool = False,
     ):
         self.hub, self.table_id, self.base, self.events, self.operator = hub, table_id, base, events, operator
+        self.service, self.floor = service, floor
         self.after = base.version
         self.staged, self.refused, self.started = staged, refused, started
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
@@ -497,7 +553,7 @@ class _Post:
             self.caught = list(refold.fold(newer))
             if refold.breaks:
                 self.hub.runner.spawn(self.hub.report, refold.breaks)
-            self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator)
+            self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator, self.service, self.floor)
             self._writes = None
         return self.writes()
 
@@ -575,21 +631,27 @@ class _Post:
 
 
 def _stage(
-    state: TableState, events: list, operator: Operator | None
+    state: TableState, events: list, operator: Operator | None, service: bool = False, floor: bool = False
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
     """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
     operator's event is first an action their role must allow at this table (permissions.py), judged on the table
-    as the event finds it."""
+    as the event finds it. The floor's events (`floor`) were checked by the API: each is completed on the state it
+    finds (floor_event) and applied as the log will replay it."""
     staged: list[tuple[TableState, Delta]] = []
     now = time.time()
     name = operator.name if operator is not None else None
     for index, raw in enumerate(events):
         try:
+            if floor:
+                new, delta = apply(state, floor_event(state.config, raw, name), trusted=True)
+                staged.append((new, delta))
+                state = new
+                continue
             if operator is not None:
                 denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
                 if denied is not None:
                     raise denied
-            new, delta = apply(state, raw, received_at=now, operator=name)
+            new, delta = apply(state, raw, received_at=now, operator=name, service=service)
         except Refusal as e:
             return staged, (e, index)
         staged.append((new, delta))

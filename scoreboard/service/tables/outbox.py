@@ -17,12 +17,12 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
 from ...table import Delta, TableState, index_of, round_json
-from ...view import shoe_json
+from ...view import TableView, shoe_json
 from ..log import Delivery
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ EVENT_TYPES: dict[str, str] = {
     "correct": "a round's result corrected: the round as /rounds shows it now",
     "shoe": "a new shoe: the shoe as /api/tables/<table> shows it",
     "shoe_end": "a shoe closed: the shoe as /api/tables/<table> shows it, its seed published",
+    "undo": "the last round keyed taken back before anything else happened: the round as /rounds showed it, undone",
     "settings": "a table's settings changed: the table as /api/tables/<table> shows it",
     "alarm": "an alarm raised or acknowledged: the alarm as /api/alarms shows it, and `change`",
 }
@@ -64,9 +65,19 @@ def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
     return {**delta.display["round"], "dealt": len(state.rounds), "hash": _proof(state, len(state.rounds))}
 
 
+def _undone(before: TableState, state: TableState, delta: Delta) -> dict:
+    """The round an undo took back, as /rounds showed it (its `round` delivery's `dealt`), and `undone`."""
+    return {**delta.display["round"], "dealt": len(before.rounds), "undone": True}
+
+
 def _shoe(before: TableState, state: TableState, delta: Delta) -> dict:
     assert state.shoe is not None  # a shoe event opens one, a shoe_end ends one
-    return shoe_json(state.shoe)
+    return cast(dict[str, Any], shoe_json(state.shoe))
+
+
+def _table(before: TableState, state: TableState, delta: Delta) -> dict:
+    """The table as /api/tables/<table> shows it (public: a settings change makes a delivery now and then)."""
+    return cast(dict[str, Any], TableView(state).state_json())
 
 
 # The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
@@ -74,8 +85,10 @@ FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
     "round": _round,
     "void": _changed_round,
     "correct": _changed_round,
+    "undo": _undone,
     "shoe": _shoe,
     "shoe_end": _shoe,
+    "settings": _table,  # a live setting changed, or the table retired (floor.md)
 }
 assert FROM_EVENTS.keys() <= EVENT_TYPES.keys()
 

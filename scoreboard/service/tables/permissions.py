@@ -67,6 +67,15 @@ PERMISSIONS: dict[str, Permission] = {
     "read": Permission("reading the audit, the exports and the alarms", EVERYONE),
     # A webhook's delivery (integration.md), at the delivery's table; reading the webhooks is "read" at no table.
     "retry_delivery": Permission("sending a webhook delivery again", MANAGERS),
+    # A screen (floor.md "Screens"): assigning it, forgetting its assignment, showing its id, reloading it; at the
+    # table it shows and the one it is to show (none for a pit or an unassigned screen). Listing them is "read".
+    "screens": Permission("assigning, identifying or reloading a screen", MANAGERS),
+    # floor.md "Live table settings": a table's status, limits, dealer, announcement, stale_after, expected_screens.
+    "settings": Permission("changing a table's settings", MANAGERS),
+    "add_table": Permission("adding a table", ADMINS, per_table=False),
+    "retire_table": Permission("retiring a table", ADMINS, per_table=False),
+    "rotate_token": Permission("setting a table's feed token", ADMINS, per_table=False),
+    "operators": Permission("adding, changing or removing an operator", ADMINS, per_table=False),
 }
 
 

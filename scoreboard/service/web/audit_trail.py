@@ -1,6 +1,6 @@
-"""The audit trail (operations.md "Audit"): what operators did to a table (its events, and the alarms they
-acknowledged), and what they tried and were refused; as JSON or CSV (`answer`), for the API's `/audit`
-(web/audit.py) and the operator page alike.
+"""The audit trail (operations.md "Audit"): what operators did to a table (its events, the alarms they acknowledged,
+the screens they put on it or took off it), and what they tried and were refused; as JSON or CSV (`answer`), for
+the API's `/audit` (web/audit.py) and the operator page alike.
 
 It is read from the event log, never kept beside it: the voids, corrections, shoe changes and shoe ends stored with
 an operator's name are the very events the table and its roads are folded from, so the trail survives restarts and
@@ -22,8 +22,9 @@ from ..tables.current import current_hub
 from .csv_cells import cell
 from .json_errors import error
 
-# The events an operator's token can make that the trail lists: voids, corrections, shoe changes and shoe ends.
-AUDITED_KINDS = ("void", "correct", "shoe", "shoe_end")
+# The events an operator can make that the trail lists: voids, corrections, shoe changes and shoe ends, and the
+# settings, feed tokens and retirements an admin or a supervisor changed live (floor.md).
+AUDITED_KINDS = ("void", "correct", "shoe", "shoe_end", "settings", "feed_token", "retire")
 
 CSV_COLUMNS = (
     "version",
@@ -118,7 +119,40 @@ def acknowledgement_entry(ack: dict) -> dict:
     }
 
 
-def trail(events: list[tuple[int, float, dict]], refusals: list[dict], acks: Sequence[dict] = ()) -> list[dict]:
+def screen_entry(row: dict) -> dict:
+    """A screen assigned to the table (or its assignment forgotten) as an audit entry: kind "screen_assigned" or
+    "screen_forgotten", what it is to show in `after`, the screen's id in `screen`.
+
+    >>> entry = screen_entry({"id": "bar-1", "change": "assigned", "page": "board", "table": "T1", "lang": None,
+    ...     "theme": None, "options": "{}", "operator": "sam", "at": 4.0})
+    >>> entry["kind"], entry["screen"], entry["after"]
+    ('screen_assigned', 'bar-1', {'page': 'board', 'table': 'T1', 'lang': None, 'theme': None, 'options': {}})
+    """
+    assigned = row["change"] == "assigned"
+    try:
+        options = json.loads(row.get("options") or "{}")
+    except ValueError:
+        options = {}
+    shows = {"page": row["page"], "table": row["table"], "lang": row["lang"], "theme": row["theme"], "options": options}
+    return {
+        "version": None,
+        "at": row["at"],
+        "operator": row["operator"],
+        "kind": "screen_assigned" if assigned else "screen_forgotten",
+        "reason": None,
+        "round": None,
+        "before": None,
+        "after": shows if assigned else None,
+        "screen": row["id"],
+    }
+
+
+def trail(
+    events: list[tuple[int, float, dict]],
+    refusals: list[dict],
+    acks: Sequence[dict] = (),
+    screens: Sequence[dict] = (),
+) -> list[dict]:
     """The audit, oldest first: the operator events (as the log orders them) merged by time with the refusals and
     the alarms' acknowledgements. Events the feed sent (a shoe's own `shoe` or `shoe_end`, an excess-card void) are
     not an operator's doing.
@@ -134,14 +168,16 @@ def trail(events: list[tuple[int, float, dict]], refusals: list[dict], acks: Seq
     done = (event_entry(v, at, e) for v, at, e in events if "operator" in e)
     tried = (refusal_entry(r) for r in refusals)
     acknowledged = (acknowledgement_entry(a) for a in acks)
-    return list(heapq.merge(done, tried, acknowledged, key=lambda entry: entry["at"]))
+    assigned = (screen_entry(s) for s in screens)
+    return list(heapq.merge(done, tried, acknowledged, assigned, key=lambda entry: entry["at"]))
 
 
 def read_trail(table_id: str) -> list[dict]:
     """A table's audit from the log (off the event loop; a stalled disk answers 503, never hangs the request)."""
     hub = current_hub()
     events = hub.read(hub.store.operator_events, table_id, AUDITED_KINDS)
-    return trail(events, hub.read(hub.store.refusals, table_id), hub.read(hub.store.alarm_acks, table_id))
+    refusals, acks = hub.read(hub.store.refusals, table_id), hub.read(hub.store.alarm_acks, table_id)
+    return trail(events, refusals, acks, hub.read(hub.store.screen_history, table_id))
 
 
 def audit_csv(entries: list[dict]) -> str:

@@ -20,13 +20,18 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ...events import TYPES
 from ...i18n import LANGUAGES
+from ...live_settings import GROUPS, SETTINGS, STATUSES
 from ...palette import THEMES
+from ..live.screens import ID_PATTERN
+from ..live.screens import PAGES as SCREEN_PAGES
 from ..log import DELIVERY_STATES
 from ..tables.outbox import EVENT_TYPES
+from ..tables.permissions import ROLES
 
 VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
 TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
 CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"
+SCREEN_ID = f"^{ID_PATTERN}$"
 
 # -- schemas --------------------------------------------------------------------------------------------------------
 
@@ -66,6 +71,7 @@ COLOUR = {"type": "string", "enum": ["red", "blue"]}
 CARD_SHOWN = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
 PLACE = _obj(["col", "row"], col=COUNT, row=COUNT)
 DERIVED_CELL = _obj(["col", "row", "colour"], col=COUNT, row=COUNT, colour=COLOUR)
+LIMIT = {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2, "maxItems": 2}
 FLAGS = {"player_pair": BOOL, "banker_pair": BOOL, "natural": BOOL, "banker_six": BOOL}
 
 SCHEMAS: dict[str, dict] = {
@@ -76,6 +82,7 @@ SCHEMAS: dict[str, dict] = {
             message={"type": "string", "description": "one sentence a dealer or an operator understands"},
             applied={**COUNT, "description": "feed posts: the events of the post applied before the refused one"},
             event={**COUNT, "description": "feed posts of a list: the refused event's index"},
+            field={"type": "string", "description": "the field that is wrong, where one is (such as `seconds`)"},
         ),
         "description": "Every refusal and failure under /api answers with this body.",
     },
@@ -160,6 +167,7 @@ SCHEMAS: dict[str, dict] = {
                 "insurance",
                 "notice",
                 "last_event_at",
+                "bets",
             ],
             table=TEXT,
             name=TEXT,
@@ -173,10 +181,15 @@ SCHEMAS: dict[str, dict] = {
                 bets={"type": "array", "items": _obj(["bet", "title", "pays"], bet=TEXT, title=TEXT, pays=TEXT)},
             ),
             super_six_pays=_nullable(INT),
-            limits=_obj(["min", "max"], min=_nullable(INT), max=_nullable(INT)),
+            limits=_ref("ShownLimits"),
+            status={"type": "string", "enum": list(STATUSES), "description": "not open: the boards say so, large"},
+            dealer=_nullable(TEXT),
+            announcement=_nullable(TEXT),
+            retired={**BOOL, "description": "retired live by an admin: it takes no more events"},
             decks={**INT, "minimum": 4, "maximum": 8},
             lang=_nullable(TEXT),
             stale_after=INT,
+            expected_screens=COUNT,
             version={**COUNT, "description": "rises by one with every event the table takes"},
             phase={"type": "string", "enum": ["no_shoe", "ready", "dealing", "squeeze", "shoe_finished"]},
             shoe=_nullable(_ref("Shoe")),
@@ -189,7 +202,7 @@ SCHEMAS: dict[str, dict] = {
             notice=_nullable(
                 _obj(
                     ["kind", "round", "reason", "irregularity", "at"],
-                    kind={"type": "string", "enum": ["void", "correct"]},
+                    kind={"type": "string", "enum": ["void", "correct", "undo"]},
                     round=_nullable(INT),
                     reason=TEXT,
                     irregularity=BOOL,
@@ -197,10 +210,105 @@ SCHEMAS: dict[str, dict] = {
                 )
             ),
             last_event_at=_nullable(EPOCH),
+            bets=_obj(
+                ["open", "closes_at", "seconds", "announce"],
+                open=BOOL,
+                closes_at=_nullable(EPOCH),
+                seconds=_nullable({**INT, "minimum": 5, "maximum": 120}),
+                announce=_nullable({"type": "string", "enum": ["place_your_bets", "no_more_bets"]}),
+            ),
         ),
         "description": "A table's state (feed-protocol.md). Face-down cards show as null except to an operator.",
     },
     "Tables": _obj(["tables"], tables={"type": "array", "items": _ref("TableState")}),
+    "Limits": {
+        "type": "object",
+        "properties": {
+            "currency": _nullable({**TEXT, "pattern": "^[A-Za-z]{3}$"}),
+            **{g: _nullable(LIMIT) for g in GROUPS},
+        },
+        "additionalProperties": False,
+        "description": "Bet limits by group, each [min, max] with 0 < min <= max, and their currency (ISO 4217). "
+        "In a change, a group left out stays as it is and null removes it.",
+    },
+    "ShownLimits": {
+        **_obj(
+            ["min", "max"],
+            min=_nullable(INT),
+            max=_nullable(INT),
+            currency=TEXT,
+            **{g: LIMIT for g in GROUPS},
+        ),
+        "description": "The limits as the boards show them: each group's [min, max], the currency, and the main "
+        "group's min and max (null without main limits).",
+    },
+    "Settings": {
+        **_obj(
+            [*SETTINGS, "table", "source", "retired"],
+            table=TEXT,
+            name={**TEXT, "minLength": 1, "maxLength": 60},
+            status={"type": "string", "enum": list(STATUSES)},
+            dealer=_nullable(TEXT),
+            limits=_obj(currency=TEXT, **{g: LIMIT for g in GROUPS}),
+            announcement=_nullable({**TEXT, "maxLength": 200}),
+            stale_after={**INT, "minimum": 1},
+            expected_screens={**INT, "minimum": 0, "maximum": 50},
+            source=_obj(SETTINGS, **{name: {"type": "string", "enum": ["file", "live"]} for name in SETTINGS}),
+            retired=BOOL,
+        ),
+        "description": "A table's live settings (floor.md) and where each comes from: the table file, or a change "
+        "made live (which wins until it is changed again).",
+    },
+    "SettingsChange": {
+        "type": "object",
+        "minProperties": 1,
+        "properties": {
+            "name": {**TEXT, "minLength": 1, "maxLength": 60},
+            "status": {"type": "string", "enum": list(STATUSES)},
+            "dealer": _nullable({**TEXT, "minLength": 1, "maxLength": 60}),
+            "limits": _ref("Limits"),
+            "announcement": _nullable({**TEXT, "minLength": 1, "maxLength": 200}),
+            "stale_after": {**INT, "minimum": 10, "maximum": 3600},
+            "expected_screens": {**INT, "minimum": 0, "maximum": 50},
+        },
+        "additionalProperties": False,
+        "description": "Any of the live settings; a bad value refuses the whole change (400 naming the setting).",
+    },
+    "NewTable": {
+        **_obj(
+            ["id", "feed_token"],
+            id={**TEXT, "pattern": TABLE_ID},
+            feed_token={**TEXT, "minLength": 8, "maxLength": 200},
+            name={**TEXT, "minLength": 1, "maxLength": 60},
+            variant=TEXT,
+            decks={**INT, "minimum": 4, "maximum": 8},
+            super_six_pays=INT,
+            min_bet={**INT, "minimum": 1},
+            max_bet={**INT, "minimum": 1},
+            rounds_after_cut={**INT, "minimum": 0, "maximum": 5},
+            require_seq=BOOL,
+            squeeze=BOOL,
+            lang={"type": "string", "enum": list(LANGUAGES)},
+            stale_after={**INT, "minimum": 1},
+            expected_screens={**INT, "minimum": 0, "maximum": 50},
+            status={"type": "string", "enum": list(STATUSES)},
+            dealer={**TEXT, "minLength": 1, "maxLength": 60},
+            announcement={**TEXT, "minLength": 1, "maxLength": 200},
+            limits=_ref("Limits"),
+            patterns={"type": "object"},
+        ),
+        "description": "One table's settings as the table file gives them (docs/configuration.md), its `id` and "
+        "its `feed_token`.",
+    },
+    "AddedTable": _obj(["table", "state"], table=TEXT, state=_ref("TableState")),
+    "FeedToken": _obj(["table", "feed_token"], table=TEXT, feed_token=TEXT),
+    "Operator": _obj(
+        ["name", "role", "tables"],
+        name=TEXT,
+        role={"type": "string", "enum": list(ROLES)},
+        tables=_nullable({"type": "array", "items": TEXT}),
+    ),
+    "Operators": _obj(["operators"], operators={"type": "array", "items": _ref("Operator")}),
     "Shoes": _obj(
         ["shoes"],
         shoes={
@@ -302,9 +410,11 @@ SCHEMAS: dict[str, dict] = {
             banker_cards={"type": "integer", "enum": [2, 3]},
             reason={"type": "string", "maxLength": 200},
             round={"type": "integer", "minimum": 1},
+            seconds={"type": "integer", "minimum": 5, "maximum": 120, "description": "bets_open: the window's length"},
         ),
         "description": "A feed event (feed-protocol.md): a `type` and that type's fields. `void` and `correct` are "
-        "an operator's, sent with an operator's token.",
+        "an operator's, sent with an operator's token. `bets_open` and `bets_closed` open and close the betting "
+        "window; `undo` takes back the last round keyed before anything else happens.",
     },
     "FeedReply": _obj(
         ["applied", "results", "table"],
@@ -379,6 +489,60 @@ SCHEMAS: dict[str, dict] = {
         "description": "An alarm (floor.md).",
     },
     "Alarms": _obj(["alarms"], alarms={"type": "array", "items": _ref("Alarm")}),
+    "ScreenShows": _obj(
+        ["page", "table", "lang", "theme", "options"],
+        page={"type": "string", "enum": list(SCREEN_PAGES)},
+        table={**_nullable(TEXT), "description": "the table a board or an overlay shows (null: a pit, or none)"},
+        lang=_nullable({"type": "string", "enum": list(LANGUAGES)}),
+        theme=_nullable({"type": "string", "enum": list(THEMES)}),
+        options={"type": "object", "additionalProperties": TEXT, "description": "the page's other query options"},
+    ),
+    "Screen": {
+        **_obj(
+            [
+                "id",
+                "page",
+                "table",
+                "lang",
+                "theme",
+                "options",
+                "viewport",
+                "version",
+                "address",
+                "connected",
+                "since",
+                "last_seen",
+                "assigned",
+            ],
+            id={"type": "string", "pattern": SCREEN_ID},
+            page={"type": "string", "enum": list(SCREEN_PAGES)},
+            table=_nullable(TEXT),
+            lang=_nullable(TEXT),
+            theme=_nullable(TEXT),
+            options={"type": "object", "additionalProperties": TEXT},
+            viewport=_nullable({"type": "array", "items": COUNT, "minItems": 2, "maxItems": 2}),
+            version={**_nullable(TEXT), "description": "the service version the page was served by"},
+            address=_nullable(TEXT),
+            connected=BOOL,
+            since={**_nullable(EPOCH), "description": "connected since, or not connected since"},
+            last_seen=_nullable(EPOCH),
+            assigned={
+                "oneOf": [
+                    {"type": "null"},
+                    {
+                        "allOf": [
+                            _ref("ScreenShows"),
+                            _obj(["by", "at"], by=TEXT, at=EPOCH),
+                        ]
+                    },
+                ],
+                "description": "the stored assignment (who, when), or null",
+            },
+        ),
+        "description": "A screen: what it shows, as it reported on connecting (floor.md).",
+    },
+    "Screens": _obj(["screens"], screens={"type": "array", "items": _ref("Screen")}),
+    "OneScreen": _obj(["screen"], screen=_ref("Screen")),
     "Look": _obj(
         ["lang", "theme", "palette", "letters", "roads"],
         lang={"type": "string", "enum": list(LANGUAGES)},
@@ -467,8 +631,9 @@ ERRORS = {
     400: "Malformed: the request cannot be read, or a parameter is wrong.",
     401: "The token is missing or wrong.",
     403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
-    404: "No such table, shoe, webhook or delivery.",
-    409: "Out of order, a seq already used for another event, or an alarm acknowledged already.",
+    404: "No such table, shoe, webhook, delivery, alarm, screen or operator.",
+    409: "Out of order, a seq already used for another event, an alarm acknowledged already, a table retired, or "
+    "an id or a token already used.",
     413: "The body is too large, or the post carries too many events.",
     422: "Against the rules of the game (the message names the rule).",
     429: "Too many failed attempts from this address: wait and try again.",
@@ -497,6 +662,14 @@ def _table_param() -> dict:
 OPERATOR: list[dict] = [{"operatorToken": []}]
 FEED_OR_OPERATOR: list[dict] = [{"feedToken": []}, {"operatorToken": []}]
 PUBLIC_OR_OPERATOR: list[dict] = [{}, {"operatorToken": []}]
+
+SCREEN_PARAM = {
+    "name": "screen_id",
+    "in": "path",
+    "required": True,
+    "description": "The screen's id (letters, digits, '-', '_', '.'; up to 40).",
+    "schema": TEXT,
+}
 
 PATHS: dict[str, dict] = {
     "/api/tables": {
@@ -745,6 +918,77 @@ PATHS: dict[str, dict] = {
             ),
         }
     },
+    "/api/screens": {
+        "get": {
+            "operationId": "listScreens",
+            "summary": "The screens",
+            "description": "Every board, overlay, pit and /screen page connected to any process, those seen in the "
+            "last 24 hours and those assigned, by id; of the operator's tables, and those showing no table.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "responses": _answers(_json(_ref("Screens"), "The screens."), 401, 403, 429, 503),
+        }
+    },
+    "/api/screens/{screen_id}": {
+        "put": {
+            "operationId": "assignScreen",
+            "summary": "Tell a screen what to show",
+            "description": "A supervisor's or an admin's. What is left out stays as assigned (or as shown); a table "
+            "given to a screen showing none makes it a board. Stored (it wins whenever the screen connects) and "
+            "audited; the screen switches within 2 s.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "requestBody": {
+                "required": False,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "page": {"type": "string", "enum": list(SCREEN_PAGES)},
+                                "table": _nullable(TEXT),
+                                "lang": _nullable({"type": "string", "enum": list(LANGUAGES)}),
+                                "theme": _nullable({"type": "string", "enum": list(THEMES)}),
+                                "options": _nullable({"type": "object", "additionalProperties": TEXT}),
+                            },
+                            "additionalProperties": False,
+                        }
+                    }
+                },
+            },
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, assigned."), 400, 401, 403, 404, 429, 503),
+        },
+        "delete": {
+            "operationId": "forgetScreen",
+            "summary": "Forget a screen's assignment",
+            "description": "A supervisor's or an admin's: the screen stays where it is; connecting no longer moves it.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, unassigned."), 401, 403, 404, 429, 503),
+        },
+    },
+    "/api/screens/{screen_id}/identify": {
+        "post": {
+            "operationId": "identifyScreen",
+            "summary": "Show a screen's id large on it for 10 s",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, told."), 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/screens/{screen_id}/reload": {
+        "post": {
+            "operationId": "reloadScreen",
+            "summary": "Reload a screen",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, told."), 401, 403, 404, 429, 503),
+        }
+    },
     "/api/look": {
         "get": {
             "operationId": "getLook",
@@ -787,6 +1031,130 @@ PATHS: dict[str, dict] = {
     },
 }
 
+
+def _body(schema: dict, required: bool = True) -> dict:
+    return {"required": required, "content": {"application/json": {"schema": schema}}}
+
+
+SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '
+NAME_PARAM = {"name": "name", "in": "path", "required": True, "description": "The operator's name.", "schema": TEXT}
+
+FLOOR_PATHS: dict[str, dict] = {
+    "/api/tables/{table_id}/settings": {
+        "get": {
+            "operationId": "getTableSettings",
+            "summary": "A table's live settings",
+            "description": SETTINGS_DOC + "name, status, dealer, limits, announcement, stale_after, "
+            "expected_screens, and where each came from.",
+            "tags": ["floor"],
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("Settings"), "The settings."), 404),
+        },
+        "patch": {
+            "operationId": "changeTableSettings",
+            "summary": "Change a table's settings live",
+            "description": SETTINGS_DOC + "a supervisor's or an admin's. Stored as an event of the table's log "
+            "(audited, replayed after a restart) and on every screen of the table within 2 s.",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [_table_param()],
+            "requestBody": _body(_ref("SettingsChange")),
+            "responses": _answers(_json(_ref("Settings"), "The settings, changed."), 400, 401, 403, 404, 409, 429, 503),
+        },
+    },
+    "/api/tables/{table_id}/feed-token": {
+        "post": {
+            "operationId": "setFeedToken",
+            "summary": "Set a table's feed token",
+            "description": SETTINGS_DOC + "an admin's. The old token is refused from the next request; without a "
+            "body the service makes one. The answer is the only place the token is shown (the log keeps its "
+            "SHA-256).",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [_table_param()],
+            "requestBody": _body(
+                {
+                    "type": "object",
+                    "properties": {"feed_token": {**TEXT, "minLength": 8, "maxLength": 200}},
+                    "additionalProperties": False,
+                },
+                required=False,
+            ),
+            "responses": _answers(_json(_ref("FeedToken"), "The new token."), 400, 401, 403, 404, 409, 429, 503),
+        }
+    },
+    "/api/operators": {
+        "get": {
+            "operationId": "listOperators",
+            "summary": "The operators",
+            "description": "An admin's: every operator's name, role and tables (never a token).",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "responses": _answers(_json(_ref("Operators"), "The operators."), 401, 403, 429),
+        }
+    },
+    "/api/operators/{name}": {
+        "put": {
+            "operationId": "putOperator",
+            "summary": "Add or change an operator",
+            "description": "An admin's. A new operator needs a `token` (8 to 200 characters, not another's); a "
+            "changed one keeps theirs when it is left out. Stored in the floor's log: it survives a restart.",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [NAME_PARAM],
+            "requestBody": _body(
+                {
+                    "type": "object",
+                    "properties": {
+                        "token": {**TEXT, "minLength": 8, "maxLength": 200},
+                        "role": {"type": "string", "enum": list(ROLES)},
+                        "tables": {"type": "array", "items": TEXT},
+                    },
+                    "additionalProperties": False,
+                }
+            ),
+            "responses": _answers(
+                _json(_ref("Operator"), "The operator, added or changed."), 400, 401, 403, 409, 429, 503
+            ),
+        },
+        "delete": {
+            "operationId": "deleteOperator",
+            "summary": "Remove an operator",
+            "description": "An admin's; one of the table file's included (until it is added again).",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [NAME_PARAM],
+            "responses": _answers(
+                _json(_obj(["removed"], removed=TEXT), "The operator, removed."), 401, 403, 404, 429, 503
+            ),
+        },
+    },
+}
+
+
+PATHS["/api/tables"]["post"] = {
+    "operationId": "addTable",
+    "summary": "Add a table live",
+    "description": SETTINGS_DOC + "an admin's. It takes feed events at once and survives a restart.",
+    "tags": ["floor"],
+    "security": OPERATOR,
+    "requestBody": _body(_ref("NewTable")),
+    "responses": _answers(
+        _json(_ref("Settings"), "The table's settings, and its `state`."), 400, 401, 403, 409, 429, 503
+    ),
+}
+PATHS["/api/tables/{table_id}"]["delete"] = {
+    "operationId": "retireTable",
+    "summary": "Retire a table",
+    "description": SETTINGS_DOC + "an admin's. It takes no more events; its log stays readable; its screens "
+    "show it closed.",
+    "tags": ["floor"],
+    "security": OPERATOR,
+    "parameters": [_table_param()],
+    "responses": _answers(_json(_ref("Settings"), "The table's settings, retired."), 401, 403, 404, 409, 429, 503),
+}
+PATHS.update(FLOOR_PATHS)
+
 INFO = {
     "title": "scoreboard",
     "version": VERSION,
@@ -821,6 +1189,7 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
             {"name": "feed", "description": "The shoe feed: a table's feed token, or an operator's."},
             {"name": "operators", "description": "What the pit keeps, and its alarms: an operator's token."},
             {"name": "webhooks", "description": "Signed deliveries to other systems: an operator's token."},
+            {"name": "floor", "description": "Live table settings, tables, feed tokens and operators (floor.md)."},
             {"name": "meta", "description": "This document."},
         ],
         "paths": paths,

@@ -25,6 +25,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "board": ("lang", "theme", "orientation", "clock", "cols"),
     "overlay": ("lang", "theme", "roads", "cols", "width", "height", "ask", "panel"),
     "pit": ("lang", "theme", "tables"),
+    "screen": ("lang", "theme"),
     "rules": ("lang", "theme"),
     "operator": ("lang",),
 }

@@ -80,6 +80,35 @@ def _alarm_strings() -> dict:
     }
 
 
+def _screen_strings() -> dict:
+    # A screen's own words (the id shown large, live/screens.py) and the pit's list of screens.
+    return {
+        "screen": _("Screen"),
+        "title": _("Screens"),
+        "none": _("No screens"),
+        "no_table": _("Showing no table"),
+        "connected": _("Connected"),
+        "gone": _("Not connected (last seen %(time)s)"),
+        "never": _("Not seen yet"),
+        "pages": {
+            "board": _("Board"),
+            "overlay": _("Overlay"),
+            "pit": _("Pit monitor"),
+            "screen": _("Unassigned"),
+        },
+        "page": _("Page"),
+        "table": _("Table"),
+        "assign": _("Assign"),
+        "identify": _("Identify"),
+        "reload": _("Reload"),
+        "done": _("Done"),
+        "assigned_by": _("Assigned by %(operator)s"),
+        "refused": _("Refused: %(message)s"),
+        "unsure": _("Not confirmed: the service did not answer. Try again."),
+        "sign_in": _("Sign in to see the screens"),
+    }
+
+
 def page_strings(variant_titles: Iterable[str] = ()) -> dict:
     """Everything a page's script may write; `variant_titles` are the titles of the tables the page shows."""
     return {
@@ -88,10 +117,17 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "hand": {"player": _("Player"), "banker": _("Banker")},
         "phase": {
             "no_shoe": _("Waiting for a shoe"),
-            "ready": _("Place your bets"),
+            # Between rounds bets are open only while the betting window is (`bets` below): the phase says no more.
+            "ready": _("Between rounds"),
             "dealing": _("Dealing"),
             "squeeze": _("Squeeze"),
             "shoe_finished": _("Shoe finished"),
+        },
+        # The betting window (state.bets.announce; 003 rules 3.1 and 3.2): the seconds left count down.
+        "window": {
+            "place_your_bets": _("Place your bets"),
+            "count": _("Place your bets · %(seconds)s"),
+            "no_more_bets": _("No more bets"),
         },
         "last_rounds": _("Last rounds"),
         "connecting": _("Connecting"),
@@ -105,6 +141,7 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         # that is for operators and the audit, not for players).
         "excess": _("Round void: excess card %(cards)s"),
         "corrected": _("Round %(round)s corrected: %(reason)s"),
+        "undone": _("Round %(round)s entry undone"),
         "insurance": _("Insurance: %(offers)s"),
         "offer": _("%(hand)s %(odds)s"),
         "super_six": _("Super 6"),
@@ -117,7 +154,20 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "ask": {"P": _("ASK P"), "B": _("ASK B")},
         "titles": {title: translated(title) for title in variant_titles},
         "alarms": _alarm_strings(),
+        "screens": _screen_strings(),
         "displays": _("Displays: %(count)s"),
         "idle": _("Waiting for the next round"),
         "no_tables": _("No tables"),
+        # A table's live settings (floor.md): its status, shown large when it is not open; the limits' groups.
+        "status": {
+            "open": pgettext("table status", "Open"),
+            "closed": pgettext("table status", "Closed"),
+            "reserved": pgettext("table status", "Reserved"),
+            "break": pgettext("table status", "On a break"),
+        },
+        "no_bets": _("No bets at this table"),
+        "dealer": _("Dealer"),
+        "limits": _("Limits"),
+        "groups": {"main": _("Main"), "tie": _("Tie"), "pair": _("Pair"), "side": _("Side bets")},
+        "limit": _("%(group)s %(min)s – %(max)s"),
     }

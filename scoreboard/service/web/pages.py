@@ -1,4 +1,9 @@
-"""The pages: the table list, the table-side board, the stream overlay, the pit monitor and each table's rules.
+"""The pages: the table list, the table-side board, the stream overlay, the pit monitor, each table's rules, and the
+page of a screen not told what to show yet (`/screen`).
+
+The board, the overlay, the pit and `/screen` are screens (live/screens.py): each takes `?screen=NAME` (else its
+script makes an id its browser keeps) and carries what it shows in its `<body>` (`data-screen`, `data-page`,
+`data-table`) and in `#screen-data`, which its script reports when it connects.
 
 Every page reads its query options with the one reader (page_query), renders in the language it settles on, and
 hands its script the words (page_strings) and the server's display settings (tables/display_settings.py); the
@@ -14,14 +19,15 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, render_template, request, url_for
 from flask_wtf.csrf import generate_csrf
 
-from ... import palette
+from ... import __version__, palette
 from ...options import BadOption, Options, check_tables
+from ..live.screens import id_problem
 from ..tables import display_settings, permissions
 from ..tables.alarms import KINDS
 from ..tables.current import current_hub
 from . import babel, page_fonts
 from .json_errors import table_or_404
-from .page_query import page_options
+from .page_query import accepted_by, page_options
 from .page_strings import page_strings
 from .rules_page import brief, insurance_table, pay_table
 from .sessions import signed_in
@@ -51,6 +57,25 @@ class PageInfo:
     display: dict = field(default_factory=dict)
     query: dict = field(default_factory=dict)  # the language and theme asked for, carried on to linked pages
     now: float = field(default_factory=time.time)
+    screen: dict | None = None  # a screen's page: its id ("" until its script picks one) and what it shows
+
+
+def _screen(kind: str, table_id: str | None) -> dict:
+    """What a screen's page shows, as its script reports it: the page, its table, the language, theme and other
+    options its URL asked for. `?screen=` is checked here (BadOption: a 400 naming it)."""
+    screen_id = request.args.get("screen", "")
+    if "screen" in request.args and id_problem(screen_id):
+        raise BadOption("screen", f"screen must be a screen id: {id_problem(screen_id)}, not {screen_id[:40]!r}")
+    args = request.args
+    return {
+        "id": screen_id,
+        "page": kind,
+        "table": table_id,
+        "lang": args.get("lang"),
+        "theme": args.get("theme"),
+        "options": {k: args[k] for k in accepted_by(kind) if k in args and k not in ("lang", "theme")},
+        "version": __version__,
+    }
 
 
 def _page(options: Options, states: list[dict], *, settings: bool = True, scripted: bool = True) -> PageInfo:
@@ -89,9 +114,11 @@ def board(table_id):
         return err
     state = table.state_json()
     options = page_options(request.args, "board", state.get("lang"), request.headers.get("Accept-Language"))
+    page = _page(options, [state])
+    page.screen = _screen("board", table_id)
     return render_template(
         "board.html",
-        page=_page(options, [state]),
+        page=page,
         table=state,
         capabilities=state["capabilities"],
         orientation=options.orientation or "",
@@ -110,6 +137,7 @@ def overlay(table_id):
     # Overlays never shift or go idle: the stream's picture must not move under the streamer's layout.
     page = _page(options, [state], settings=False)
     page.display = {"notice_seconds": display_settings.settings().notice_seconds}
+    page.screen = _screen("overlay", table_id)
     return render_template("overlay.html", page=page, table=state, capabilities=state["capabilities"], options=options)
 
 
@@ -119,11 +147,20 @@ def pit():
     options = page_options(request.args, "pit", None, request.headers.get("Accept-Language"))
     ids = check_tables(options.tables, tables) if options.tables else tuple(tables)
     states = [tables[i].state_json() for i in ids]
-    html = render_template(
-        "pit.html", page=_page(options, states), tables=states, asked=options.tables, pit=_pit_data(ids)
-    )
+    page = _page(options, states)
+    page.screen = _screen("pit", None)
+    html = render_template("pit.html", page=page, tables=states, asked=options.tables, pit=_pit_data(ids))
     # Signed in, the page holds the session's CSRF token: never kept by a cache.
     return html, {"Cache-Control": "no-store"}
+
+
+@bp.get("/screen")
+def screen():
+    """A screen not told what to show yet: its id, large, until the pit or the API assigns it."""
+    options = page_options(request.args, "screen", None, request.headers.get("Accept-Language"))
+    page = _page(options, [], settings=False)
+    page.screen = _screen("screen", None)
+    return render_template("screen.html", page=page), {"Cache-Control": "no-store"}
 
 
 def _kept_language() -> dict[str, Any]:
@@ -146,6 +183,10 @@ def _pit_data(ids: tuple[str, ...]) -> dict:
         data["operator"] = {"name": op.name, "role": op.role, "may": {t: permissions.allowed(op, t) for t in ids}}
         data["csrf"] = generate_csrf()
         data["ack_url"] = url_for("operator.page") + "/alarms/"
+        # The screens (floor.md "Screens"): listed for any operator, assigned and identified by a supervisor.
+        data["screens_url"] = url_for("screens.pit_screens")
+        data["manage_screens"] = permissions.check(op, "screens", None) is None
+        data["tables"] = [{"id": t, "name": view.config.name} for t, view in current_hub().tables.items()]
         data["sign_out"] = url_for("operator.logout")
         data["next"] = here
     return data
@@ -159,12 +200,12 @@ def rules(table_id):
     state = table.state_json()
     options = page_options(request.args, "rules", state.get("lang"), request.headers.get("Accept-Language"))
     page = _page(options, [state], settings=False, scripted=False)
-    caps = state["capabilities"]
+    game = table.state.rules.game  # the registry's variant, made with the table's settings
     return render_template(
         "rules.html",
         page=page,
         table=state,
-        brief=brief(state["variant"], state.get("super_six_pays"), caps),
-        bets=pay_table(state["variant"], state["decks"], state.get("super_six_pays")),
-        insurance=insurance_table() if caps["insurance"] else [],
+        brief=brief(game),
+        bets=pay_table(game, state["decks"]),
+        insurance=insurance_table() if game.insurance else [],
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import request
 
-from ..feeds.intake import bearer_token, operator_of, token_matches, too_many_attempts
+from ..feeds.intake import bearer_token, operator_of, too_many_attempts
 from ..tables import permissions
 from ..tables.config import Operator
 from ..tables.current import current_hub
@@ -35,7 +35,7 @@ def bearer_operator(what: str):
         return None, (answer, code)
     op = operator_of(hub, token)
     if op is None:
-        if any(token_matches(token, t.config.feed_token) for t in hub.tables.values()):
+        if any(t.config.takes_token(token) for t in hub.tables.values()):
             return None, error(403, "operator_required", f"{what} is for operators: the feed's token cannot read it")
         if client:
             hub.attempts.refused(client)

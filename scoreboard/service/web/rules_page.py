@@ -1,5 +1,9 @@
 """What a table's rules page shows: the variant's bets, how each pays, and its exact return from the odds engine.
 
+Every rule and title on it comes from the variant registry (scoreboard/variants.py): each bet's title and its
+sentence (`BetSpec.explanation`), the game's capabilities. Nothing here is written per variant name, so a variant
+added to the registry gets a right page without a line here.
+
 `scoreboard.odds.report` enumerates every ordered six-card sequence of the shoe (about 0.2 s of CPU), so its result
 is kept per number of decks, and the first computation runs on a worker thread under gevent: the event loop keeps
 carrying cards to the boards meanwhile.
@@ -16,6 +20,7 @@ from flask_babel import gettext as translated  # for texts made elsewhere (pays,
 
 from ...insurance import PAY_TABLE, PLAYER_THIRD, Offer
 from ...odds import report
+from ...variants import Variant
 
 # Reports by number of decks. Two first requests at once may both compute it: the same result, stored twice.
 _reports: dict[int, dict] = {}
@@ -37,26 +42,25 @@ def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
 
-def brief(variant: str, super_six_pays: int | None, capabilities: dict) -> list[str]:
-    """The variant's rules in a few sentences, in the request's language."""
+def brief(game: Variant) -> list[str]:
+    """The variant's rules in a few sentences, in the request's language: how the game is played, then each bet's
+    sentence from the registry in the variant's order (one shared by two bets is said once)."""
     lines = [
         _(
             "Player and Banker each get two cards; a third card is drawn by the fixed drawing rules. "
             "The hand whose points are closer to 9 wins."
         )
     ]
-    if variant == "commission":
-        lines.append(_("A Banker win pays 0.95 to 1: the house keeps a commission on Banker wins."))
-    else:
-        lines.append(_("No commission: a Banker win pays 1 to 1, except a Banker win on 6 points, which pays 1 to 2."))
-    lines.append(_("On a tie, Player and Banker bets are returned; a Tie bet pays 8 to 1."))
-    lines.append(_("Player Pair and Banker Pair win when that hand's first two cards are of the same rank."))
-    if variant == "super-six":
-        lines.append(_("Super 6: a Banker win on 6 points pays %(pays)s to 1.", pays=super_six_pays))
-    elif variant == "super-six-plus":
-        lines.append(
-            _("Super 6 Plus: a Banker win on 6 points pays 12 to 1 with two Banker cards, 20 to 1 with three.")
-        )
+    for spec in game.bets.values():
+        told = spec.explanation()
+        if told is None:
+            continue
+        text, fill = told
+        # The filling is translated too where it is text (a bet's title, its pays).
+        line = translated(text, **{k: translated(v) if isinstance(v, str) else v for k, v in fill.items()})
+        if line not in lines:
+            lines.append(line)
+    capabilities = game.capabilities()
     if capabilities.get("banker_six"):
         lines.append(_("The roads mark a Banker win on 6 points with a 6."))
     if capabilities.get("insurance"):
@@ -69,31 +73,20 @@ def brief(variant: str, super_six_pays: int | None, capabilities: dict) -> list[
     return lines
 
 
-def bet_names() -> dict[str, str]:
-    return {
-        "banker": _("Banker"),
-        "player": _("Player"),
-        "tie": _("Tie"),
-        "player_pair": _("Player Pair"),
-        "banker_pair": _("Banker Pair"),
-        "super_six": _("Super 6"),
-        "super_six_plus": _("Super 6 Plus"),
-    }
-
-
-def pay_table(variant: str, decks: int, super_six_pays: int | None) -> list[dict]:
-    """The variant's bets in the order the odds engine lists them, with how each pays and its exact RTP."""
-    names = bet_names()
+def pay_table(game: Variant, decks: int) -> list[dict]:
+    """The variant's bets in the order the odds engine lists them, with how each pays and its exact RTP; each
+    bet's title is the registry's."""
     rows = []
     for row in odds_report(decks)["bets"]:
-        if row["variant"] != variant:
+        if row["variant"] != game.name or row["bet"] not in game.bets:
             continue
-        if row["bet"] == "super_six" and row.get("super_six_pays") != super_six_pays:
-            continue
+        spec = game.bets[row["bet"]]
+        if spec.setting and row.get(spec.setting) != game.settings.get(spec.setting):
+            continue  # the row of another setting of the bet (Super 6 at another pay)
         rows.append(
             {
                 "bet": row["bet"],
-                "name": names.get(row["bet"], row["bet"]),
+                "name": translated(spec.title),
                 "pays": translated(row["pays"]),
                 "rtp": row["rtp"],
                 "house_edge": row["house_edge"],

@@ -28,7 +28,7 @@ def sign_in(op: Operator) -> None:
     session.clear()
     session.permanent = True
     session["operator"] = op.name
-    session["key"] = sign("session", op.token)
+    session["key"] = sign("session", op.key)
 
 
 def signed_in() -> Operator | None:
@@ -37,6 +37,6 @@ def signed_in() -> Operator | None:
     if not isinstance(name, str) or not isinstance(key, str):
         return None
     for op in current_hub().operators:
-        if op.name == name and hmac.compare_digest(key, sign("session", op.token)):
+        if op.name == name and hmac.compare_digest(key, sign("session", op.key)):
             return op
     return None

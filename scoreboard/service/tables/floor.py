@@ -1,0 +1,122 @@
+"""The floor's own log (floor.md "Live table settings"): the tables an admin added live and the operators added,
+changed and removed live, as events of the log under the name `~floor` (no table's id starts with "~").
+
+A table's own changes (its settings, its feed token, its retirement) are events of that table's log (the hub's
+floor posts); what belongs to no table yet, or to none, is here:
+
+- `{"type": "table", "table": "T9", "config": {...}, "operator": "ann"}`: a table added live; `config` holds the
+  table file's settings for it, its feed token kept only as `feed_token_sha256`;
+- `{"type": "operator", "name": "dan", "role": "dealer", "tables": [...] | null, "token_sha256": "...", ...}`: an
+  operator added or changed (their token kept only as its SHA-256);
+- `{"type": "operator_removed", "name": "dan", ...}`: an operator removed, one of the table file's included.
+
+A start folds the table file, then this log; every process follows it (a shared log tells of each commit), so a
+table added or an operator removed on one process is known to all. Writes go through the log's writer like any
+table's, locked and caught up the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ...errors import Refusal
+from ...record import Entry, link
+from ..log import Record, Stored, Writes
+from .config import ConfigError, Operator, table_config
+
+if TYPE_CHECKING:
+    from .hub import TableHub
+
+log = logging.getLogger(__name__)
+
+FLOOR = "~floor"
+
+
+class Floor:
+    def __init__(self, hub: TableHub):
+        self.hub = hub
+        self.version = 0  # the newest floor event this process has taken
+        self.head = ""  # its hash: the floor's events are chained like a table's (record.py), rules aside
+        self._lock = threading.RLock()
+
+    def catch_up(self) -> None:
+        """Take the floor events stored since this process last read them (at start, and when told of a commit)."""
+        with self._lock:
+            entries = self.hub.blocking(self.hub.store.entries_after, FLOOR, self.version)
+            self._follow(entries)
+
+    def write(self, event: dict) -> None:
+        """Store a floor event and take it; StorageFailed (a 503) if the log does not commit it in time."""
+        from .hub import StorageFailed
+
+        with self._lock:
+            done = self.hub.writer.write(_FloorJob(self, event))
+            try:
+                done.result(timeout=self.hub.write_timeout)
+            except Exception as e:  # a 503: the change may land late, and is then taken when the commit is told
+                log.error("the floor's log: storing %s failed: %s", event.get("type"), e)
+                raise StorageFailed(f"the change could not be stored ({e or type(e).__name__}); try again") from None
+
+    def _follow(self, entries: Sequence[Entry]) -> None:
+        """Take floor events read with their hashes (the chain's head follows them)."""
+        for entry in entries:
+            if entry.version > self.version and entry.hash:
+                self.head = entry.hash
+        self._fold([(e.version, e.event) for e in entries])
+
+    def _fold(self, rows: Sequence[Stored]) -> None:
+        for version, event in rows:
+            if version <= self.version:
+                continue
+            try:
+                self._take(event)
+            except (Refusal, ConfigError, KeyError, TypeError, ValueError) as e:
+                log.error("the floor's event %s (version %s) does not apply: %s", event, version, e)
+            self.version = version
+
+    def _take(self, event: dict) -> None:
+        hub = self.hub
+        kind = event.get("type")
+        if kind == "table":
+            hub.add_table(table_config(event["table"], event["config"]))
+        elif kind == "operator":
+            tables = event.get("tables")
+            op = Operator(
+                event["name"],
+                "",
+                tuple(tables) if tables is not None else None,
+                event.get("role", "supervisor"),
+                token_sha256=event["token_sha256"],
+            )
+            hub.operators = tuple(o for o in hub.operators if o.name != op.name) + (op,)
+        elif kind == "operator_removed":
+            hub.operators = tuple(o for o in hub.operators if o.name != event["name"])
+        else:
+            log.error("the floor's log holds an event of unknown type %r", kind)
+
+
+class _FloorJob:
+    """A floor event on its way into the log: after the floor events another process stored first, if any."""
+
+    table_id = FLOOR
+
+    def __init__(self, floor: Floor, event: dict):
+        self.floor, self.event = floor, event
+        self.after = floor.version
+        self.version = floor.version + 1
+        self.hash = ""
+
+    def stage(self, newer: Sequence[Entry]) -> Writes:
+        if newer:
+            self.floor._follow(newer)
+        self.version = (newer[-1].version if newer else self.after) + 1
+        self.hash = link(self.floor.head or self.floor.hub.log_id, self.version, 0, self.event, None)
+        record = Record(FLOOR, self.version, 0, self.event, str(self.event["type"]), hash=self.hash)
+        return Writes([record])
+
+    def committed(self) -> None:
+        self.floor.head = self.hash
+        self.floor._fold([(self.version, self.event)])

@@ -1,0 +1,53 @@
+"""The tables file the tests run on, their tokens, and events numbered as a shoe numbers them."""
+
+from __future__ import annotations
+
+import itertools
+
+TOKEN = "secret-T1"
+OPERATOR = "pit-boss-token"  # operator "pit", every table
+TABLES_TOML = """
+[tables.T1]
+name = "Baccarat 1"
+variant = "super-six-plus"
+decks = 8
+feed_token = "secret-T1"
+min_bet = 100
+max_bet = 50000
+
+[tables.T2]
+name = "Baccarat 2"
+variant = "no-commission"
+decks = 6
+feed_token = "secret-T2"
+
+[tables.INS]
+name = "Insurance"
+variant = "insurance"
+feed_token = "secret-INS"
+
+[operators.pit]
+token = "pit-boss-token"
+"""
+
+_seqs = itertools.count(1)
+
+
+def with_seq(body):
+    """The body with a rising `seq` on every event that has none, as a shoe sends them (seqs are required)."""
+    if isinstance(body, list):
+        return [with_seq(e) for e in body]
+    if isinstance(body, dict) and "seq" not in body:
+        return {**body, "seq": next(_seqs)}
+    return body
+
+
+class Feed:
+    """Posts events to a table's feed the way a shoe does, through `post(url, body, token)`."""
+
+    def __init__(self, post, table="T1", token=TOKEN):
+        self._post, self.table, self.token = post, table, token
+
+    def __call__(self, *events, token=None, seq=True):
+        body = events[0] if len(events) == 1 else list(events)
+        return self._post(f"/api/tables/{self.table}/feed", with_seq(body) if seq else body, token or self.token)

@@ -1,0 +1,96 @@
+"""The core's vocabulary: the enums for side, road, event kind and pattern, the TypedDicts of its JSON, and the type
+checking that holds them (py.typed, `mypy --strict` on the core).
+
+The enums are `str`s: the JSON the service writes with them is byte for byte what it wrote with plain text.
+"""
+
+import json
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import orjson
+import pytest
+
+from scoreboard import shapes
+from scoreboard.events import TYPES, EventKind
+from scoreboard.roads import Roads, parse_results
+from scoreboard.roads.model import WINNERS
+from scoreboard.roads.names import OPTIONS, ROADS, Road
+from scoreboard.roads.patterns import Pattern
+from scoreboard.sides import BANKER, PLAYER, TIE, Side, winner_of
+from scoreboard.table import TableConfig, TableState, apply
+from scoreboard.view import TableView
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_each_word_is_its_text():
+    assert [str(s) for s in Side] == ["P", "B", "T"] and set(WINNERS) == {"B", "P", "T"}
+    assert (PLAYER, BANKER, TIE) == ("P", "B", "T") and winner_of(1, 2) is BANKER
+    assert repr(BANKER) == "'B'" and f"{Road.BIG_ROAD}" == "big_road" and json.dumps([TIE]) == '["T"]'
+    assert tuple(EventKind) == TYPES and TYPES[0] == "shoe"
+
+
+def test_the_roads_json_has_one_field_per_road_and_the_options_one_name_each():
+    roads = Roads.build(parse_results("BPPBT")).as_json()
+    assert [k for k in roads if k in set(ROADS)] == [r.value for r in Road]
+    assert OPTIONS == ("bead", "big", "big_eye", "small", "cockroach")
+    assert all(Road.from_option(r.option) is r for r in Road)
+    assert set(typing.get_type_hints(shapes.RoadsJSON)) >= {r.value for r in Road}
+
+
+def test_every_pattern_the_roads_find_is_a_pattern_and_one_hall_two_rooms_names_its_hall():
+    found = {}
+    for text in ("BBBBB", "PPPPP", "BPBPBP", "BBPPBBPP", "BPPBPP", "PBBPBB", "BBPBBPBB", "PPBPPBPP"):
+        for p in Roads.build(parse_results(text)).patterns():
+            found.setdefault(p["pattern"], []).append(p)
+    assert set(found) == {p.value for p in Pattern}
+    halls = {p["hall"] for p in found["one_hall_two_rooms"]}
+    assert halls == {"B", "P"}
+    assert all("hall" not in p for name, ps in found.items() if name != "one_hall_two_rooms" for p in ps)
+
+
+def _session() -> list[dict]:
+    view = TableView(TableState(TableConfig("T1", variant="super-six", require_seq=False)), log="L")
+    out = [view.advance(*apply(view.state, {"type": "shoe"}))]
+    for player, banker in (
+        (["KH", "5D", "KS"], ["3S", "3C"]),
+        (["9H", "KD"], ["2C", "3D"]),
+        (["2H", "KC"], ["9D", "KH"]),
+    ):
+        out.append(view.advance(*apply(view.state, {"type": "round", "player": player, "banker": banker})))
+    out.append(view.advance(*apply(view.state, {"type": "result", "winner": "t"})))
+    return [*out, view.snapshot(), view.snapshot(public=False)]
+
+
+def test_the_json_made_with_the_enums_is_plain_json():
+    # orjson refuses a dict key that is a str subclass (without OPT_NON_STR_KEYS): none of the JSON has one, and
+    # the standard library writes the same bytes.
+    for message in _session():
+        assert orjson.loads(orjson.dumps(message)) == json.loads(json.dumps(message))
+        assert orjson.dumps(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def test_the_package_is_typed():
+    assert (ROOT / "scoreboard" / "py.typed").is_file()
+    assert '"py.typed"' in (ROOT / "setup.py").read_text()
+
+
+def core_files() -> list[str]:
+    shell = ("service", "cli")
+    return sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "scoreboard").rglob("*.py")
+        if p.relative_to(ROOT / "scoreboard").parts[0] not in shell
+    )
+
+
+@pytest.mark.slow
+def test_mypy_strict_passes_on_the_core():
+    # pyproject.toml turns --strict's flags on for the core, so the project's plain `mypy` holds this too.
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", *core_files()], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
