@@ -29,7 +29,7 @@ from ...errors import Refusal
 from ...events import FLOOR_TYPES
 from ...record import Break, Entry, Refold, chained, decided_of, link
 from ...seqs import WINDOW, SeqMemory
-from ...table import Delta, TableConfig, TableState, apply, evolve, floor_event
+from ...table import Delta, ShoeState, TableConfig, TableState, apply, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
 from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
@@ -114,6 +114,8 @@ class TableHub:
         self.floor = Floor(self)  # tables added and operators changed live (floor.py)
         self.bets_clock = BetsClock(self)  # closes a betting window when its time is up (bets_clock.py)
         self._history: dict[str, int] = {}  # per table: the version its current shoe starts after (replay)
+        # A simulated table's secret, revealed however its shoe ends (feeds/simulator.py registers it).
+        self.revealers: dict[str, Reveal] = {}
         self._stopping = False
 
     def get(self, table_id: object) -> TableView | None:
@@ -338,7 +340,7 @@ class TableHub:
         handed_off = False
         try:
             base = self.tables[table_id].state
-            staged, refused = _stage(base, events, operator, service, floor)
+            staged, refused = _stage(base, events, operator, service, floor, self.revealers.get(table_id))
             post = _Post(self, table_id, base, events, operator, staged, refused, started, service, floor)
             if self.store.shared or post.writes():
                 # A shared log may hold newer events of this table than this process has seen: even a refusal or a
@@ -468,13 +470,16 @@ class TableHub:
             return None
         return {"shoe": view.state.shoe.id, "number": number, "rounds": view.rounds_json()}
 
-    def shoe_export(self, table_id: str, number: int) -> dict | None:
-        """Everything about one shoe: its rules, rounds and every stored event, in order."""
+    def shoe_export(self, table_id: str, number: int, public: bool = False) -> dict | None:
+        """Everything about one shoe: its rules, rounds and every stored event, in order. `public`: as anyone may
+        read a shoe that ended and was revealed (no operator's name)."""
         view = self.shoe_state(table_id, number)
         if view is None or view.state.shoe is None:
             return None
         shoe = view.state.shoe
         events = [event for _, event in self.read(self.store.shoe_events, table_id, number)]
+        if public:
+            events = [_unnamed(event) for event in events]
         return {
             "table": table_id,
             "log": self.log_id,
@@ -487,7 +492,7 @@ class TableHub:
                 "ended": shoe.ended,
                 "cut": shoe.cut,
             },
-            "rounds": view.rounds_json(public=False),
+            "rounds": view.rounds_json(public=public),
             "events": events,
         }
 
@@ -553,7 +558,10 @@ class _Post:
             self.caught = list(refold.fold(newer))
             if refold.breaks:
                 self.hub.runner.spawn(self.hub.report, refold.breaks)
-            self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator, self.service, self.floor)
+            reveal = self.hub.revealers.get(self.table_id)
+            self.staged, self.refused = _stage(
+                self.caught[-1][0], self.events, self.operator, self.service, self.floor, reveal
+            )
             self._writes = None
         return self.writes()
 
@@ -631,12 +639,19 @@ class _Post:
 
 
 def _stage(
-    state: TableState, events: list, operator: Operator | None, service: bool = False, floor: bool = False
+    state: TableState,
+    events: list,
+    operator: Operator | None,
+    service: bool = False,
+    floor: bool = False,
+    reveal: Reveal | None = None,
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
     """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
     operator's event is first an action their role must allow at this table (permissions.py), judged on the table
     as the event finds it. The floor's events (`floor`) were checked by the API: each is completed on the state it
-    finds (floor_event) and applied as the log will replay it."""
+    finds (floor_event) and applied as the log will replay it. `reveal` (a simulated table's) publishes a shoe's
+    secret however it ends: in a `shoe_end` sent without it, and in a `shoe_end` the service adds before a new shoe
+    that replaces one still open."""
     staged: list[tuple[TableState, Delta]] = []
     now = time.time()
     name = operator.name if operator is not None else None
@@ -651,12 +666,69 @@ def _stage(
                 denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
                 if denied is not None:
                     raise denied
+            if reveal is not None and _kind(raw) == "shoe":
+                state = _replaced(state, reveal, staged, now, name)
             new, delta = apply(state, raw, received_at=now, operator=name, service=service)
+            if reveal is not None and delta.kind == "shoe_end" and not delta.duplicate:
+                new, delta = _revealed(state, new, delta, reveal)
         except Refusal as e:
             return staged, (e, index)
         staged.append((new, delta))
         state = new
     return staged, None
+
+
+Reveal = Callable[[ShoeState], "dict | None"]  # a shoe's secret: {"seed", "undealt"}, or None if unknown here
+
+
+def _secret_of(state: TableState, reveal: Reveal) -> dict | None:
+    shoe = state.shoe
+    if shoe is None or not shoe.commitment or shoe.ended or shoe.seed:
+        return None
+    try:
+        return reveal(shoe)
+    except Exception:  # the secret cannot be read: the shoe ends unrevealed, as it would have without it
+        log.exception("table %s: revealing shoe %s failed", state.config.id, shoe.id)
+        return None
+
+
+def _revealed(state: TableState, new: TableState, delta: Delta, reveal: Reveal) -> tuple[TableState, Delta]:
+    """A `shoe_end` sent without the shoe's seed (an operator closing a simulated shoe): the seed and the undealt
+    cards go into it. Its seq stands for what was sent (a retry of it is a duplicate)."""
+    if "seed" in delta.event:
+        return new, delta
+    secret = _secret_of(state, reveal)
+    if not secret:
+        return new, delta
+    opened, shown = apply(state, {**delta.event, **secret}, trusted=True)
+    return evolve(opened, seqs=new.seqs), evolve(shown, digest=delta.digest)
+
+
+def _replaced(
+    state: TableState, reveal: Reveal, staged: list[tuple[TableState, Delta]], now: float, name: str | None
+) -> TableState:
+    """A new shoe over a simulated shoe still open: the service ends that shoe first, revealing it."""
+    if state.deal.started:
+        return state  # the new shoe is refused (a round is half dealt): nothing to end
+    secret = _secret_of(state, reveal)
+    if not secret:
+        return state
+    end = {"type": "shoe_end", **secret, "reason": "replaced by a new shoe", "received_at": now}
+    if name is not None:
+        end["operator"] = name
+    new, delta = apply(state, end, trusted=True)
+    staged.append((new, delta))
+    return new
+
+
+def _unnamed(event: dict) -> dict:
+    """A stored event as the public reads it: without the name of the operator who sent it."""
+    if "operator" not in event and not str(event.get("feed", "")).startswith("operator:"):
+        return event
+    out = {k: v for k, v in event.items() if k != "operator"}
+    if str(out.get("feed", "")).startswith("operator:"):
+        out["feed"] = "operator"
+    return out
 
 
 def _kind(event: object) -> object:

@@ -788,8 +788,12 @@ PATHS: dict[str, dict] = {
         "get": {
             "operationId": "exportShoe",
             "summary": "A shoe's rounds and events",
+            "description": (
+                "An operator's record. A shoe that has ended and been revealed (its seed published) is public: "
+                "anyone may read it without a token, without the operators' names (operations.md, fairness)."
+            ),
             "tags": ["operators"],
-            "security": OPERATOR,
+            "security": PUBLIC_OR_OPERATOR,
             "parameters": [
                 _table_param(),
                 {"name": "number", "in": "path", "required": True, "description": "The shoe's number.", "schema": TEXT},
