@@ -213,12 +213,12 @@
 
   function renderStats() {
     for (const k of ["B", "P", "T", "banker_pair", "player_pair", "natural", "banker_six"]) Page.text(`stat-${k}`, model.stats[k] || 0);
-    document.getElementById("patterns").replaceChildren(...model.patterns.map((p) => chip(p, model)));
+    document.getElementById("patterns").replaceChildren(...model.patterns.map(chip));
   }
 
-  function chip(p, m) {
+  function chip(p) {
     const span = document.createElement("span"), name = document.createElement("span"), run = document.createElement("b");
-    const code = p.pattern === "one_hall_two_rooms" ? `${p.pattern}:${RoadView.lastSide(m) === "P" ? "B" : "P"}` : p.pattern;
+    const code = p.hall ? `${p.pattern}:${p.hall}` : p.pattern; // a one-hall-two-rooms is named by its hall (the server's)
     span.className = `chip ${p.pattern}`;
     name.textContent = S.patterns[code] || p.label;
     run.className = "run"; run.textContent = p.length;
@@ -231,8 +231,8 @@
   function renderRoads() {
     // Every size read before anything is drawn: one layout, not one per road.
     const minMark = document.getElementById("probe").getBoundingClientRect().width;
-    const sections = Object.fromEntries(RoadView.ROADS.map((name) => [name, document.querySelector(`[data-road="${name}"]`)]));
-    const boxes = Object.fromEntries(RoadView.ROADS.map((name) => {
+    const sections = Object.fromEntries(RoadView.roads(look).map((name) => [name, document.querySelector(`[data-road="${name}"]`)]));
+    const boxes = Object.fromEntries(RoadView.roads(look).map((name) => {
       const svg = sections[name].querySelector("svg");
       return [name, { svg, width: svg.clientWidth, height: svg.clientHeight }];
     }));
@@ -244,7 +244,7 @@
     };
     const big = draw("big_road", cols ? { cols } : { minCols: body.classList.contains("portrait") ? 36 : 48 });
     const half = big ? Math.max(1, Math.floor(big.cell / 2)) : 0;
-    for (const name of RoadView.DERIVED) draw(name, half ? { cell: half } : {});
+    for (const name of RoadView.roads(look, true)) draw(name, half ? { cell: half } : {});
     draw("bead", { minCols: 15 });
   }
 

@@ -12,11 +12,13 @@
   const body = document.body, ov = document.getElementById("ov");
   const S = Page.strings;
   const look = Page.look();
-  const ROAD_OF = { big: "big_road", bead: "bead", big_eye: "big_eye", small: "small", cockroach: "cockroach" };
+  // The roads by the names of page options (the server's list, with each road's name in the roads JSON).
+  const ROAD_OF = Object.fromEntries(look.roads.map((r) => [r.option, r.road]));
   const asked = body.dataset.roads.split(",");
   const roads = asked.filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
   const has = (p) => asked.includes(p);
-  const derived = ["big_eye", "small", "cockroach"].filter(has);
+  const derivedRoads = RoadView.roads(look, true);
+  const derived = look.roads.filter((r) => derivedRoads.includes(r.road)).map((r) => r.option).filter(has);
   const panels = asked.filter((p) => ["ask", "stats", "cards", "last", "limits"].includes(p));
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -253,7 +255,19 @@
     const was = box.hidden;
     box.hidden = !bets;
     body.dataset.bets = bets ? bets.cls : "";
-    if (bets) { Page.text(box, bets.text); box.className = `panel bets o9 ${bets.cls}`; }
+    if (bets) {
+      // "Place your bets" over its seconds, each whole (the count never wraps away from its words).
+      const words = bets.left ? S.window.place_your_bets : bets.text;
+      if (box.dataset.words !== words) {
+        box.dataset.words = words;
+        const label = document.createElement("span"), count = document.createElement("b");
+        label.className = "bets-words"; count.className = "bets-count";
+        label.textContent = words;
+        box.replaceChildren(label, count);
+      }
+      Page.text(box.querySelector(".bets-count"), bets.left ? String(bets.left) : "");
+      box.className = `panel bets o9 ${bets.cls}`;
+    }
     if (box.hidden !== was) relayout();
     else if (bets) fitPanels();
     clearTimeout(betsTimer);

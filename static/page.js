@@ -26,8 +26,9 @@ const Page = (() => {
     return RoadView.colours((name) => css.getPropertyValue(`--${name}`).trim());
   }
 
-  /* What roads.js draws with: the palette's colours and the language's letters for Banker, Player and Tie. */
-  function look() { return { colours: colours(), letters: strings.winner }; }
+  /* What roads.js draws with: the palette's colours, the language's letters for Banker, Player and Tie, and the
+     roads with their marks (the server's list: scoreboard/roads/names.py). */
+  function look() { return { colours: colours(), letters: strings.winner, roads: strings.roads }; }
 
   /* Set the text of an element (or the element with that id), if it changed. */
   function text(id, value) {

@@ -387,3 +387,54 @@ def test_tcp_ndjson_and_keypad_lines(tmp_path):
     finally:
         link.close()
         server.kill()
+
+
+# -- several processes on one PostgreSQL log -------------------------------------------------------------------------
+
+
+@pytest.mark.services
+@pytest.mark.slow
+def test_several_processes_close_a_window_once_on_time_even_when_the_one_that_opened_it_dies(tmp_path, tables_file):
+    import signal
+
+    import requests
+
+    from testing.screens import Screen
+    from testing.services import Node, postgres_database, redis_url
+    from testing.tables import OPERATOR
+
+    def closes(node) -> list[dict]:
+        r = requests.get(f"{node.url}/api/tables/T1/shoes/1/export", headers={"Authorization": f"Bearer {OPERATOR}"})
+        return [e for e in r.json()["events"] if e["type"] == "bets_closed"]
+
+    def closed_on(node, deadline: float) -> dict:
+        while (state := node.get("/api/tables/T1").json())["bets"]["open"]:
+            assert time.time() < deadline, "the window never closed"
+            time.sleep(0.1)
+        return state
+
+    with postgres_database() as db:
+        queue = ["--message-queue", redis_url()]
+        a = Node(db, tables_file, tmp_path, queue).start()
+        b = Node(db, tables_file, tmp_path, queue).start()
+        screen = Screen(a.url, "T1")
+        try:
+            assert b.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
+            opened = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]["bets"]
+            # Both processes know the window, so both wait for it: the log takes one close.
+            state = closed_on(a, opened["closes_at"] + 10)
+            assert state["bets"]["announce"] == "no_more_bets"
+            time.sleep(1.5)  # the other process's try, refused: nothing more is stored
+            [close] = closes(a)
+            assert close["feed"] == "service" and 0 <= close["received_at"] - opened["closes_at"] < 2
+            assert [u["kind"] for u in screen.wait_for_count(3)][-1] == "bets_closed", "a display of A heard it"
+
+            # The process that opened a window dies before its time is up: the other one closes it.
+            opened = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]["bets"]
+            b.kill(signal.SIGKILL)
+            closed_on(a, opened["closes_at"] + 10)
+            assert len(closes(a)) == 2
+        finally:
+            screen.close()
+            a.kill(signal.SIGKILL)
+            b.kill(signal.SIGKILL)

@@ -113,7 +113,10 @@ def test_the_dealer_runs_a_round_from_the_keypad(browser, server):
     first = count_of(phase(board))
     assert phase(board).startswith("Place your bets · ") and 15 <= first <= 20
     wait_for(overlay, "document.body.dataset.bets === 'bets-open'")
-    assert overlay.evaluate("document.getElementById('bets').textContent").startswith("Place your bets · ")
+    words, count = overlay.evaluate(
+        "['words', 'count'].map((k) => document.querySelector(`#bets .bets-${k}`).textContent)"
+    )
+    assert words == "Place your bets" and 1 <= int(count) <= 20
     wait_for(board, f"!document.getElementById('phase').textContent.endsWith(' {first}')", timeout=5)
     assert count_of(phase(board)) < first, "the seconds count down"
     assert pad.evaluate("document.getElementById('k-announce').textContent").startswith("Place your bets · ")
@@ -206,11 +209,15 @@ def test_a_board_that_lost_the_service_never_shows_the_window_open(browser, serv
     server.post("T1", [{"type": "shoe"}, {"type": "bets_open", "seconds": 120}], TOKEN)
     board, _ = open_board(browser, server, 1280, 720)
     overlay, _ = open_page(browser, f"{server.url}/overlay/T1?roads=big,cards", 1280, 720)
+    pit, _ = open_page(browser, f"{server.url}/pit", 1280, 720)
+    tile = "document.querySelector('.tcard[data-table=\"T1\"] .phase').textContent"
     wait_for(board, "document.body.dataset.bets === 'bets-open'")
     wait_for(overlay, "document.body.dataset.bets === 'bets-open'")
+    wait_for(pit, f"{tile}.startsWith('Place your bets · ')")
     server.kill()
     wait_for(board, "!document.getElementById('veil').hidden")
     wait_for(overlay, "!document.getElementById('veil').hidden")
+    wait_for(pit, f"{tile} === 'Between rounds'")
     for page in (board, overlay):
         shown = page.evaluate("document.body.innerText").lower()
         assert "place your bets" not in shown and "connection lost — no bets" in shown

@@ -333,3 +333,29 @@ def test_a_closed_table_refuses_to_open_bets_and_a_change_reaches_the_displays(s
         assert r.status_code == 409 and r.json()["error"] == "table_not_open", r.text
     finally:
         screen.close()
+
+
+def test_a_change_sends_the_settings_webhook_with_the_table_as_it_now_is(tmp_path):
+    from scoreboard.service import create_app
+
+    config = tmp_path / "tables.toml"
+    config.write_text(
+        ROLES_TOML + '\n[webhooks.studio]\nurl = "http://127.0.0.1:9/"\nsecret = "s"\nevents = ["settings"]\n'
+    )
+    app = create_app(
+        {"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": str(config), "WEBHOOKS": False}
+    )
+    try:
+        client = app.test_client()
+        r = client.patch(
+            "/api/tables/T1/settings", json={"status": "closed", "dealer": "Mei"}, headers=bearer(SUPERVISOR)
+        )
+        assert r.status_code == 200, r.text
+        assert client.delete("/api/tables/T2", headers=bearer(ADMIN)).status_code == 200
+        listed = client.get("/api/webhooks/studio/deliveries?state=pending", headers=bearer(ADMIN)).get_json()
+        bodies = [d["body"] for d in listed["deliveries"]]
+        assert [(b["type"], b["table"]) for b in bodies] == [("settings", "T1"), ("settings", "T2")]
+        assert (bodies[0]["data"]["status"], bodies[0]["data"]["dealer"]) == ("closed", "Mei")
+        assert bodies[1]["data"]["retired"] is True and bodies[1]["data"]["status"] == "closed"
+    finally:
+        app.extensions["scoreboard"].close()

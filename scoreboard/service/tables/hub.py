@@ -261,8 +261,10 @@ class TableHub:
     def add_table(self, config: TableConfig) -> None:
         """A table this process runs from now on (the floor's log added it)."""
         if config.id not in self.tables:
-            self._locks[config.id] = threading.Lock()
-            self.tables[config.id] = TableView(TableState(config), self.log_id)
+            # New dicts, not changed ones: a loop over the tables that yields (the alarms' watch, the pit's counts)
+            # goes on over the ones it started with.
+            self._locks = {**self._locks, config.id: threading.Lock()}
+            self.tables = {**self.tables, config.id: TableView(TableState(config), self.log_id)}
 
     # -- following the other processes (a shared log) ----------------------------------------------------------
 

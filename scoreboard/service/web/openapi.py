@@ -22,6 +22,8 @@ from ...events import TYPES
 from ...i18n import LANGUAGES
 from ...live_settings import GROUPS, SETTINGS, STATUSES
 from ...palette import THEMES
+from ...roads.names import OPTIONS, Road
+from ...roads.patterns import Pattern
 from ..live.screens import ID_PATTERN
 from ..live.screens import PAGES as SCREEN_PAGES
 from ..log import DELIVERY_STATES
@@ -348,7 +350,13 @@ SCHEMAS: dict[str, dict] = {
             ),
             patterns={
                 "type": "array",
-                "items": _obj(["pattern", "label", "length"], pattern=TEXT, label=TEXT, length=COUNT),
+                "items": _obj(
+                    ["pattern", "label", "length"],
+                    pattern={"type": "string", "enum": [p.value for p in Pattern]},
+                    label=TEXT,
+                    length=COUNT,
+                    hall={"type": "string", "enum": ["B", "P"], "description": "one_hall_two_rooms: its hall's side"},
+                ),
             },
         ),
         "description": "Every road of the current shoe (roads-json.md).",
@@ -549,14 +557,19 @@ SCHEMAS: dict[str, dict] = {
         theme={"type": "string", "enum": list(THEMES)},
         palette={"type": "object", "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
         letters=_obj(["B", "P", "T"], B=TEXT, P=TEXT, T=TEXT),
-        roads=_obj(
-            ["big", "bead", "big_eye", "small", "cockroach"],
-            big=TEXT,
-            bead=TEXT,
-            big_eye=TEXT,
-            small=TEXT,
-            cockroach=TEXT,
-        ),
+        roads=_obj(OPTIONS, **dict.fromkeys(OPTIONS, TEXT)),
+        vocabulary={
+            "type": "array",
+            "description": "the roads in the boards' order: each road's name in the roads JSON, in page options, "
+            "how its entries are drawn, and its title in the language",
+            "items": _obj(
+                ["road", "option", "mark", "title"],
+                road={"type": "string", "enum": [r.value for r in Road]},
+                option={"type": "string", "enum": list(OPTIONS)},
+                mark={"type": "string", "enum": sorted({r.mark for r in Road})},
+                title=TEXT,
+            ),
+        },
     ),
     "Webhook": _obj(
         ["name", "url", "events", "tables", "backlog", "dead", "last_success", "last_failure"],
@@ -998,7 +1011,8 @@ PATHS: dict[str, dict] = {
             "operationId": "getLook",
             "summary": "What the roads are drawn with",
             "description": "The theme's palette (the CSS custom properties of /palette.css, by name), the winner "
-            "letters and the road titles in the language: what <scoreboard-roads> (static/embed.js) draws with.",
+            "letters, the road titles in the language and the roads with their marks (`vocabulary`): what "
+            "<scoreboard-roads> (static/embed.js) draws with.",
             "tags": ["read"],
             "parameters": [
                 {

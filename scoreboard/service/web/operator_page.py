@@ -58,6 +58,7 @@ from .json_errors import error
 from .page_query import page_options
 from .page_strings import page_strings
 from .sessions import sign, sign_in, signed_in
+from .table_settings import change_settings
 
 log = logging.getLogger(__name__)
 
@@ -451,6 +452,17 @@ def act(table_id: str, action: str):
     log.info("operator %s: %s on table %s, version %s", op.name, event["type"], table_id, reply["table"]["version"])
     # The next action's seq comes with the answer: the keypad's taps follow each other faster than it polls.
     return jsonify({**reply, "next": current_app.extensions["operator_seqs"].issue(op.name, table_id)})
+
+
+@bp.post("/tables/<table_id>/settings")
+def change_table_settings(table_id: str):
+    """The page's settings form: the signed-in operator changes the table's live settings (CSRF-checked like every
+    post of the page; the same checks and answers as `PATCH /api/tables/<t>/settings`)."""
+    op, refused = _operator_for(table_id, {"type": "settings"})
+    if refused:
+        return refused
+    assert op is not None
+    return change_settings(op, table_id, request.get_data(cache=False))
 
 
 @bp.post("/alarms/<alarm_id>/ack")
