@@ -105,8 +105,18 @@ SCHEMAS: dict[str, dict] = {
             banker_cards=_nullable({"type": "integer", "enum": [2, 3]}),
             void=BOOL,
             reason={**TEXT, "description": "a voided round: why"},
-            irregularity={**BOOL, "description": "a voided round: the service voided it (an excess card)"},
+            irregularity={
+                **BOOL,
+                "description": "a voided round: the service voided it (an excess or foreign card, the shoe ran out)",
+            },
             operator={**TEXT, "description": "a voided round, to an operator's token: who voided it"},
+            hash=_nullable(
+                {
+                    **TEXT,
+                    "pattern": "^[0-9a-f]{64}$",
+                    "description": "the hash of the event that decided the round as it stands (docs/record.md)",
+                }
+            ),
             **FLAGS,
         ),
         "description": "A round as /rounds shows it (feed-protocol.md).",
@@ -786,8 +796,12 @@ PATHS: dict[str, dict] = {
         "get": {
             "operationId": "exportShoe",
             "summary": "A shoe's rounds and events",
+            "description": (
+                "An operator's record. A shoe that has ended and been revealed (its seed published) is public: "
+                "anyone may read it without a token, without the operators' names (operations.md, fairness)."
+            ),
             "tags": ["operators"],
-            "security": OPERATOR,
+            "security": PUBLIC_OR_OPERATOR,
             "parameters": [
                 _table_param(),
                 {"name": "number", "in": "path", "required": True, "description": "The shoe's number.", "schema": TEXT},
