@@ -22,10 +22,11 @@ from typing import Any
 from .errors import Malformed
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 from .palette import DEFAULT_THEME, THEMES
+from .roads.names import BOARD_ORDER, OPTIONS
 
-ROADS = ("bead", "big", "big_eye", "small", "cockroach")
+ROADS = OPTIONS  # the roads by the names options and image paths use (scoreboard/roads/names.py)
 PANELS = (*ROADS, "ask", "stats", "cards", "last", "limits")  # limits: the table's signage (status, dealer, limits)
-DEFAULT_PANELS = ("big", "bead", "big_eye", "small", "cockroach", "ask", "stats", "cards")
+DEFAULT_PANELS = (*(r.option for r in BOARD_ORDER), "ask", "stats", "cards")
 ORIENTATIONS = ("landscape", "portrait")
 CLOCKS = ("off", "24h", "12h")
 PIXELS = range(160, 3841)

@@ -1,5 +1,6 @@
-/* The table-side board: a snapshot on join, then one delta per change (live.js); never says "place your bets"
-   while the live connection is down. The layout is board.css's; this draws the roads into it (a whole shoe on the
+/* The table-side board: a snapshot on join, then one delta per change (live.js); says "place your bets" with the
+   seconds left only while the table's betting window is open (state.bets, page.js), and never while the live
+   connection is down. The layout is board.css's; this draws the roads into it (a whole shoe on the
    Big Road, half-size cells on the derived roads) and fits the table's name. */
 "use strict";
 
@@ -11,7 +12,7 @@
   const look = Page.look();
   const cols = Number(body.dataset.cols) || 0; // ?cols=: the Big Road's columns
   let state = null, model = null, connected = false, asking = null, askTimer = null;
-  let lastUpdate = Page.now();
+  let lastUpdate = Page.now(), betsTimer = null;
 
   function orient() {
     const o = body.dataset.orientation || (window.innerWidth >= window.innerHeight ? "landscape" : "portrait");
@@ -72,6 +73,8 @@
     live.classList.toggle("off", !connected);
     live.textContent = connected ? S.live : S.offline;
     if (!connected) {
+      clearTimeout(betsTimer);
+      body.dataset.bets = "";
       Page.text("phase", S.lost);
       document.getElementById("phase").className = "phase lost";
     } else if (state) renderPhase();
@@ -87,13 +90,21 @@
   function renderPhase() {
     if (!connected) return;
     const status = state.status || "open";
+    const el = document.getElementById("phase");
+    clearTimeout(betsTimer);
     if (status !== "open") {
-      Page.text("phase", S.status[status] || status);
-      document.getElementById("phase").className = `phase status-${status}`;
+      // A table that is not open says so, and never invites bets (page.js bets says nothing there either).
+      body.dataset.bets = "";
+      Page.text(el, S.status[status] || status);
+      el.className = `phase status-${status}`;
       return;
     }
-    Page.text("phase", S.phase[state.phase] || state.phase);
-    document.getElementById("phase").className = `phase ${state.phase}`;
+    const bets = Page.bets(state, connected);
+    Page.text(el, bets ? bets.text : S.phase[state.phase] || state.phase);
+    el.className = `phase ${bets ? bets.cls : state.phase}`;
+    body.dataset.bets = bets ? bets.cls : "";
+    // The seconds count down between updates; a window whose time is up says "no more bets" at once.
+    if (bets && bets.left) betsTimer = setTimeout(renderPhase, 1000 - ((Page.now() * 1000) % 1000) + 20);
   }
 
   function renderHeader() {
@@ -202,12 +213,12 @@
 
   function renderStats() {
     for (const k of ["B", "P", "T", "banker_pair", "player_pair", "natural", "banker_six"]) Page.text(`stat-${k}`, model.stats[k] || 0);
-    document.getElementById("patterns").replaceChildren(...model.patterns.map((p) => chip(p, model)));
+    document.getElementById("patterns").replaceChildren(...model.patterns.map(chip));
   }
 
-  function chip(p, m) {
+  function chip(p) {
     const span = document.createElement("span"), name = document.createElement("span"), run = document.createElement("b");
-    const code = p.pattern === "one_hall_two_rooms" ? `${p.pattern}:${RoadView.lastSide(m) === "P" ? "B" : "P"}` : p.pattern;
+    const code = p.hall ? `${p.pattern}:${p.hall}` : p.pattern; // a one-hall-two-rooms is named by its hall (the server's)
     span.className = `chip ${p.pattern}`;
     name.textContent = S.patterns[code] || p.label;
     run.className = "run"; run.textContent = p.length;
@@ -220,8 +231,8 @@
   function renderRoads() {
     // Every size read before anything is drawn: one layout, not one per road.
     const minMark = document.getElementById("probe").getBoundingClientRect().width;
-    const sections = Object.fromEntries(RoadView.ROADS.map((name) => [name, document.querySelector(`[data-road="${name}"]`)]));
-    const boxes = Object.fromEntries(RoadView.ROADS.map((name) => {
+    const sections = Object.fromEntries(RoadView.roads(look).map((name) => [name, document.querySelector(`[data-road="${name}"]`)]));
+    const boxes = Object.fromEntries(RoadView.roads(look).map((name) => {
       const svg = sections[name].querySelector("svg");
       return [name, { svg, width: svg.clientWidth, height: svg.clientHeight }];
     }));
@@ -233,7 +244,7 @@
     };
     const big = draw("big_road", cols ? { cols } : { minCols: body.classList.contains("portrait") ? 36 : 48 });
     const half = big ? Math.max(1, Math.floor(big.cell / 2)) : 0;
-    for (const name of RoadView.DERIVED) draw(name, half ? { cell: half } : {});
+    for (const name of RoadView.roads(look, true)) draw(name, half ? { cell: half } : {});
     draw("bead", { minCols: 15 });
   }
 

@@ -20,8 +20,6 @@
 (() => {
   if (customElements.get("scoreboard-roads")) return; // loaded twice: the first definition stands
 
-  const NAMES = { big: "big_road", bead: "bead", big_eye: "big_eye", small: "small", cockroach: "cockroach" };
-  const DEFAULT_ROADS = "big,bead,big_eye,small,cockroach";
   // What each script the component needs defines; one already there (the page loaded it) is not loaded again.
   const SCRIPTS = [
     ["vendor/socket.io.min.js", () => typeof io !== "undefined"],
@@ -80,8 +78,7 @@
       const mine = this.generation;
       const base = (this.getAttribute("src") || home).replace(/\/+$/, "");
       const table = this.getAttribute("table");
-      const roads = (this.getAttribute("roads") || DEFAULT_ROADS).split(",").map((r) => r.trim()).filter((r) => r in NAMES);
-      this.build(base, roads);
+      this.build(base);
       if (!table) { this.say("no table: give the element a table attribute"); return; }
       const query = new URLSearchParams({ lang: this.getAttribute("lang") || "en", theme: this.getAttribute("theme") || "dark" });
       try {
@@ -89,7 +86,7 @@
         const look = await answer.json();
         if (!answer.ok) throw new Error(look.message || `${answer.status}`);
         if (mine !== this.generation) return;
-        this.dress(look);
+        this.dress(look, this.getAttribute("roads"));
         this.follow(base, table, mine);
       } catch (e) {
         // A page of an origin the service does not allow lands here too: its browser kept the answer from it.
@@ -97,23 +94,14 @@
       }
     }
 
-    /* The shadow root: the component's stylesheet, then one section per road, its title over its drawing. */
-    build(base, roads) {
+    /* The shadow root: the component's stylesheet and its message line; the roads' sections come with the look. */
+    build(base) {
       const link = document.createElement("link");
       link.rel = "stylesheet";
       link.href = `${base}/static/embed.css`;
       this.box = document.createElement("div");
       this.box.className = "roads connecting";
-      this.sections = roads.map((name) => {
-        const section = document.createElement("section");
-        section.className = "road";
-        section.dataset.road = NAMES[name];
-        const title = document.createElement("h3");
-        title.className = "title";
-        section.append(title, document.createElementNS("http://www.w3.org/2000/svg", "svg"));
-        this.box.appendChild(section);
-        return { name, road: NAMES[name], title, svg: section.lastChild };
-      });
+      this.sections = [];
       this.message = document.createElement("p");
       this.message.className = "message";
       this.message.hidden = true;
@@ -122,12 +110,26 @@
       this.model = null;
     }
 
-    /* The service's palette (as custom properties the stylesheet uses), letters and titles. */
-    dress(look) {
+    /* The service's palette (as custom properties the stylesheet uses), letters, and roads: one section per road
+       asked for (`roads`, by the names of page options; all of the service's roads by default, in its order), its
+       title over its drawing. */
+    dress(look, asked) {
       for (const [name, value] of Object.entries(look.palette)) this.box.style.setProperty(`--${name}`, value);
       this.box.lang = look.lang;
-      this.look = { colours: RoadView.colours((name) => look.palette[name]), letters: look.letters };
-      for (const s of this.sections) s.title.textContent = look.roads[s.name];
+      const words = look.vocabulary;
+      this.look = { colours: RoadView.colours((name) => look.palette[name]), letters: look.letters, roads: words };
+      const wanted = asked ? asked.split(",").map((r) => r.trim()) : words.map((w) => w.option);
+      this.sections = wanted.map((option) => words.find((w) => w.option === option)).filter(Boolean).map((w) => {
+        const section = document.createElement("section");
+        section.className = "road";
+        section.dataset.road = w.road;
+        const title = document.createElement("h3");
+        title.className = "title";
+        title.textContent = w.title;
+        section.append(title, document.createElementNS("http://www.w3.org/2000/svg", "svg"));
+        this.box.insertBefore(section, this.message);
+        return { name: w.option, road: w.road, title, svg: section.lastChild };
+      });
     }
 
     follow(base, table, mine) {
@@ -178,7 +180,7 @@
       const half = frame ? Math.max(3, Math.floor(frame.cell / 2)) : 0;
       for (const b of boxes) {
         if (b === big) continue;
-        const size = RoadView.DERIVED.includes(b.road) && half ? { cell: half } : {};
+        const size = RoadView.roads(this.look, true).includes(b.road) && half ? { cell: half } : {};
         RoadView.draw(b.svg, b.road, this.model, null, { ...opts(b), ...size });
       }
     }

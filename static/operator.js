@@ -75,6 +75,7 @@
       if (!form.hidden) offered += 1;
     }
     $("no-actions").hidden = offered > 0;
+    $("settings-panel").hidden = !may.includes("settings");
     for (const r of document.querySelectorAll(".op-result")) r.textContent = "";
     refreshDetail();
   }
@@ -86,7 +87,9 @@
       const reply = await getJSON(data.urls.table + encodeURIComponent(tableId));
       if (tableId !== current) return;
       const changed = !detail || detail.table.version !== reply.table.version;
+      const first = !detail;
       detail = reply;
+      if (first) fillSettings();
       stale(null);
       if (changed) { renderTable(); badge(tableId, reply.table.phase); }
       if (reply.table.version !== auditVersion) refreshAudit(reply.table.version);
@@ -313,6 +316,74 @@
     refreshDetail();
   }
 
+  /* -- the table's live settings ------------------------------------------------------------------------------- */
+
+  const GROUPS = ["main", "tie", "pair", "side"];
+
+  /* The form shows the settings as the table has them (read when the table is chosen, and after each save). */
+  function fillSettings() {
+    const form = $("settings"), t = detail.table, l = t.limits || {};
+    form.elements.status.value = t.status || "open";
+    form.elements.name.value = t.name || "";
+    form.elements.dealer.value = t.dealer || "";
+    form.elements.announcement.value = t.announcement || "";
+    form.elements.currency.value = l.currency || "";
+    for (const g of GROUPS) {
+      form.elements[`${g}-min`].value = l[g] ? String(l[g][0]) : "";
+      form.elements[`${g}-max`].value = l[g] ? String(l[g][1]) : "";
+    }
+    form.elements.stale_after.value = String(t.stale_after ?? "");
+    form.elements.expected_screens.value = String(t.expected_screens ?? "");
+  }
+
+  /* What the form asks for, as the API takes it: numbers as numbers (anything else is sent as typed, and the
+     service names what is wrong with it), an empty text as null, a group without limits as null. */
+  function settingsBody(form) {
+    const number = (text) => (/^\s*\d+\s*$/.test(text) ? Number(text) : text);
+    const text = (name) => form.elements[name].value.trim() || null;
+    const limits = { currency: text("currency") };
+    for (const g of GROUPS) {
+      const low = form.elements[`${g}-min`].value.trim(), high = form.elements[`${g}-max`].value.trim();
+      limits[g] = low || high ? [number(low), number(high)] : null;
+    }
+    return {
+      status: form.elements.status.value,
+      name: form.elements.name.value,
+      dealer: text("dealer"),
+      announcement: text("announcement"),
+      limits,
+      stale_after: number(form.elements.stale_after.value),
+      expected_screens: number(form.elements.expected_screens.value),
+    };
+  }
+
+  async function saveSettings(form) {
+    const result = $("settings-result"), tableId = current;
+    result.textContent = S.sending;
+    let reply = null, status = 0;
+    try {
+      const r = await fetch(`${data.urls.table}${encodeURIComponent(tableId)}/settings`, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": data.csrf },
+        body: JSON.stringify(settingsBody(form)),
+      });
+      status = r.status;
+      reply = await r.json().catch(() => null);
+    } catch (e) { status = 0; }
+    if (status === 200) {
+      result.textContent = S.saved;
+      detail = null;  // read again: the form shows what the table now has
+    } else if (status === 401) {
+      signedOut();
+    } else {
+      const code = reply && reply.error;
+      result.textContent = (code && S.codes[code]) || fmt(S.refused, { message: reply ? reply.message : S.offline });
+      auditVersion = -1;
+    }
+    if (tableId === current) refreshDetail();
+  }
+
   function setMode(form) {
     const mode = form.querySelector("input[name=mode]:checked").value;
     for (const set of form.querySelectorAll("fieldset[data-mode]")) {
@@ -335,6 +406,7 @@
     for (const radio of correct.querySelectorAll("input[name=mode]")) radio.addEventListener("change", () => setMode(correct));
   }
   for (const tab of tabs()) tab.addEventListener("click", () => choose(tab.dataset.table));
+  $("settings").addEventListener("submit", (e) => { e.preventDefault(); saveSettings(e.target); });
 
   refreshTables();
   window.setInterval(refreshTables, TABLES_MS);

@@ -12,11 +12,13 @@
   const body = document.body, ov = document.getElementById("ov");
   const S = Page.strings;
   const look = Page.look();
-  const ROAD_OF = { big: "big_road", bead: "bead", big_eye: "big_eye", small: "small", cockroach: "cockroach" };
+  // The roads by the names of page options (the server's list, with each road's name in the roads JSON).
+  const ROAD_OF = Object.fromEntries(look.roads.map((r) => [r.option, r.road]));
   const asked = body.dataset.roads.split(",");
   const roads = asked.filter((p) => ROAD_OF[p]).map((p) => ROAD_OF[p]);
   const has = (p) => asked.includes(p);
-  const derived = ["big_eye", "small", "cockroach"].filter(has);
+  const derivedRoads = RoadView.roads(look, true);
+  const derived = look.roads.filter((r) => derivedRoads.includes(r.road)).map((r) => r.option).filter(has);
   const panels = asked.filter((p) => ["ask", "stats", "cards", "last", "limits"].includes(p));
   const cols = Number(body.dataset.cols) || 0, askSeconds = Number(body.dataset.ask) || 0;
   const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -43,11 +45,12 @@
     const u = (strip ? h : Math.min(h, w * 0.5625)) / 100;
     setVar("--u", `${u}px`);
     setVar("--alpha", String(Math.min(100, Math.max(0, Number(body.dataset.panel ?? 100))) / 100));
-    const noticeShown = !document.getElementById("notice").hidden;
+    const extras = ["notice", "bets"].filter((id) => !document.getElementById(id).hidden);
+    const noticeShown = extras.length > 0;
     ov.classList.toggle("no-panels", !panels.length && !noticeShown);
     const head = document.querySelector(".road header")?.getBoundingClientRect().height || 0;
     const gap = 1.2 * u;
-    if (strip) layoutStrip(w, h, head, gap, noticeShown);
+    if (strip) layoutStrip(w, h, head, gap, extras);
     else layoutBox(w, h, u, head, gap, noticeShown);
     // The latest results fill their panel's height, however short the box (a 1280x160 ticker).
     const last = document.getElementById("last");
@@ -80,7 +83,8 @@
     for (const el of placed.splice(0)) { el.style.gridColumn = ""; el.style.gridRow = ""; }
   }
 
-  function layoutStrip(w, h, head, gap, noticeShown) {
+  function layoutStrip(w, h, head, gap, extras) {
+    const noticeShown = extras.length > 0;
     const block = has("big") || derived.length;
     const blockCols = cols || 24, beadCols = cols || 12;
     const units = (has("big") ? 6 : 0) + (derived.length ? 3 : 0);
@@ -100,7 +104,7 @@
     if (has("bead")) columns.push(alone ? "minmax(0, 1fr)" : `${Math.ceil(beadCols * cell) + 1}px`);
     const weight = { ask: 1.3, stats: 1.5, cards: 2.4, last: 2, limits: 1.8 };
     for (const p of panels) columns.push(`minmax(0, ${weight[p]}fr)`);
-    if (noticeShown) columns.push("minmax(0, 2fr)");
+    for (const _ of extras) columns.push("minmax(0, 2fr)");
     ov.style.gridTemplateColumns = columns.join(" ");
     const place = (el, col, row) => { if (el) { el.style.gridColumn = String(col); el.style.gridRow = row; placed.push(el); } };
     if (block) {
@@ -110,7 +114,7 @@
     }
     if (has("bead")) place(document.getElementById("road-bead"), ++n, "1 / -1");
     for (const p of panels) place(document.getElementById(p), ++n, "1 / -1");
-    place(document.getElementById("notice"), ++n, "1 / -1");
+    for (const id of extras) place(document.getElementById(id), ++n, "1 / -1");
   }
 
   const socket = Live.connect((on) => { connected = on && connected; if (!on) showConnection(); });
@@ -128,11 +132,12 @@
   function showConnection() {
     body.classList.remove("connecting");
     document.getElementById("veil").hidden = connected;
+    renderBets();
   }
 
   function render(roadsChanged) {
     body.dataset.version = state.version;
-    renderCards(); renderNotice(); renderLimits();
+    renderCards(); renderNotice(); renderLimits(); renderBets();
     if (roadsChanged) { renderRoads(); renderStats(); renderAsk(); renderLast(); }
     fitPanels();
   }
@@ -239,6 +244,34 @@
     const was = box.hidden;
     Page.notice(box, state.notice, "panel notice o9", () => relayout());
     if (box.hidden !== was) relayout();
+  }
+
+  /* The betting window, as on the board (page.js bets): "place your bets" counting down, then "no more bets";
+     never while the overlay is not live. Its panel comes and goes like the notice's. */
+  let betsTimer = null;
+  function renderBets() {
+    const box = document.getElementById("bets");
+    const bets = Page.bets(state, connected);
+    const was = box.hidden;
+    box.hidden = !bets;
+    body.dataset.bets = bets ? bets.cls : "";
+    if (bets) {
+      // "Place your bets" over its seconds, each whole (the count never wraps away from its words).
+      const words = bets.left ? S.window.place_your_bets : bets.text;
+      if (box.dataset.words !== words) {
+        box.dataset.words = words;
+        const label = document.createElement("span"), count = document.createElement("b");
+        label.className = "bets-words"; count.className = "bets-count";
+        label.textContent = words;
+        box.replaceChildren(label, count);
+      }
+      Page.text(box.querySelector(".bets-count"), bets.left ? String(bets.left) : "");
+      box.className = `panel bets o9 ${bets.cls}`;
+    }
+    if (box.hidden !== was) relayout();
+    else if (bets) fitPanels();
+    clearTimeout(betsTimer);
+    if (bets && bets.left) betsTimer = setTimeout(renderBets, 1000 - ((Page.now() * 1000) % 1000) + 20);
   }
 
   /* Each panel's text as large as the panel holds it whole (--k from 1 down, the fonts never under 12 px). */

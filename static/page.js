@@ -26,8 +26,9 @@ const Page = (() => {
     return RoadView.colours((name) => css.getPropertyValue(`--${name}`).trim());
   }
 
-  /* What roads.js draws with: the palette's colours and the language's letters for Banker, Player and Tie. */
-  function look() { return { colours: colours(), letters: strings.winner }; }
+  /* What roads.js draws with: the palette's colours, the language's letters for Banker, Player and Tie, and the
+     roads with their marks (the server's list: scoreboard/roads/names.py). */
+  function look() { return { colours: colours(), letters: strings.winner, roads: strings.roads }; }
 
   /* Set the text of an element (or the element with that id), if it changed. */
   function text(id, value) {
@@ -99,12 +100,30 @@ const Page = (() => {
     // The service's own void for an excess card is said in the page's words; its `reason` cites the rule
     // document, which is for operators and the audit.
     const excess = n.irregularity && n.cards && n.cards.length;
-    const key = excess ? "excess" : n.kind === "correct" ? "corrected" : n.round ? "void" : "void_unnumbered";
+    const key = excess ? "excess" : n.kind === "correct" ? "corrected" : n.kind === "undo" ? "undone"
+      : n.round ? "void" : "void_unnumbered";
     box.textContent = fmt(S[key], { round: n.round, reason: n.reason || "", cards: excess ? n.cards.map(card).join(" ") : "" });
     box.className = `${classes}${n.irregularity ? " irregularity" : ""}`;
     box.hidden = false;
     noticeTimers.set(box, setTimeout(() => { notice(box, n, classes, ended); if (box.hidden && ended) ended(); }, left * 1000 + 50));
   }
 
-  return { strings, setting, now, fmt, colours, look, text, card, pays, number, pixelShift, clock, notice };
+  /* The betting window as the table's state has it (state.bets, made by the server): what to announce, or null.
+     `{ text, cls, left }`: "Place your bets" with the seconds left (`left`) while it is open, "No more bets" from
+     its close until the round's first card. Nothing while the page's live connection is down (a board that lost
+     the service never shows bets open), nor at a table whose status is not open. Once `closes_at` has passed by
+     the server's clock the window is closed, whether or not its close has arrived yet. */
+  function bets(state, connected) {
+    const b = state && state.bets;
+    if (!connected || !b || !b.announce || (state.status && state.status !== "open")) return null;
+    if (b.announce === "place_your_bets") {
+      if (b.closes_at === null || b.closes_at === undefined) return { text: strings.window.place_your_bets, cls: "bets-open", left: null };
+      // Never more than the window's own seconds: this clock may run a little behind the server's.
+      const left = Math.min(b.seconds || Infinity, Math.ceil(b.closes_at - now()));
+      if (left > 0) return { text: fmt(strings.window.count, { seconds: left }), cls: "bets-open", left };
+    }
+    return { text: strings.window.no_more_bets, cls: "no-more-bets", left: 0 };
+  }
+
+  return { strings, setting, now, fmt, colours, look, text, card, pays, number, pixelShift, clock, notice, bets };
 })();

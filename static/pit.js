@@ -49,9 +49,7 @@
     set(el(t, ".tname"), s.name);
     set(el(t, ".shoe"), s.shoe ? s.shoe.number : "—");
     set(el(t, ".round"), s.round);
-    const phase = el(t, ".phase");
-    set(phase, S.phase[s.phase] || s.phase);
-    phase.className = `phase ${s.phase}`;
+    renderPhase(t);
     if (roadsChanged) renderRoads(t);
     if (t.displays !== null) {
       const d = el(t, ".displays");
@@ -60,9 +58,21 @@
     }
   }
 
+  /* The phase, or the betting window while the table announces it (page.js bets: never while the pit is not live);
+     its seconds tick down once a second. */
+  let pitLive = false;
+  function renderPhase(t) {
+    const s = t.state, phase = el(t, ".phase"), bets = Page.bets(s, pitLive);
+    set(phase, bets ? bets.text : S.phase[s.phase] || s.phase);
+    phase.className = `phase ${bets ? bets.cls : s.phase}`;
+  }
+  window.setInterval(() => {
+    for (const t of tables.values()) if (t.state && t.state.bets && t.state.bets.open) renderPhase(t);
+  }, 1000);
+
   function renderRoads(t) {
     const m = t.model;
-    for (const name of RoadView.ROADS) {
+    for (const name of RoadView.roads(look)) {
       const svg = el(t, `svg[data-road="${name}"]`);
       // Miniatures show a good stretch of the shoe, however tall the card: at least 24 Big Road columns.
       if (svg) RoadView.draw(svg, name, m, null, { look, minCols: name === "big_road" ? 24 : 16 });
@@ -84,7 +94,7 @@
     while (recent.firstChild && recent.scrollWidth > recent.clientWidth) recent.removeChild(recent.firstChild);
     el(t, ".badges").replaceChildren(...m.patterns.map((p) => {
       const chip = document.createElement("span"), name = document.createElement("span"), run = document.createElement("b");
-      const code = p.pattern === "one_hall_two_rooms" ? `${p.pattern}:${RoadView.lastSide(m) === "P" ? "B" : "P"}` : p.pattern;
+      const code = p.hall ? `${p.pattern}:${p.hall}` : p.pattern; // a one-hall-two-rooms is named by its hall
       chip.className = `chip ${p.pattern}`;
       name.textContent = S.patterns[code] || p.label;
       run.className = "run"; run.textContent = p.length;
@@ -215,20 +225,32 @@
   }
 
   /* A table's card: its unacknowledged alarms as labels (sign, title, round), framed when one is an alarm; and,
-     quieter, the conditions still going on that were acknowledged (a table still without its screens). */
+     quieter, the conditions still going on that were acknowledged (a table still without its screens). One label
+     per kind, for its first alarm in the panel's order, with how many more wait: alarms latch, and a card that
+     nobody acknowledged for a few shoes would otherwise fill with cut-card labels and squeeze its roads away. */
   function renderCard(t, active, ongoing) {
     const box = el(t, ".alarms");
     const key = [...active, ...ongoing].map((a) => `${a.id}:${a.active}:${a.cleared_at}`).join("|");
     if (box.dataset.key !== key) {
       box.dataset.key = key;
-      box.replaceChildren(...[...active, ...ongoing].map((a) => {
+      const groups = new Map();
+      for (const a of [...active, ...ongoing]) {
+        const k = `${a.active}:${a.kind}`;
+        if (groups.has(k)) groups.get(k).count += 1;
+        else groups.set(k, { a, count: 1 });
+      }
+      box.replaceChildren(...[...groups.values()].map(({ a, count }) => {
         const sign = a.active ? SIGN[a.severity] || SIGN.alarm : SIGN.done;
         const label = make("span", `alarm sev-${a.severity} ${a.kind}`, `${sign} ${kindOf(a).title}`);
         if (a.round !== null && a.round !== undefined) label.append(make("span", "alarm-round", ` · ${Page.fmt(A.round, { round: a.round })}`));
+        if (count > 1) label.append(make("span", "alarm-more", ` ${Page.fmt(A.more, { count: count - 1 })}`));
+        label.dataset.count = String(count);
         label.classList.toggle("cleared", Boolean(a.cleared_at));
         label.classList.toggle("done", !a.active);
         return label;
       }));
+      // The labels took or gave back height: the card's roads are fitted to their box again.
+      if (t.model) renderRoads(t);
     }
     t.el.classList.toggle("alarmed", active.some((a) => a.severity !== "info"));
   }
@@ -418,6 +440,8 @@
   /* -- the connection ------------------------------------------------------------------------------------------ */
 
   function connection(on) {
+    pitLive = on;
+    for (const t of tables.values()) if (t.state) renderPhase(t);
     body.classList.remove("connecting");
     body.classList.toggle("offline", !on);
     $("veil").hidden = on;

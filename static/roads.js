@@ -1,16 +1,16 @@
 /* Drawing the roads of roads.md into SVG. A view only, and a module on its own: it reads no page global. Every
    position, row count and mark comes from the server's roads JSON; every colour and letter from the `look` its
    caller passes ({colours: {B, P, T, red, blue, grid, roadBg, tieCount, muted, markInk, pairRing},
-   letters: {B, P, T}}), which the pages take from the palette and their strings (`colours` makes the colours of
-   the palette's variables). The board, the overlay, the pit and the <scoreboard-roads> component (embed.js) draw
+   letters: {B, P, T}, roads: [{road, option, mark, title}, ...]}), which the pages take from the palette and their
+   strings (`colours` makes the colours of the palette's variables). Which roads there are, and how each road's
+   entries are drawn (its `mark`: bead, circle, hollow, dot or slash), is the server's data too (look.roads, made by
+   scoreboard/roads/names.py): nothing here lists the roads. The board, the overlay, the pit and the <scoreboard-roads> component (embed.js) draw
    with it. */
 "use strict";
 
 const RoadView = (() => {
   const SVG = "http://www.w3.org/2000/svg";
-  const ROADS = ["big_road", "bead", "big_eye", "small", "cockroach"];
-  const DERIVED = ["big_eye", "small", "cockroach"];
-  const STYLE = { big_eye: "hollow", small: "dot", cockroach: "slash" };
+  const OWN = ["bead", "circle"]; // the marks of the roads that draw rounds; the others draw derived marks
   // Digits and capitals are about 0.72 of the font size in the pages' fonts (DejaVu Sans, Noto Sans SC/TC): a
   // text mark `minMark` pixels tall needs a font this much larger.
   const CAP = 0.72;
@@ -22,12 +22,20 @@ const RoadView = (() => {
     return node;
   }
 
-  /* The model a display keeps: each road's rows and flat cell list, fed by snapshots and deltas. */
+  /* The roads of a look, by name ("big_road"), in the boards' order; `derived` only the derived ones. */
+  function roads(look, derived) {
+    return look.roads.filter((r) => !derived || !OWN.includes(r.mark)).map((r) => r.road);
+  }
+
+  /* The model a display keeps: each road's rows and flat cell list, fed by snapshots and deltas. A road is every
+     field of the roads JSON that has `rows`. */
   function fromJSON(j) {
-    const m = { rows: {}, leadingTies: j.big_road.leading_ties, predict: j.predict, stats: j.stats, patterns: j.patterns || [] };
-    for (const name of ROADS) {
-      m.rows[name] = j[name].rows;
-      m[name] = name === "bead" ? j.bead.cells.slice() : j[name].columns.flat();
+    const m = { roads: [], rows: {}, leadingTies: j.big_road.leading_ties, predict: j.predict, stats: j.stats, patterns: j.patterns || [] };
+    for (const [name, road] of Object.entries(j)) {
+      if (!road || road.rows === undefined) continue;
+      m.roads.push(name);
+      m.rows[name] = road.rows;
+      m[name] = road.cells ? road.cells.slice() : road.columns.flat();
     }
     return m;
   }
@@ -35,20 +43,12 @@ const RoadView = (() => {
   /* A `round` delta: the cells it added, the tie it counted, and the new predictions, stats and patterns. */
   function applyRound(m, d) {
     const c = d.cells;
-    m.bead.push(c.bead);
-    if (c.big_road) m.big_road.push(c.big_road);
+    for (const name of m.roads) if (c[name]) m[name].push(c[name]);
     if (c.tie) {
       if ("leading_ties" in c.tie) m.leadingTies = c.tie.leading_ties;
       else if (m.big_road.length) m.big_road[m.big_road.length - 1].ties = c.tie.ties;
     }
-    for (const name of DERIVED) if (c[name]) m[name].push(c[name]);
     m.predict = d.predict; m.stats = d.stats; m.patterns = d.patterns || [];
-  }
-
-  /* The side of the Big Road's last column, which names some patterns (a one-hall-two-rooms' hall is the other). */
-  function lastSide(m) {
-    const last = m.big_road[m.big_road.length - 1];
-    return last ? last.winner : null;
   }
 
   /* The cell size and columns of a road in a box w x h: square cells, `rows` high.
@@ -82,11 +82,12 @@ const RoadView = (() => {
     svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     const colours = opts.look.colours;
+    const marks = Object.fromEntries(opts.look.roads.map((r) => [r.road, r.mark]));
     const grid = el("g", { class: "grid", stroke: colours.grid, "stroke-width": 1 }, svg);
     for (let i = 0; i <= fit; i++) el("line", { x1: ox + i * cell + 0.5, y1: oy, x2: ox + i * cell + 0.5, y2: oy + rows * cell }, grid);
     for (let r = 0; r <= rows; r++) el("line", { x1: ox, y1: oy + r * cell + 0.5, x2: ox + fit * cell, y2: oy + r * cell + 0.5 }, grid);
     return {
-      cell, first, fit, ox, oy, colours, letters: opts.look.letters, hidden: first, minMark: opts.minMark || 0,
+      cell, first, fit, ox, oy, colours, marks, letters: opts.look.letters, hidden: first, minMark: opts.minMark || 0,
       shown: (c) => c.col >= first && c.col < first + fit,
     };
   }
@@ -162,9 +163,10 @@ const RoadView = (() => {
   }
 
   function drawCell(g, f, name, c, cls) {
-    if (name === "bead") bead(g, f, c, cls);
-    else if (name === "big_road") circle(g, f, c, cls);
-    else derived(g, f, c, STYLE[name], cls);
+    const mark = f.marks[name];
+    if (mark === "bead") bead(g, f, c, cls);
+    else if (mark === "circle") circle(g, f, c, cls);
+    else derived(g, f, c, mark, cls);
   }
 
   /* Draw one road; `ask` is the hypothetical next entry (ASK P / ASK B), drawn blinking. `opts.look` gives the
@@ -177,7 +179,7 @@ const RoadView = (() => {
     if (!f) return null;
     const g = el("g", { class: "cells" }, svg);
     cells.forEach((c, i) => { if (f.shown(c)) drawCell(g, f, name, c, i === cells.length - 1 ? "newest" : ""); });
-    if (name === "big_road" && m.leadingTies && f.first === 0) {
+    if (f.marks[name] === "circle" && m.leadingTies && f.first === 0) {
       const [x, y] = centre(f, { col: 0, row: 0 });
       tie(el("g", { class: "leading-ties" }, g), f, x, y, m.leadingTies, false);
     }
@@ -185,13 +187,13 @@ const RoadView = (() => {
     return f;
   }
 
-  /* The hypothetical entry ASK `side` adds to road `name`, or null. */
+  /* The hypothetical entry ASK `side` adds to road `name`, or null: a derived road's mark is in the prediction's
+     `cells`, the Bead and Big Road's place is the road's own field (and the winner is the side asked). */
   function askCell(m, name, side) {
     if (!side || !m.predict) return null;
     const p = m.predict[side];
-    if (name === "bead") return p.bead ? { ...p.bead, winner: side } : null;
-    if (name === "big_road") return p.big_road ? { ...p.big_road, winner: side } : null;
-    return p.cells ? p.cells[name] || null : null;
+    if (p.cells && name in p.cells) return p.cells[name] || null;
+    return p[name] ? { ...p[name], winner: side } : null;
   }
 
   /* The three derived marks a button shows: Big Eye hollow, Small solid, Cockroach slash; a dash where none. */
@@ -199,8 +201,8 @@ const RoadView = (() => {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.setAttribute("viewBox", "0 0 90 30");
     const f = { cell: 30, first: 0, ox: 0, oy: 0, colours: look.colours, minMark: 0 };
-    DERIVED.forEach((name, i) => {
-      if (p && p[name]) derived(svg, f, { col: i, row: 0, colour: p[name] }, STYLE[name], "");
+    look.roads.filter((r) => !OWN.includes(r.mark)).forEach(({ road: name, mark }, i) => {
+      if (p && p[name]) derived(svg, f, { col: i, row: 0, colour: p[name] }, mark, "");
       else label(svg, i * 30 + 15, 15, 16, f.colours.muted, "none", "–");
     });
   }
@@ -215,5 +217,5 @@ const RoadView = (() => {
     };
   }
 
-  return { ROADS, DERIVED, fromJSON, applyRound, lastSide, fitCells, draw, askCell, buttonMarks, colours };
+  return { roads, fromJSON, applyRound, fitCells, draw, askCell, buttonMarks, colours };
 })();

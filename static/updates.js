@@ -8,7 +8,9 @@
 const SlimUpdate = (() => {
   const FLAGS = ["natural", "player_pair", "banker_pair", "banker_six", "void"];
   const ROAD_FLAGS = ["player_pair", "banker_pair", "natural"];
-  const DERIVED = ["big_eye", "small", "cockroach"];
+  // A derived road's entry travels as [col, row, colour] (or null), a Bead or Big Road cell as [col, row]: the shape
+  // says which, so no list of roads is kept here (the wire rules: docs/scale-out.md).
+  const isMark = (c) => c === null || (Array.isArray(c) && c.length === 3);
   const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   const clone = (v) => JSON.parse(JSON.stringify(v));
 
@@ -34,12 +36,14 @@ const SlimUpdate = (() => {
 
   function predicted(p) {
     if (isObject(p.bead)) return p;   // sent whole
-    const out = { bead: { col: p.bead[0], row: p.bead[1] }, big_road: { col: p.big_road[0], row: p.big_road[1] }, cells: {} };
-    for (const name of DERIVED) {
-      const c = p[name];
-      out[name] = c ? c[2] : null;
-      out.cells[name] = c ? { col: c[0], row: c[1], colour: c[2] } : null;
+    const out = {}, cells = {};
+    for (const [name, c] of Object.entries(p)) {
+      if (isMark(c)) {
+        out[name] = c ? c[2] : null;
+        cells[name] = c ? { col: c[0], row: c[1], colour: c[2] } : null;
+      } else out[name] = { col: c[0], row: c[1] };
     }
+    out.cells = cells;
     return out;
   }
 
@@ -60,10 +64,13 @@ const SlimUpdate = (() => {
     full.state = s;
     if (d.cells) {
       const marksSix = Boolean(s.capabilities && s.capabilities.banker_six);
-      const cells = { bead: null, big_road: null, tie: null, big_eye: null, small: null, cockroach: null };
+      // Every road, and the tie, is in a round's cells, null where the round added nothing: the roads are those
+      // the prediction names (it names each of them).
+      const roads = Object.keys(Object.values(d.predict)[0] || {}).filter((name) => name !== "cells");
+      const cells = Object.fromEntries([...roads, "tie"].map((name) => [name, null]));
       for (const [name, c] of Object.entries(d.cells)) {
         if (!Array.isArray(c)) cells[name] = c;
-        else if (DERIVED.includes(name)) cells[name] = { col: c[0], row: c[1], colour: c[2] };
+        else if (isMark(c)) cells[name] = { col: c[0], row: c[1], colour: c[2] };
         else cells[name] = roadCell(c, full.round, marksSix, name === "big_road");
       }
       full.cells = cells;

@@ -10,7 +10,8 @@ import pytest
 
 from scoreboard.errors import Malformed, OutOfOrder, Refusal
 from scoreboard.table import Bets, TableConfig, TableState, apply, fold
-from tests.conftest import TABLES_TOML, TOKEN, Server, with_seq
+from testing.servers import Server, free_port
+from testing.tables import TABLES_TOML, TOKEN, with_seq
 
 ROUND = {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]}  # Player 9, Banker 5
 
@@ -164,6 +165,17 @@ def test_undo_of_a_round_dealt_card_by_card_or_of_another_round_is_refused():
     assert e.value.code == "not_last_round"
 
 
+def test_an_undo_keeps_the_settings_changed_since_the_round_was_keyed():
+    from scoreboard.table import floor_event
+
+    state = table({"type": "bets_open", "seconds": 20}, {"type": "bets_closed"}, {"type": "result", "winner": "B"})
+    event = floor_event(state.config, {"type": "settings", "changes": {"status": "break", "dealer": "Mei"}}, "sam")
+    state, _ = apply(state, {**event, "received_at": 1002.0}, trusted=True)  # the service makes it (floor.py)
+    state, _ = apply(state, {"type": "undo"}, received_at=1003.0, operator="dan")
+    assert state.played == 0 and (state.config.status, state.config.dealer) == ("break", "Mei")
+    assert state.bets == Bets(), "a table on a break announces no bets"
+
+
 def test_an_undo_replays():
     state, accepted = TableState(TableConfig("T1", require_seq=False)), []
     for event in [
@@ -294,6 +306,9 @@ def test_undo_over_the_feed_by_a_dealer_then_refused_after_the_next_round(dealer
     assert r.json["table"]["rounds"] == 1 and r.json["table"]["last_result"]["winner"] == "P"
     assert r.json["table"]["notice"]["kind"] == "undo"
     assert [x["winner"] for x in client.get("/api/tables/T1/rounds").json["rounds"]] == ["P"]
+    audit = client.get("/api/tables/T1/audit", headers={"Authorization": "Bearer pit-boss-token"}).json["audit"]
+    [undo] = [e for e in audit if e["kind"] == "undo"]
+    assert (undo["operator"], undo["round"], undo["before"]["winner"]) == ("dan", 2, "B"), "the undo is audited"
     post(client, [{"type": "result", "winner": "T"}, {"type": "card", "card": "9H"}], token=DEALER)
     r = post(client, {"type": "undo"}, token=DEALER)
     assert r.status_code == 409 and r.json["error"] == "nothing_to_undo"
@@ -335,7 +350,6 @@ def test_refusals_are_refusals():
 
 @pytest.mark.slow
 def test_tcp_ndjson_and_keypad_lines(tmp_path):
-    from tests.conftest import free_port
     from tests.test_transports import TcpLink
 
     path = tmp_path / "tables.toml"
@@ -376,3 +390,54 @@ def test_tcp_ndjson_and_keypad_lines(tmp_path):
     finally:
         link.close()
         server.kill()
+
+
+# -- several processes on one PostgreSQL log -------------------------------------------------------------------------
+
+
+@pytest.mark.services
+@pytest.mark.slow
+def test_several_processes_close_a_window_once_on_time_even_when_the_one_that_opened_it_dies(tmp_path, tables_file):
+    import signal
+
+    import requests
+
+    from testing.screens import Screen
+    from testing.services import Node, postgres_database, redis_url
+    from testing.tables import OPERATOR
+
+    def closes(node) -> list[dict]:
+        r = requests.get(f"{node.url}/api/tables/T1/shoes/1/export", headers={"Authorization": f"Bearer {OPERATOR}"})
+        return [e for e in r.json()["events"] if e["type"] == "bets_closed"]
+
+    def closed_on(node, deadline: float) -> dict:
+        while (state := node.get("/api/tables/T1").json())["bets"]["open"]:
+            assert time.time() < deadline, "the window never closed"
+            time.sleep(0.1)
+        return state
+
+    with postgres_database() as db:
+        queue = ["--message-queue", redis_url()]
+        a = Node(db, tables_file, tmp_path, queue).start()
+        b = Node(db, tables_file, tmp_path, queue).start()
+        screen = Screen(a.url, "T1")
+        try:
+            assert b.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
+            opened = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]["bets"]
+            # Both processes know the window, so both wait for it: the log takes one close.
+            state = closed_on(a, opened["closes_at"] + 10)
+            assert state["bets"]["announce"] == "no_more_bets"
+            time.sleep(1.5)  # the other process's try, refused: nothing more is stored
+            [close] = closes(a)
+            assert close["feed"] == "service" and 0 <= close["received_at"] - opened["closes_at"] < 2
+            assert [u["kind"] for u in screen.wait_for_count(3)][-1] == "bets_closed", "a display of A heard it"
+
+            # The process that opened a window dies before its time is up: the other one closes it.
+            opened = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]["bets"]
+            b.kill(signal.SIGKILL)
+            closed_on(a, opened["closes_at"] + 10)
+            assert len(closes(a)) == 2
+        finally:
+            screen.close()
+            a.kill(signal.SIGKILL)
+            b.kill(signal.SIGKILL)

@@ -205,7 +205,9 @@ def test_connection_lost_means_no_bets_until_the_server_is_back(browser, tmp_pat
     try:
         post(server, "T1", {"type": "shoe", "shoe": "S1"})
         page, _ = open_board(browser, server)
-        assert page.locator("#phase").inner_text().lower() == "place your bets"
+        assert page.locator("#phase").inner_text().lower() == "between rounds", "no window open: no invitation"
+        post(server, "T1", {"type": "bets_open", "seconds": 120})
+        wait_for(page, "document.getElementById('phase').textContent.startsWith('Place your bets · ')")
         assert page.locator("#veil").is_hidden()
         server.kill()
         wait_for(page, "!document.getElementById('veil').hidden")
@@ -216,8 +218,7 @@ def test_connection_lost_means_no_bets_until_the_server_is_back(browser, tmp_pat
 
         # The same service comes back on the same port with another log (rebuilt from scratch): the board takes
         # its snapshot, even though its version is lower than the one the board had.
-        again = Server(tmp_path / "other.sqlite3", tables_file)
-        again.port, again.url = server.port, server.url
+        again = Server(tmp_path / "other.sqlite3", tables_file, port=server.port)
         server = again.start()
         back = time.monotonic()
         wait_for(page, "document.getElementById('veil').hidden", timeout=20)

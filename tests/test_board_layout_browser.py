@@ -200,7 +200,7 @@ def test_every_word_and_mark_reads_from_three_metres(browser, long_server, width
     scale = u_of(width, height) / 10.8
     texts = caps(page)
     shown = {text for text, _, _ in texts}
-    assert {"Big Road", "Limits", "Cards left", "Last results", "ASK B", "Place your bets", "Last rounds"} <= shown
+    assert {"Big Road", "Limits", "Cards left", "Last results", "ASK B", "Between rounds", "Last rounds"} <= shown
     assert "Round void: card exposed" in shown and "Banker 6 · pays 1:2" in shown
     smallest = min(texts, key=lambda t: t[1])
     drawn = marks(page)

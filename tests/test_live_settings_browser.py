@@ -67,13 +67,18 @@ def test_a_change_is_on_the_board_the_overlay_and_board_png_within_seconds_and_a
         assert "20 – 8,000" in board.inner_text("#limit-groups") and board.is_visible("#dealer-line")
         assert "HKD" in overlay.inner_text("#ov-limits") and overlay.inner_text("#ov-dealer-name") == "Mei Ling"
         assert board_png(server).tobytes() != before_png.tobytes(), "board.png shows the new limits"
-        # Open, the board invites bets between rounds; closed, it never does, and says so over the whole board.
-        assert board.inner_text("#phase").lower() == "place your bets"
+        # Open, the board invites bets while the betting window is open; closed, it never does, and says so over
+        # the whole board.
+        assert server.post("T1", {"type": "bets_open", "seconds": 60}, TOKEN).status_code == 200
+        wait_for(board, "document.body.dataset.bets === 'bets-open'", DEADLINE)
+        assert "place your bets" in board.inner_text("#phase").lower()
         change(server, {"status": "closed"})
         wait_for(board, "document.body.dataset.status === 'closed'", DEADLINE)
         wait_for(overlay, "!document.getElementById('ov-status').hidden", DEADLINE)
         assert board.is_visible("#table-status") and board.inner_text("#status-word").lower() == "closed"
-        assert "place your bets" not in board.inner_text("body").lower()
+        assert "place your bets" not in board.inner_text("body").lower() and not board.evaluate(
+            "document.body.dataset.bets"
+        )
         assert overlay.inner_text("#ov-status").lower() == "closed"
         box = board.locator("#status-word").bounding_box()
         assert box and box["height"] > 1080 * 0.15, "the status reads across the floor (at least 15% of the height)"
@@ -153,3 +158,48 @@ def until(check, timeout: float = DEADLINE) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"still not so after {timeout} s")
         time.sleep(0.1)
+
+
+def test_the_operator_page_changes_the_settings_and_a_dealer_is_not_offered_them(browser, tmp_path):
+    from tests.test_roles import ROLE_TOKENS, ROLES_TOML
+
+    config = tmp_path / "tables.toml"
+    config.write_text(ROLES_TOML)
+    server = Server(tmp_path / "live.sqlite3", config).start()
+    try:
+        board, problems = open_page(browser, f"{server.url}/tables/T1", 1280, 720)
+        wait_live(board, server, "T1")
+        page, _ = open_page(browser, f"{server.url}/operator", 1400, 1000)
+        page.fill("#token", ROLE_TOKENS["supervisor"])
+        page.click("#login button[type=submit]")
+        page.wait_for_selector("#settings-panel:not([hidden])")
+        form = page.locator("#settings")
+        wait_for(page, "document.querySelector('#settings [name=main-min]').value === '100'")
+        # A bad value: refused naming the setting, nothing changed.
+        form.locator("[name=tie-min]").fill("500")
+        form.locator("[name=tie-max]").fill("100")
+        form.locator("button[type=submit]").click()
+        wait_for(page, "document.getElementById('settings-result').textContent.includes('limits.tie')", DEADLINE)
+        assert server.get("/api/tables/T1/settings").json()["limits"] == {"main": [100, 50000]}
+        # A good one: on the table's board at once.
+        form.locator("[name=tie-min]").fill("10")
+        form.locator("[name=tie-max]").fill("5000")
+        form.locator("[name=currency]").fill("hkd")
+        form.locator("[name=dealer]").fill("Mei Ling")
+        form.locator("[name=status]").select_option("break")
+        form.locator("button[type=submit]").click()
+        wait_for(board, "document.body.dataset.status === 'break'", DEADLINE)
+        assert board.inner_text("#dealer") == "Mei Ling" and board.inner_text("#currency") == "HKD"
+        settings = server.get("/api/tables/T1/settings").json()
+        assert settings["limits"] == {"currency": "HKD", "main": [100, 50000], "tie": [10, 5000]}
+        assert settings["source"]["status"] == "live"
+        wait_for(page, "document.getElementById('settings-result').textContent.startsWith('Saved')", DEADLINE)
+        # A dealer's page has no settings form; the route refuses a dealer all the same (403, nothing changed).
+        dealer, _ = open_page(browser, f"{server.url}/operator", 1400, 1000)
+        dealer.fill("#token", ROLE_TOKENS["dealer"])
+        dealer.click("#login button[type=submit]")
+        dealer.wait_for_selector("#desk:not([hidden])")
+        assert dealer.is_hidden("#settings-panel")
+        assert problems == []
+    finally:
+        server.kill(signal.SIGTERM)

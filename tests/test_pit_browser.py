@@ -256,7 +256,7 @@ def test_the_table_list_is_live(browser, pit_server):
     server = pit_server
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     page, problems = open_page(browser, f"{server.url}/", 1280, 720)
-    wait_for(page, "document.querySelector('li[data-table=\"T1\"] .phase').textContent === 'Place your bets'")
+    wait_for(page, "document.querySelector('li[data-table=\"T1\"] .phase').textContent === 'Between rounds'")
     page.evaluate("window.__sameDocument = true")
     results(server, "T1", "BP")
     wait_for(page, "document.querySelector('li[data-table=\"T1\"] .round').textContent === '3'")
@@ -264,4 +264,32 @@ def test_the_table_list_is_live(browser, pit_server):
     wait_for(page, "document.querySelector('li[data-table=\"T2\"] .shoe').textContent === '1'")
     assert page.evaluate("window.__sameDocument === true"), "the list was not reloaded"
     shot(page, "tables-1280x720")
+    assert problems == []
+
+
+def test_a_card_shows_one_label_per_alarm_kind_and_its_roads_fill_their_boxes(browser, pit_server):
+    """Alarms latch: three shoes' cut cards nobody acknowledged are one label "+2 more" on the card, not three that
+    squeeze its roads; and the Big Road's grid fills its miniature's box, with no empty band above and below it."""
+    server = pit_server
+    for shoe in ("S1", "S2", "S3"):
+        post(server, "T1", {"type": "shoe", "shoe": shoe})
+        results(server, "T1", "BPBBPPB")
+        post(server, "T1", {"type": "cut"})
+    page, problems = open_pit(browser, server, width=1600, height=900)
+    wait_for(page, "document.querySelectorAll('#alarm-list .alarm-item[data-kind=cut_card]').length === 3")
+    wait_for(page, f"{card('T1')}.querySelectorAll('.alarm.cut_card').length === 1")
+    label = page.locator("#t-T1 .alarm.cut_card")
+    assert label.get_attribute("data-count") == "3" and label.inner_text().endswith("+2 more")
+    # The grid's height (its horizontal lines' span) against the box's: under two cells of slack, none above.
+    band = page.evaluate(
+        f"""(() => {{
+          const svg = {card("T1")}.querySelector('svg.big_road');
+          const ys = [...svg.querySelectorAll('g.grid line')]
+            .filter((l) => l.getAttribute('y1') === l.getAttribute('y2')).map((l) => Number(l.getAttribute('y1')));
+          const cell = (Math.max(...ys) - Math.min(...ys)) / 6;
+          return {{ top: Math.min(...ys), bottom: svg.clientHeight - Math.max(...ys), cell }};
+        }})()"""
+    )
+    assert band["top"] < band["cell"] and band["bottom"] < 2 * band["cell"], band
+    assert overflows(page) == []
     assert problems == []

@@ -372,9 +372,10 @@ def test_the_worker_process_draws_the_same_image_and_survives_failures():
 def test_every_label_the_images_draw_is_in_both_chinese_catalogs():
     from scoreboard.i18n import translate
     from scoreboard.render import draw
+    from scoreboard.roads.names import Road
 
     labels = {
-        *draw.ROAD_TITLE.values(),
+        *(road.label for road in Road),
         *(label for _, label, _ in draw.STATS),
         *draw.PHASE.values(),
         *draw.WINNER_TEXT.values(),

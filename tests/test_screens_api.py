@@ -6,6 +6,7 @@ data-page and data-table."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -229,3 +230,53 @@ def test_screen_missing_counts_the_screens_showing_a_table(app):
     assert registry.counts(["T1"]) == {"T1": 1}
     for c in (client, pit):
         c.disconnect()
+
+
+def test_the_pit_s_screen_routes_take_the_session_and_its_csrf_token(roles_app):
+    app = roles_app()
+    client, _ = hello(app, "bar-1")
+    http = app.test_client()
+    assert http.get("/pit/screens").status_code == 401
+    assert http.put("/pit/screens/bar-1", json={"table": "T2"}).status_code in (400, 401)  # no session, no token
+
+    def sign_in(token: str) -> str:
+        form = http.get("/operator").text
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', form).group(1)
+        r = http.post("/operator/login", data={"token": token, "csrf_token": csrf})
+        assert r.status_code in (200, 303), r.text
+        pit = http.get("/pit").text
+        return json.loads(re.search(r'id="pit-data">(.*?)</script>', pit, re.S).group(1))["csrf"]
+
+    csrf = sign_in(ROLE_TOKENS["dealer"])
+    assert http.get("/pit/screens").json["screens"][0]["id"] == "bar-1", "any operator lists them"
+    r = http.put("/pit/screens/bar-1", json={"table": "T2"}, headers={"X-CSRFToken": csrf})
+    assert r.status_code == 403 and r.json["error"] == "role_required"
+
+    csrf = sign_in(ROLE_TOKENS["supervisor"])
+    r = http.put("/pit/screens/bar-1", json={"table": "T2"})
+    assert r.status_code == 400 and r.json["error"] == "csrf_failed"
+    assert told(client) == []
+    r = http.put("/pit/screens/bar-1", json={"table": "T2"}, headers={"X-CSRFToken": csrf})
+    assert r.status_code == 200, r.text
+    assert r.json["screen"]["assigned"]["by"] == "sam"
+    assert http.post("/pit/screens/bar-1/identify", headers={"X-CSRFToken": csrf}).status_code == 200
+    assert http.post("/pit/screens/bar-1/reload", headers={"X-CSRFToken": csrf}).status_code == 200
+    assert [m["do"] for m in told(client)] == ["show", "identify", "reload"]
+    client.disconnect()
+
+
+def test_the_screens_no_longer_connected_are_kept_a_day_and_a_bounded_number(app, monkeypatch):
+    from scoreboard.service.live import screens as module
+
+    registry = app.extensions["screens"].registry
+    now = [1000.0]
+    monkeypatch.setattr(registry, "_clock", lambda: now[0])
+    monkeypatch.setattr(module, "MAX_KEPT", 3)
+    client = socketio.test_client(app)
+    for i in range(5):  # one connection saying one id after another: each earlier one is no longer connected
+        now[0] += 1
+        assert client.emit("screen", {"id": f"s{i}", "shows": BOARD}, callback=True)["assigned"] is None
+    assert [s.id for s in registry.listing()] == ["s1", "s2", "s3", "s4"], "three gone at most, and the one here"
+    now[0] += module.KEEP + 10
+    assert [s.id for s in registry.listing()] == ["s4"]
+    client.disconnect()

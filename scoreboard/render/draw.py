@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw
 from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
+from ..roads.names import DERIVED_ROADS, Road
 from ..shapes import JSONMapping
 from ..variants import VARIANTS
 from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
@@ -23,13 +24,6 @@ from .png import encode
 from .sprites import Sprites, supersample
 
 PIXELS = (160, 3840)
-ROAD_TITLE = {
-    "bead": "Bead Road",
-    "big": "Big Road",
-    "big_eye": "Big Eye Road",
-    "small": "Small Road",
-    "cockroach": "Cockroach Road",
-}
 # The counts the stats panel shows: (key in roads.stats, label, colour of the number).
 STATS = (
     ("B", "Banker", "banker_text"),
@@ -105,6 +99,12 @@ def image_spec(options: Options, kind: str) -> Spec:
 
 def _clamp(v: int) -> int:
     return max(PIXELS[0], min(PIXELS[1], v))
+
+
+def _road(option: str) -> Road:
+    road = Road.from_option(option)
+    assert road is not None, option
+    return road
 
 
 def _range(pair: object) -> str:
@@ -334,7 +334,7 @@ class _Painter:
         if title:
             self.rounded(Rect(panel.x, panel.y, panel.w, min(panel.h, title + radius)), radius, "road_title_bg")
             self.draw.rectangle((panel.x, f.y, panel.right - 1, min(panel.bottom - 1, f.y + radius)), self.c("road_bg"))
-            self.text(panel.x + u, panel.y + title / 2, self.t(ROAD_TITLE[road]), LABEL * u, "road_title")
+            self.text(panel.x + u, panel.y + title / 2, self.t(_road(road).label), LABEL * u, "road_title")
         self.grid(f, panel, radius)
 
     def grid(self, f: Frame, panel: Rect | None, radius: int = 0) -> None:
@@ -616,7 +616,7 @@ class _Painter:
             cell = max(1, min(b.box.w // 3, b.box.h))
             x0 = b.box.x + (b.box.w - 3 * cell) // 2
             y0 = b.box.y + (b.box.h - cell) // 2
-            for i, road in enumerate(("big_eye", "small", "cockroach")):
+            for i, road in enumerate(r.value for r in DERIVED_ROADS):
                 mark = p.get(road)
                 if mark:
                     self.paste(self.r.sprites.derived(cell, self.theme, road, mark), x0 + i * cell, y0)

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..options import ROADS
+from ..roads.names import Road
 from ..shapes import JSONMapping
 
 ROWS = 6
-ROAD_KEY = {"bead": "bead", "big": "big_road", "big_eye": "big_eye", "small": "small", "cockroach": "cockroach"}
 
 # Default size of a road image alone: six rows of cells and a width for its usual number of columns (a bead
 # column holds six rounds, so 16 columns hold a 90-round shoe; derived roads use smaller cells, as on a real board).
@@ -94,13 +94,19 @@ class BoardLayout:
     roads: dict[str, Frame] = field(default_factory=dict)  # the grid of each road drawn
 
 
+def _json_name(option: str) -> str:
+    road = Road.from_option(option)
+    assert road is not None, option
+    return road.value
+
+
 def road_cells(roads: JSONMapping, road: str) -> list[dict[str, Any]]:
     """The entries of a road in the roads JSON, oldest first (Big Road and derived roads: columns flattened).
 
     >>> road_cells({"big_eye": {"columns": [[{"col": 0, "row": 0}], [{"col": 1, "row": 0}]]}}, "big_eye")
     [{'col': 0, 'row': 0}, {'col': 1, 'row': 0}]
     """
-    data = roads[ROAD_KEY[road]]
+    data = roads[_json_name(road)]
     if road == "bead":
         return list(data["cells"])
     return [c for column in data["columns"] for c in column]

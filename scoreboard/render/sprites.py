@@ -14,6 +14,7 @@ from PIL import Image, ImageDraw
 
 from ..i18n import translate
 from ..palette import colour, rgb
+from ..roads.names import Road
 from .fonts import REFERENCE, Bounded, FontLibrary, image_bytes
 
 # static/roads.js, in fractions of a cell (radii, stroke widths, font sizes).
@@ -25,8 +26,6 @@ SMALL_R = 0.36
 ROACH_D, ROACH_STROKE = 0.34, 0.16
 PAIR_OFFSET, PAIR_R, PAIR_MIN, PAIR_RING = 0.72, 0.1, 2, 0.35  # offset in mark radii; ring in dot radii
 CLEAR = 0.015  # the gap kept between a Super 6 "6", a tie count, the slash and the ring when they share a cell
-
-DERIVED_STYLE = {"big_eye": "hollow", "small": "dot", "cockroach": "slash"}
 
 
 def supersample(cell: int) -> int:
@@ -126,7 +125,7 @@ class Sprites:
         def draw() -> Image.Image:
             m = _Mark(cell)
             fill = _c(theme, mark_colour)
-            style = DERIVED_STYLE[road]
+            style = Road(road).mark
             if style == "hollow":
                 m.ring(0, 0, EYE_R, EYE_STROKE, fill)
             elif style == "dot":

@@ -75,14 +75,7 @@ class Roads:
         self.stats[r.winner] += 1
         for f in FLAGS:
             self.stats[f] += getattr(r, f)
-        added: dict[str, Any] = {
-            "bead": bead.copy(),
-            "big_road": None,
-            "tie": None,
-            "big_eye": None,
-            "small": None,
-            "cockroach": None,
-        }
+        added: dict[str, Any] = {"bead": bead.copy(), "big_road": None, "tie": None, **{d: None for d, _ in DERIVED}}
         if r.winner == "T":
             added["tie"] = self._add_tie()
             return cast(Cells, added)

@@ -2,17 +2,24 @@
 
 A road's name is its field in the roads JSON (docs/roads-json.md). Page options and image paths call the Big Road
 `big` (`?roads=big,bead`, `/roads/big.png`): that is `Road.option`, the one other spelling, kept for the URLs
-already in use.
+already in use. Each road also says how its entries are drawn (`mark`: roads.md) and its English title (the
+pages translate it); the pages receive all of it from the server (`vocabulary()`), the images read it here.
 
 >>> [r.option for r in Road]
 ['bead', 'big', 'big_eye', 'small', 'cockroach']
 >>> Road.from_option("big") is Road.BIG_ROAD, Road.from_option("big_road")
 (True, None)
+>>> [r.value for r in BOARD_ORDER], [r.mark for r in DERIVED_ROADS]
+(['big_road', 'bead', 'big_eye', 'small', 'cockroach'], ['hollow', 'dot', 'slash'])
 """
 
 from __future__ import annotations
 
+from typing import Literal, TypedDict
+
 from ..shapes import Word
+
+Mark = Literal["bead", "circle", "hollow", "dot", "slash"]
 
 
 class Road(Word):
@@ -32,13 +39,55 @@ class Road(Word):
         """k of a derived road (it compares Big Road columns k apart: roads.md), None for Bead and Big Road."""
         return _K.get(self)
 
+    @property
+    def mark(self) -> Mark:
+        """How an entry is drawn: a filled bead with its letter, a hollow circle (the Big Road's), or a derived
+        road's mark: a hollow circle (Big Eye), a solid dot (Small) or a slash (Cockroach)."""
+        return _MARK[self]
+
+    @property
+    def label(self) -> str:
+        """Its English name (a page or an image translates it)."""
+        return _LABEL[self]
+
     @classmethod
     def from_option(cls, name: str) -> Road | None:
         return _BY_OPTION.get(name)
 
 
 _K = {Road.BIG_EYE: 1, Road.SMALL: 2, Road.COCKROACH: 3}
+_MARK: dict[Road, Mark] = {
+    Road.BEAD: "bead",
+    Road.BIG_ROAD: "circle",
+    Road.BIG_EYE: "hollow",
+    Road.SMALL: "dot",
+    Road.COCKROACH: "slash",
+}
+_LABEL = {
+    Road.BEAD: "Bead Road",
+    Road.BIG_ROAD: "Big Road",
+    Road.BIG_EYE: "Big Eye Road",
+    Road.SMALL: "Small Road",
+    Road.COCKROACH: "Cockroach Road",
+}
 _BY_OPTION = {r.option: r for r in Road}
-ROADS = tuple(Road)  # in the order the docs and the boards list them
+ROADS = tuple(Road)  # in the order the docs and the roads JSON list them
+BOARD_ORDER = (Road.BIG_ROAD, Road.BEAD, Road.BIG_EYE, Road.SMALL, Road.COCKROACH)  # as the boards show them
 DERIVED_ROADS = tuple(r for r in Road if r.derived)
 OPTIONS = tuple(r.option for r in Road)  # what `roads=` and the image paths accept
+
+
+class RoadWord(TypedDict):
+    road: str  # its field in the roads JSON
+    option: str  # its name in page options and image paths
+    mark: Mark
+    title: str  # English; a page translates it
+
+
+def vocabulary() -> list[RoadWord]:
+    """The roads as the pages receive them, in the boards' order: what each is called and how it is drawn.
+
+    >>> vocabulary()[2]
+    {'road': 'big_eye', 'option': 'big_eye', 'mark': 'hollow', 'title': 'Big Eye Road'}
+    """
+    return [{"road": r.value, "option": r.option, "mark": r.mark, "title": r.label} for r in BOARD_ORDER]

@@ -34,6 +34,7 @@ WITH_TABLE = ("board", "overlay")  # the pages that show one table (and count as
 ID_PATTERN = r"[A-Za-z0-9._-]{1,40}"  # a screen id (floor.md)
 SCREEN_ID = re.compile(ID_PATTERN)
 KEEP = 24 * 3600.0  # seconds a screen no longer connected stays listed
+MAX_KEPT = 2000  # screens no longer connected kept at most (the oldest go first): a page can say any id
 TTL = 15.0  # seconds a process's list of connected screens stands in Redis without a refresh
 REFRESH = 5.0  # seconds between refreshes
 IDENTIFY_SECONDS = 10
@@ -225,6 +226,11 @@ class SharedScreens:
                 old.append(key)
                 continue
             screens.append(seen)
+        gone = sorted((s for s in screens if not s.connected), key=lambda s: s.last_seen)
+        if len(gone) > MAX_KEPT:
+            dropped = {s.id for s in gone[: len(gone) - MAX_KEPT]}
+            old += list(dropped)
+            screens = [s for s in screens if s.id not in dropped]
         if old:
             self._redis.hdel(self.hash, *old)
         return screens, connected
@@ -327,9 +333,10 @@ class Registry:
         return {t: shown.get(t, 0) for t in tables}
 
     def _forget_old(self, now: float) -> None:
-        for screen_id, seen in list(self._seen.items()):
-            if not seen.connected and now - seen.last_seen > KEEP:
-                del self._seen[screen_id]
+        gone = sorted((s for s in self._seen.values() if not s.connected), key=lambda s: s.last_seen)
+        for i, seen in enumerate(gone):
+            if now - seen.last_seen > KEEP or len(gone) - i > MAX_KEPT:
+                del self._seen[seen.id]
 
     def _publish(self, seen: list[Seen]) -> None:
         if self.shared is None:

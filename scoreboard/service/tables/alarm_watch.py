@@ -9,10 +9,10 @@ log has one process: it always watches.
 
 - `feed_silent`: a shoe is open (not finished) and the table's last event is more than its `stale_after` seconds old;
   cleared by the next event, or when the shoe is no longer open.
-- `screen_missing`: fewer displays (boards and overlays) show the table than its `expected_screens` (0: none
-  expected, never raised), for `screen_grace` seconds (SCREEN_GRACE unless the service sets
-  SCOREBOARD_ALARM_SCREEN_GRACE: a screen reloading is back within them, and after a restart every screen has that
-  long to reconnect); cleared once enough show it again.
+- `screen_missing`: fewer screens (boards and overlays that said which screen they are, connected to any process:
+  live/screens.py) show the table than its `expected_screens` (0: none expected, never raised), for `screen_grace`
+  seconds (SCREEN_GRACE unless the service sets SCOREBOARD_ALARM_SCREEN_GRACE: a screen reloading is back within
+  them, and after a restart every screen has that long to reconnect); cleared once enough show it again.
 """
 
 from __future__ import annotations

@@ -30,6 +30,12 @@ class BetsClock:
     def __init__(self, hub: TableHub):
         self.hub = hub
         self._waiting: dict[str, float] = {}  # table -> the closing time a greenlet (or thread) waits for
+        self._stopped = False
+        hub.at_close(self.stop)
+
+    def stop(self) -> None:
+        """The hub closes: a wait still going on sends nothing (its log is closed)."""
+        self._stopped = True
 
     def watch(self, table_id: str, state: TableState) -> None:
         """The table took `state`: if its window is open with a closing time not yet waited for, wait for it."""
@@ -40,13 +46,21 @@ class BetsClock:
         self.hub.runner.spawn(self._close_at, table_id, bets.closes_at)
 
     def _close_at(self, table_id: str, closes_at: float) -> None:
+        try:
+            self._wait_and_close(table_id, closes_at)
+        except Exception:  # a greenlet of its own: nothing else would see it
+            log.exception("table %s: closing the betting window failed", table_id)
+
+    def _wait_and_close(self, table_id: str, closes_at: float) -> None:
         while (left := closes_at - time.time()) > 0:
             time.sleep(min(left, 1.0))
-            if self._waiting.get(table_id) != closes_at:
-                return  # opened again with another time: that wait closes it
+            if self._stopped or self._waiting.get(table_id) != closes_at:
+                return  # the hub closed, or the window opened again with another time: that wait closes it
         from .hub import FeedRefused, StorageFailed  # the hub imports this module
 
         for attempt in range(TRIES):
+            if self._stopped:
+                return
             view = self.hub.tables.get(table_id)
             bets = view.state.bets if view is not None else None
             if bets is None or not bets.open or bets.closes_at != closes_at:

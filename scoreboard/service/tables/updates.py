@@ -31,9 +31,11 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from ...roads.names import DERIVED_ROADS
+
 FLAGS = ("natural", "player_pair", "banker_pair", "banker_six", "void")
 EMPTY_DEAL: dict = {"player": [], "player_points": None, "banker": [], "banker_points": None, "next": "player"}
-DERIVED = ("big_eye", "small", "cockroach")
+DERIVED = tuple(r.value for r in DERIVED_ROADS)
 ROAD_FLAGS = ("player_pair", "banker_pair", "natural")
 
 
@@ -196,7 +198,7 @@ def expand(update: dict, shown: Shown) -> tuple[dict, Shown]:
     state["version"] = update["version"]
     if "cells" in update:
         marks_six = bool(state["capabilities"]["banker_six"])
-        cells: dict = {"bead": None, "big_road": None, "tie": None, "big_eye": None, "small": None, "cockroach": None}
+        cells: dict = {"bead": None, "big_road": None, "tie": None, **dict.fromkeys(DERIVED)}
         for name, c in update["cells"].items():
             if isinstance(c, list) and name in DERIVED:
                 cells[name] = {"col": c[0], "row": c[1], "colour": c[2]}

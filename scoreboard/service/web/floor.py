@@ -20,7 +20,7 @@ import secrets
 from flask import Blueprint, jsonify, request
 
 from ...errors import Refusal
-from ...live_settings import SETTINGS, BadSetting, checked
+from ...live_settings import BadSetting
 from ...table import token_digest
 from ..tables.config import (
     NAME,
@@ -33,23 +33,13 @@ from ..tables.config import (
     table_config,
 )
 from ..tables.current import current_hub
-from ..tables.hub import FeedRefused
 from .json_errors import error, table_or_404
 from .roles import bearer_operator, refused
+from .table_settings import change_settings, floor_post, settings_json
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
 
 TOKEN_CHARS = (8, 200)
-
-
-def settings_json(config) -> dict:
-    """A table's settings as GET /settings shows them, with `source` and `retired`."""
-    return {
-        "table": config.id,
-        **config.settings_json(),
-        "source": {name: "live" if name in config.live else "file" for name in SETTINGS},
-        "retired": config.retired,
-    }
 
 
 def _body() -> tuple[object, object]:
@@ -58,15 +48,6 @@ def _body() -> tuple[object, object]:
         return json.loads(request.get_data(cache=False) or b"null"), None
     except (ValueError, RecursionError):
         return None, error(400, "malformed", "the body must be JSON")
-
-
-def _floor_post(table_id: str, event: dict, op: Operator):
-    """Store a floor event of a table (a settings change, a feed token, a retirement): None, or the error answer."""
-    try:
-        current_hub().submit(table_id, [event], operator=op, is_list=False, floor=True)
-    except FeedRefused as e:
-        return error(e.refusal.status, e.refusal.code, e.refusal.message)
-    return None
 
 
 def _token_in_use(token: str, table_id: str | None = None) -> bool:
@@ -92,28 +73,14 @@ def get_settings(table_id: str):
 
 @bp.patch("/tables/<table_id>/settings")
 def patch_settings(table_id: str):
-    table, missing = table_or_404(table_id)
+    _, missing = table_or_404(table_id)
     if missing:
         return missing
     op, answer = bearer_operator("changing a table's settings")
     if answer:
         return answer
     assert op is not None
-    body, bad = _body()
-    if bad:
-        return bad
-    tried = {"settings": sorted(str(k)[:40] for k in body)[:10]} if isinstance(body, dict) else {}
-    no = refused(op, table_id, "settings", tried)
-    if no:
-        return no
-    try:
-        changes = checked(body)
-    except BadSetting as e:
-        return error(400, e.code, e.message, setting=e.setting)
-    if table.config.retired:
-        return error(409, "table_retired", f"table {table_id} is retired: its settings no longer change")
-    failed = _floor_post(table_id, {"type": "settings", "changes": changes}, op)
-    return failed or jsonify(settings_json(current_hub().tables[table_id].config))
+    return change_settings(op, table_id, request.get_data(cache=False))
 
 
 @bp.post("/tables")
@@ -183,7 +150,7 @@ def retire_table(table_id: str):
         return no
     if table.config.retired:
         return error(409, "table_retired", f"table {table_id} is retired already")
-    failed = _floor_post(table_id, {"type": "retire"}, op)
+    failed = floor_post(table_id, {"type": "retire"}, op)
     return failed or jsonify(settings_json(current_hub().tables[table_id].config))
 
 
@@ -216,7 +183,7 @@ def rotate_token(table_id: str):
         return error(409, "table_retired", f"table {table_id} is retired: it takes no feed")
     if _token_in_use(token):
         return error(409, "token_in_use", "that token is already a table's or an operator's: every token is its own")
-    failed = _floor_post(table_id, {"type": "feed_token", "token_sha256": token_digest(token)}, op)
+    failed = floor_post(table_id, {"type": "feed_token", "token_sha256": token_digest(token)}, op)
     return failed or jsonify({"table": table_id, "feed_token": token})
 
 
@@ -225,6 +192,12 @@ def rotate_token(table_id: str):
 
 def _operator_json(o: Operator) -> dict:
     return {"name": o.name, "role": o.role, "tables": None if o.tables is None else list(o.tables)}
+
+
+def _last_admin(name: str) -> bool:
+    """Whether `name` is the only admin left (the floor would have nobody to add tables or operators)."""
+    admins = [o.name for o in current_hub().operators if o.role == "admin"]
+    return admins == [name]
 
 
 @bp.get("/operators")
@@ -270,6 +243,8 @@ def put_operator(name: str):
         made = operator_of_settings(name, settings, set(hub.tables))
     except ConfigError as e:
         return error(400, "bad_operator", str(e).removeprefix("the operator: [operators.").split("] ", 1)[-1])
+    if existing is not None and existing.role == "admin" and made.role != "admin" and _last_admin(name):
+        return error(409, "last_admin", f"{name} is the last admin: make another operator an admin first")
     if token is not None:
         if any(t.config.takes_token(token) for t in hub.tables.values()) or any(
             o.takes_token(token) for o in hub.operators if o.name != name
@@ -306,5 +281,7 @@ def delete_operator(name: str):
     hub = current_hub()
     if not any(o.name == name for o in hub.operators):
         return error(404, "unknown_operator", f"there is no operator {name[:40]!r}: see /api/operators")
+    if _last_admin(name):
+        return error(409, "last_admin", f"{name} is the last admin: make another operator an admin first")
     hub.floor.write({"type": "operator_removed", "name": name, "operator": op.name})
     return jsonify({"removed": name})

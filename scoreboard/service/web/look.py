@@ -6,13 +6,13 @@ The drawing itself is static/roads.js, the boards' own."""
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
-from flask_babel import gettext as _
 from flask_babel import pgettext
 
 from ...i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ...palette import DEFAULT_THEME, PALETTES, THEMES, css_var
 from .babel import use_language
 from .json_errors import error
+from .page_strings import road_words
 
 bp = Blueprint("look", __name__, url_prefix="/api")
 
@@ -26,19 +26,15 @@ def look():
     if theme not in THEMES:
         return error(400, "bad_option", f"theme must be one of {', '.join(THEMES)}, not {theme[:20]!r}", option="theme")
     use_language(lang)
+    roads = road_words()
     response = jsonify(
         {
             "lang": lang,
             "theme": theme,
             "palette": {css_var(name).removeprefix("--"): value for name, value in PALETTES[theme].items()},
             "letters": {w: pgettext("winner", w) for w in ("B", "P", "T")},
-            "roads": {
-                "big": _("Big Road"),
-                "bead": _("Bead Road"),
-                "big_eye": _("Big Eye Road"),
-                "small": _("Small Road"),
-                "cockroach": _("Cockroach Road"),
-            },
+            "roads": {road["option"]: road["title"] for road in roads},
+            "vocabulary": roads,
         }
     )
     response.cache_control.max_age = 300  # the palette and the words change only with the service's version

@@ -1,6 +1,11 @@
 """The operator page (/operator): a pit supervisor logs in with their token, watches their tables, voids a round,
 corrects a result, starts or closes a shoe (each confirmed, each with a reason) and reads the table's audit.
 
+The dealer's keypad (/operator/keypad) is the same sign-in and the same posts, for dealing by hand on a touch
+screen: a new shoe, a burn, a round keyed by its cards or its result, the cut card, a reveal, the betting window
+(open for 5 to 120 seconds, closed early) and the undo of the last round keyed; each one tap (a new shoe and an
+undo two), each refusal in the service's plain words.
+
 The token crosses the wire once, at login. The browser then holds Flask's session cookie (signed with the app's
 SECRET_KEY; HttpOnly, SameSite=Strict, Secure over HTTPS) naming the operator and a keyed hash of their token, so a
 token changed in the config signs its sessions out. Every POST outside /api must carry Flask-WTF's CSRF token. The
@@ -51,7 +56,9 @@ from .alarm_acks import acknowledge
 from .audit_trail import answer
 from .json_errors import error
 from .page_query import page_options
+from .page_strings import page_strings
 from .sessions import sign, sign_in, signed_in
+from .table_settings import change_settings
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +67,21 @@ csrf = CSRFProtect()
 
 SESSION_HOURS = 12  # a shift: after that the operator logs in again
 LOGIN_ATTEMPTS, LOGIN_WINDOW = 5, 300.0  # refused logins from one address, then it waits out the five minutes
-EVENT_TYPES = {"void": "void", "correct": "correct", "shoe": "shoe", "close-shoe": "shoe_end"}  # the page's actions
+EVENT_TYPES = {  # the pages' actions: the operator page's, then the keypad's
+    "void": "void",
+    "correct": "correct",
+    "shoe": "shoe",
+    "close-shoe": "shoe_end",
+    "burn": "burn",
+    "round": "round",
+    "result": "result",
+    "cut": "cut",
+    "reveal": "reveal",
+    "bets-open": "bets_open",
+    "bets-closed": "bets_closed",
+    "undo": "undo",
+}
+KEYPAD_SECONDS = 20  # the betting window the keypad offers first (the dealer may choose 5 to 120)
 ACTIONS = tuple(EVENT_TYPES)
 SECURITY_HEADERS = {
     # Beside the service's policy (security_headers.py: no framing of /operator): older browsers' no-framing header, and
@@ -219,17 +240,19 @@ def _language() -> dict:
     return {"lang": lang, "query": {"lang": request.args["lang"]} if "lang" in request.args else {}}
 
 
-def _render(status: int = 200, **context):
-    """operator.html in the page's language, with the served CJK font when its text (a table's name) needs one."""
+def _render(status: int = 200, template: str = "operator.html", **context):
+    """operator.html (or the keypad's page) in the page's language, with the served CJK font when its text (a
+    table's name) needs one. The keypad's page has the boards' strings and the server's clock too (page.js)."""
     language = _language()
     names = [t["name"] for t in context.get("tables", [])]
+    keypad = template == "keypad.html"
     page = {
         "lang": language["lang"],
         "theme": "dark",
         "font": page_fonts.stylesheet(language["lang"], names),
-        "strings": {},
+        "strings": page_strings() if keypad else {},
         "display": {},
-        "now": 0,
+        "now": time.time() if keypad else 0,
         "query": language["query"],
     }
     # Resolved inside this request's language: the problems below are sentences for the person at the screen.
@@ -238,7 +261,7 @@ def _render(status: int = 200, **context):
         context.setdefault("following", _local_next(request.values.get("next")))
     titles = {entry.make().title for entry in VARIANTS.values()}
     body = render_template(
-        "operator.html",
+        template,
         page=page,
         problem=problem() if callable(problem) else problem,
         titles={title: translated(title) for title in titles},
@@ -277,6 +300,28 @@ def page():
         "urls": {"tables": url_for(".tables"), "table": url_for(".tables") + "/"},
     }
     return _render(login=False, operator=op.name, role=op.role, tables=tables, data=data)
+
+
+@bp.get("/keypad")
+def keypad():
+    """The dealer's keypad: dealing by hand at one of the signed-in operator's tables (floor.md, "Roles": a dealer's
+    actions; a supervisor or an admin may use it too). Signed out, it is the sign-in, which comes back here."""
+    op = signed_in()
+    if op is None:
+        back = request.path + (f"?{request.query_string.decode('latin-1')}" if request.query_string else "")
+        return _render(login=True, problem=None, following=_local_next(back))
+    hub = current_hub()
+    tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
+    data = {
+        "operator": op.name,
+        "role": op.role,
+        "may": {t["table"]: permissions.allowed(op, t["table"]) for t in tables},
+        "csrf": generate_csrf(),
+        "tables": tables,
+        "seconds": KEYPAD_SECONDS,
+        "urls": {"table": url_for(".tables") + "/"},
+    }
+    return _render(template="keypad.html", login=False, operator=op.name, role=op.role, tables=tables, data=data)
 
 
 @bp.post("/login")
@@ -358,11 +403,16 @@ def table(table_id: str):
     if refused:
         return refused
     view = current_hub().tables[table_id]
+    state = view.state
     return jsonify(
         {
             "table": view.state_json(public=False),
             "rounds": view.rounds_json(public=False),
             "next": current_app.extensions["operator_seqs"].issue(op.name, table_id),
+            # The round an `undo` would take back now (the keypad offers it only then), and the server's clock (the
+            # betting window's seconds are counted on it).
+            "undo": state.played if state.undo is not None else None,
+            "now": time.time(),
         }
     )
 
@@ -400,7 +450,19 @@ def act(table_id: str, action: str):
     except StorageFailed as e:
         return error(503, "storage_failed", str(e), applied=0)
     log.info("operator %s: %s on table %s, version %s", op.name, event["type"], table_id, reply["table"]["version"])
-    return jsonify(reply)
+    # The next action's seq comes with the answer: the keypad's taps follow each other faster than it polls.
+    return jsonify({**reply, "next": current_app.extensions["operator_seqs"].issue(op.name, table_id)})
+
+
+@bp.post("/tables/<table_id>/settings")
+def change_table_settings(table_id: str):
+    """The page's settings form: the signed-in operator changes the table's live settings (CSRF-checked like every
+    post of the page; the same checks and answers as `PATCH /api/tables/<t>/settings`)."""
+    op, refused = _operator_for(table_id, {"type": "settings"})
+    if refused:
+        return refused
+    assert op is not None
+    return change_settings(op, table_id, request.get_data(cache=False))
 
 
 @bp.post("/alarms/<alarm_id>/ack")
@@ -431,6 +493,12 @@ def event_for(action: str, fields: dict) -> dict:
     ({'type': 'shoe', 'shoe': 'S2', 'decks': 6}, {'type': 'shoe'})
     >>> event_for("close-shoe", {"reason": "end of the shift"})
     {'type': 'shoe_end', 'reason': 'end of the shift'}
+    >>> event_for("bets-open", {"seconds": "20"}), event_for("bets-open", {"seconds": "x"})
+    ({'type': 'bets_open', 'seconds': 20}, {'type': 'bets_open', 'seconds': 'x'})
+    >>> event_for("result", {"winner": "B", "player_points": "", "banker_pair": True})
+    {'type': 'result', 'winner': 'B', 'banker_pair': True}
+    >>> event_for("round", {"player": "9H KD", "banker": "2C 3S"}), event_for("undo", {"round": 4})
+    ({'type': 'round', 'player': ['9H', 'KD'], 'banker': ['2C', '3S']}, {'type': 'undo', 'round': 4})
     >>> event_for("close-shoe", {"reason": "  "})
     Traceback (most recent call last):
     ...
@@ -438,6 +506,8 @@ def event_for(action: str, fields: dict) -> dict:
     """
     if action == "shoe":
         return _present({"type": "shoe", "shoe": _text(fields.get("shoe")), "decks": _number(fields.get("decks"))})
+    if action in KEYPAD:
+        return _present({"type": EVENT_TYPES[action], **KEYPAD[action](fields)})
     what = {"void": "a void", "correct": "a correction", "close-shoe": "closing the shoe"}[action]
     reason = _text(fields.get("reason"))
     if not reason:
@@ -452,6 +522,25 @@ def event_for(action: str, fields: dict) -> dict:
     result = {name: _number(fields.get(name)) for name in ("player_points", "banker_points", "banker_cards")}
     pairs = {name: fields.get(name) for name in ("player_pair", "banker_pair") if fields.get(name) is True}
     return _present({**event, "winner": _text(fields.get("winner")), **result, **pairs})
+
+
+def _keyed_result(fields: dict) -> dict:
+    points = {name: _number(fields.get(name)) for name in ("player_points", "banker_points")}
+    pairs = {name: True for name in ("player_pair", "banker_pair") if fields.get(name) is True}
+    return {"winner": _text(fields.get("winner")), **points, **pairs}
+
+
+# The keypad's actions: the event's fields from the form's (the core reads them and names a wrong one).
+KEYPAD = {
+    "burn": lambda f: {"count": _number(f.get("count"))},
+    "round": lambda f: {"player": _cards(f.get("player")), "banker": _cards(f.get("banker"))},
+    "result": _keyed_result,
+    "cut": lambda f: {},
+    "reveal": lambda f: {"hand": _text(f.get("hand")) or "all"},
+    "bets-open": lambda f: {"seconds": _number(f.get("seconds"))},
+    "bets-closed": lambda f: {},
+    "undo": lambda f: {"round": _number(f.get("round"))},
+}
 
 
 def _text(value: object) -> object:

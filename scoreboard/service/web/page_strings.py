@@ -13,6 +13,7 @@ from flask_babel import gettext as translated  # for texts made elsewhere (odds,
 from flask_babel import pgettext
 
 from ...insurance import PAY_TABLE, Offer
+from ...roads.names import vocabulary
 from ...variants import bet_titles
 from ..tables.alarms import KINDS
 
@@ -24,6 +25,12 @@ ODDS_TEXTS = tuple(
         for row in rows
     )
 )
+
+
+def road_words() -> list[dict]:
+    """The roads as the pages draw them (scoreboard/roads/names.py), in the boards' order, each title translated:
+    roads.js takes the road list and each road's mark from here, never from a list of its own."""
+    return [{**word, "title": translated(word["title"])} for word in vocabulary()]
 
 
 def _pattern_names() -> dict[str, str]:
@@ -52,6 +59,8 @@ def _alarm_strings() -> dict:
         "title": _("Alarms"),
         "history": _("History"),
         "none": _("No alarms"),
+        # Beside a card's alarm label: how many more of that kind wait behind it.
+        "more": _("+%(count)s more"),
         "to_acknowledge": _("%(count)s to acknowledge"),
         "round": _("Round %(round)s"),
         "raised": _("Raised %(time)s"),
@@ -91,10 +100,10 @@ def _screen_strings() -> dict:
         "gone": _("Not connected (last seen %(time)s)"),
         "never": _("Not seen yet"),
         "pages": {
-            "board": _("Board"),
-            "overlay": _("Overlay"),
-            "pit": _("Pit monitor"),
-            "screen": _("Unassigned"),
+            "board": pgettext("screen page", "Board"),
+            "overlay": pgettext("screen page", "Overlay"),
+            "pit": pgettext("screen page", "Pit monitor"),
+            "screen": pgettext("screen page", "Unassigned"),
         },
         "page": _("Page"),
         "table": _("Table"),
@@ -117,10 +126,17 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "hand": {"player": _("Player"), "banker": _("Banker")},
         "phase": {
             "no_shoe": _("Waiting for a shoe"),
-            "ready": _("Place your bets"),
+            # Between rounds bets are open only while the betting window is (`bets` below): the phase says no more.
+            "ready": _("Between rounds"),
             "dealing": _("Dealing"),
             "squeeze": _("Squeeze"),
             "shoe_finished": _("Shoe finished"),
+        },
+        # The betting window (state.bets.announce; 003 rules 3.1 and 3.2): the seconds left count down.
+        "window": {
+            "place_your_bets": _("Place your bets"),
+            "count": _("Place your bets · %(seconds)s"),
+            "no_more_bets": _("No more bets"),
         },
         "last_rounds": _("Last rounds"),
         "connecting": _("Connecting"),
@@ -134,6 +150,7 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         # that is for operators and the audit, not for players).
         "excess": _("Round void: excess card %(cards)s"),
         "corrected": _("Round %(round)s corrected: %(reason)s"),
+        "undone": _("Round %(round)s entry undone"),
         "insurance": _("Insurance: %(offers)s"),
         "offer": _("%(hand)s %(odds)s"),
         "super_six": _("Super 6"),
@@ -143,6 +160,7 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "hidden": {"one": _("1 earlier column not shown"), "many": _("%(count)s earlier columns not shown")},
         "odds": {text: translated(text) for text in ODDS_TEXTS},
         "patterns": _pattern_names(),
+        "roads": road_words(),
         "ask": {"P": _("ASK P"), "B": _("ASK B")},
         "titles": {title: translated(title) for title in variant_titles},
         "alarms": _alarm_strings(),
