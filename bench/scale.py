@@ -425,14 +425,19 @@ class _LogWriter:
         self.seq = 0
 
     def add(self, event: dict) -> None:
+        from scoreboard.record import chained, decided_of, link
         from scoreboard.service.log import Record
         from scoreboard.table import apply
 
         self.seq += 1
+        before = self.state
         self.state, delta = apply(self.state, {**event, "seq": self.seq}, received_at=1.0)
-        e = delta.event
+        e, s = delta.event, self.state
+        decided = decided_of(s, delta)
+        hash_ = link(before.head or self.store.log_id, s.version, s.shoes, e, decided)
+        self.state = chained(before, s, delta, hash_)  # the record, as the service writes it
         self.records.append(
-            Record(self.table, self.state.version, self.state.shoes, e, e["type"], "", self.seq, delta.digest)
+            Record(self.table, s.version, s.shoes, e, e["type"], "", self.seq, delta.digest, decided, hash_)
         )
         if len(self.records) >= 20_000:
             self.flush()

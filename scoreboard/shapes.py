@@ -199,6 +199,7 @@ class DealtRoundJSON(RoundJSON):
     """A round as /rounds lists it."""
 
     dealt: int  # its place among the shoe's rounds, voided ones included
+    hash: str | None  # the record's hash of the event that decided it as it stands (docs/record.md)
 
 
 class NoticeJSON(TypedDict):

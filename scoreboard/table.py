@@ -334,6 +334,10 @@ class TableState:
     # The table as it was before the last event, when that event keyed a round at once (`round`, `result`) and so
     # may be undone; None after any other event. It never holds one of its own (`undo=None`): one step back only.
     undo: TableState | None = None
+    # The record (record.py): the hash of the last event stored (the chain's head; "" before the first), and the
+    # hash of the event that decided each of `rounds` as it stands (None where none is known).
+    head: str = ""
+    proofs: tuple[str | None, ...] = ()
 
     @property
     def rules(self) -> ShoeRules:
@@ -375,6 +379,7 @@ class Delta:
     rebuild: bool = False  # the roads are rebuilt from the shoe's rounds
     duplicate: bool = False  # a retried seq: acknowledged, not applied again
     digest: str | None = None  # of the event's content, for the seq memory
+    decided: int | None = None  # the round it closed, voided or corrected: its place in the shoe's rounds
 
 
 # -- changing a value -----------------------------------------------------------------------------------------------
@@ -573,7 +578,9 @@ def _shoe(state: TableState, event: Event, trusted: bool) -> tuple[TableState, D
         cards=Shoe.new(rules.decks),
         commitment=event.get("commitment"),
     )
-    new = evolve(state, shoes=number, shoe=shoe, deal=Deal(), face_up=(0, 0), rounds=(), played=0, notice=None)
+    new = evolve(
+        state, shoes=number, shoe=shoe, deal=Deal(), face_up=(0, 0), rounds=(), proofs=(), played=0, notice=None
+    )
     return new, Delta("shoe", event, {"shoe": {"id": shoe.id, "number": number}}, rebuild=True)
 
 
@@ -705,7 +712,7 @@ def _end_in_void(
         shoe=_count_down(state.shoe),
         notice=notice,
     )
-    return new, Delta("void", event, {"round": round_json(void, None), **extra})
+    return new, Delta("void", event, {"round": round_json(void, None), **extra}, decided=len(state.rounds))
 
 
 def _count_down(shoe: ShoeState | None) -> ShoeState | None:
@@ -765,7 +772,7 @@ def _finish(state: TableState, event: Event, r: Round, extra: JSONObject) -> tup
         shoe=_count_down(state.shoe),
         notice=None,
     )
-    return new, Delta("round", event, {**extra, "round": round_json(r, number)}, added=r)
+    return new, Delta("round", event, {**extra, "round": round_json(r, number)}, added=r, decided=len(state.rounds))
 
 
 def _void(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
@@ -784,7 +791,8 @@ def _void(state: TableState, event: Event, trusted: bool) -> tuple[TableState, D
     rounds = state.rounds[:i] + (void,) + state.rounds[i + 1 :]
     notice = Notice("void", event["round"], event["reason"], False, event.get("received_at"))
     new = evolve(state, rounds=rounds, played=state.played - 1, notice=notice)  # it had a number: it was played
-    return new, Delta("void", event, {"round": round_json(void, None), "voided": event["round"]}, rebuild=True)
+    display = {"round": round_json(void, None), "voided": event["round"]}
+    return new, Delta("void", event, display, rebuild=True, decided=i)
 
 
 def _correct(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:
@@ -815,7 +823,7 @@ def _correct(state: TableState, event: Event, trusted: bool) -> tuple[TableState
     rounds = state.rounds[:i] + (new_round,) + state.rounds[i + 1 :]
     notice = Notice("correct", event["round"], event.get("reason", ""), False, event.get("received_at"))
     new = evolve(state, rounds=rounds, shoe=shoe, notice=notice)
-    return new, Delta("correct", event, {"round": round_json(new_round, event["round"])}, rebuild=True)
+    return new, Delta("correct", event, {"round": round_json(new_round, event["round"])}, rebuild=True, decided=i)
 
 
 def _cut(state: TableState, event: Event, trusted: bool) -> tuple[TableState, Delta]:

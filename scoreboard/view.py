@@ -127,8 +127,14 @@ class TableView:
         return self._roads_json[1]
 
     def rounds_json(self, public: bool = True) -> list[DealtRoundJSON]:
+        """The shoe's rounds, each with the hash of the event that decided it as it stands (the record's)."""
+        proofs = self.state.proofs
         return [
-            {**round_json(r, number, public), "dealt": dealt}
+            {
+                **round_json(r, number, public),
+                "dealt": dealt,
+                "hash": proofs[dealt - 1] if dealt <= len(proofs) else None,
+            }
             for dealt, (number, r) in enumerate(numbered(self.state.rounds), start=1)
         ]
 

@@ -69,7 +69,7 @@ def test_the_seq_memory_keeps_at_least_a_window_per_feed(count):
     assert loaded.feeds["shoe"] == memory.feeds["shoe"], "loading the log remembers what applying it did"
 
 
-def test_a_stored_event_that_no_longer_applies_is_skipped_and_the_versions_stay_aligned(tmp_path, caplog):
+def test_a_stored_event_that_no_longer_applies_is_a_break_of_the_record_and_the_versions_stay_aligned(tmp_path, caplog):
     from scoreboard.service import create_app
     from scoreboard.service.log import Record
     from testing.tables import TOKEN
@@ -87,8 +87,11 @@ def test_a_stored_event_that_no_longer_applies_is_skipped_and_the_versions_stay_
     hub.close()
     again = create_app({"TESTING": True, "DATABASE": str(tmp_path / "l.sqlite3"), "TABLES_FILE": str(config)})
     state = again.test_client().get("/api/tables/T1").get_json()
-    assert state["version"] == 4 and state["rounds"] == 2, "the bad event is skipped, the versions stay the log's"
-    assert any("does not apply" in r.message for r in caplog.records)
+    assert state["version"] == 4 and state["rounds"] == 1, "the versions stay the log's; round 2 is in no record"
+    assert any("no longer applies" in r.message for r in caplog.records), "never a silent skip"
+    [alarm] = again.extensions["scoreboard"].alarms.unacknowledged("integrity")
+    assert alarm.table == "T1" and alarm.version == 3
+    assert again.test_client().get("/readyz").status_code == 503
     nxt = again.test_client().post("/api/tables/T1/feed", json={"type": "cut"}, headers=auth).get_json()
     assert nxt["results"][0]["version"] == 5
     again.extensions["scoreboard"].close()

@@ -13,6 +13,7 @@ if sys.argv[1:2] == ["serve"]:
 import click
 
 from .. import __version__
+from .check_log import check_log
 from .copylog import copy_log_command
 from .odds import odds
 from .operator import COMMANDS as OPERATOR_COMMANDS
@@ -31,5 +32,5 @@ def main() -> None:
     """Baccarat roadmap and scoreboard service."""
 
 
-for command in (odds, roads, render, serve, replay, verify, copy_log_command, *OPERATOR_COMMANDS):
+for command in (odds, roads, render, serve, replay, verify, copy_log_command, check_log, *OPERATOR_COMMANDS):
     main.add_command(command)

@@ -53,6 +53,18 @@ class SimulatedShoe:
         self.cut_at = 14  # cards left when the cut card comes out
         self._claim: Claim | None = None  # the log's claim on dealing this table, once this process holds it
         self._told_waiting = False
+        # However the shoe ends (dealt out, an operator's shoe_end or a new shoe over it), its secret is revealed.
+        hub.revealers[table_id] = self.reveal
+
+    def reveal(self, shoe) -> dict | None:
+        """The secret of `shoe` if it is this table's simulated shoe: its seed and the cards not dealt yet, from
+        memory or from the secret kept on disk (another process may have dealt it)."""
+        if shoe.id == self.shoe_id and self.seed:
+            return {"seed": self.seed, "undealt": self.order[self.next :]}
+        kept = self._read_secret()
+        if kept and kept["shoe"] == shoe.id and commitment(kept["seed"], kept["order"]) == shoe.commitment:
+            return {"seed": kept["seed"], "undealt": kept["order"][shoe.size - shoe.cards.remaining :]}
+        return None
 
     @property
     def table(self):

@@ -50,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
+from ...record import Entry
 from .errors import StoreBusy, StoreError, StoreNotEmpty, StoreUnavailable
 from .rows import (
     DELIVERY_STATES,
@@ -88,6 +89,7 @@ __all__ = [
     "Column",
     "Delivery",
     "DeliveryState",
+    "Entry",
     "Job",
     "Log",
     "Outbox",
@@ -126,23 +128,33 @@ class Claim(Protocol):
 
 
 class Replay(Protocol):
-    """What a start reads to rebuild the tables, and what following the other processes of a shared log needs."""
+    """What a start reads to rebuild the tables and check their record, and what following the other processes of a
+    shared log needs. Entries (scoreboard/record.py) carry each event's version, shoe, decided round and hash."""
 
     def current_shoe(self, table_id: str) -> tuple[int, int] | None:
         """The table's latest shoe number and the version of the last event before that shoe's first one."""
         ...
 
-    def shoe_events(self, table_id: str, shoe: int) -> list[Stored]:
-        """One shoe's events with their versions, oldest first: a new shoe clears the table, so a shoe folds alone."""
+    def shoe_entries(self, table_id: str, shoe: int) -> list[Entry]:
+        """One shoe's entries, oldest first: a new shoe clears the table, so a shoe folds alone."""
+        ...
+
+    def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
+        """A table's entries past `version`, oldest first, `limit` at most (catching up with what other processes
+        stored; the record's check of a whole table, a batch at a time)."""
+        ...
+
+    def hash_at(self, table_id: str, version: int) -> str | None:
+        """The stored hash of a table's event at `version`: where a shoe's chain starts."""
+        ...
+
+    def table_ids(self) -> list[str]:
+        """Every table the log holds events of (the record's check covers each)."""
         ...
 
     def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
         """The last `limit` (feed, seq, digest) stored at or before `version`, oldest first: what a restart
         remembers."""
-        ...
-
-    def events_after(self, table_id: str, version: int) -> list[Stored]:
-        """A table's events past `version`, oldest first (catching up with what other processes stored)."""
         ...
 
     def follow(self, told: Callable[[str, int], None], running: Callable[[], bool]) -> None:
@@ -162,7 +174,13 @@ class Reader(Protocol):
         """Every shoe of a table: its number, first and last event times, and event count."""
         ...
 
-    def shoe_events(self, table_id: str, shoe: int) -> list[Stored]: ...
+    def shoe_events(self, table_id: str, shoe: int) -> list[Stored]:
+        """One shoe's events with their versions, oldest first (an export's events)."""
+        ...
+
+    def events_after(self, table_id: str, version: int) -> list[Stored]:
+        """A table's events past `version`, oldest first."""
+        ...
 
     def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]:
         """(version, stored_at, event) of the given kinds, oldest first: what the audit trail is read from."""

@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 import psycopg
 import psycopg.waiting
 
-from . import alarm_reads, screen_reads
+from ...record import Entry
+from . import alarm_reads, record_reads, screen_reads
 from .errors import StoreNotEmpty, StoreUnavailable
 from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
@@ -207,6 +208,18 @@ class PostgresLog(OutboxReads):
         )
         return [(v, json.loads(e)) for v, e in rows]
 
+    def shoe_entries(self, table_id: str, shoe: int) -> list[Entry]:
+        return record_reads.entries(self._read, MARK, table_id, shoe=shoe)
+
+    def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
+        return record_reads.entries(self._read, MARK, table_id, after=version, limit=limit)
+
+    def hash_at(self, table_id: str, version: int) -> str | None:
+        return record_reads.hash_at(self._read, MARK, table_id, version)
+
+    def table_ids(self) -> list[str]:
+        return record_reads.table_ids(self._read)
+
     def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
         rows = self._read(
             "SELECT feed, seq, digest FROM events WHERE table_id = %s AND seq IS NOT NULL AND version <= %s "
@@ -283,9 +296,25 @@ class _WriteSide:
         try:
             self._migrate()
             self.log_id = self._log_id()
+            self._chain()
         except BaseException:
             self._db.close()
             raise
+
+    def _chain(self) -> None:
+        """A log an earlier release wrote: its events are chained into the record, once (the first process of this
+        release to open it does it, the others wait on the schema lock and find it done)."""
+        db = self._db
+        if db.execute("SELECT 1 FROM meta WHERE key = 'record'").fetchone():
+            return
+        with db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            if db.execute("SELECT 1 FROM meta WHERE key = 'record'").fetchone():
+                return
+            count = record_reads.chain_unhashed(db.execute, MARK, self.log_id)
+            db.execute("INSERT INTO meta (key, value) VALUES ('record', '1')")
+        if count:
+            record_reads.migrated(self._url, count)
 
     def _migrate(self) -> None:
         db = self._db
@@ -402,18 +431,18 @@ class _Transaction:
             self._db.execute("SELECT pg_advisory_lock(%s)", (key,))
             self.locked.append(key)
 
-    def newer(self, after: Mapping[str, int]) -> Mapping[str, Sequence[Stored]]:
+    def newer(self, after: Mapping[str, int]) -> Mapping[str, Sequence[Entry]]:
         reads = [
             (
                 table_id,
                 self._db.execute(
-                    "SELECT version, event FROM events WHERE table_id = %s AND version > %s ORDER BY version",
+                    f"SELECT {record_reads.COLUMNS} FROM events WHERE table_id = %s AND version > %s ORDER BY version",
                     (table_id, version),
                 ),
             )
             for table_id, version in after.items()
         ]
-        return {table_id: [(v, json.loads(e)) for v, e in read.fetchall()] for table_id, read in reads}
+        return {table_id: [record_reads.entry(row) for row in read.fetchall()] for table_id, read in reads}
 
     def insert(self, writes: Sequence[Writes]) -> None:
         if relaxed(writes):

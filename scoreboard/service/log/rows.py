@@ -91,6 +91,10 @@ EVENTS = Table(
         Column("feed", "text"),
         Column("seq", "integer"),
         Column("digest", "text"),
+        # Added in schema 3, the record (scoreboard/record.py): the round the event decided (JSON), and the hash
+        # chaining the event to the one before it. A log of schema 2 gains them, its events chained when opened.
+        Column("decided", "text"),
+        Column("hash", "text"),
     ),
     unique=(("table_id", "version"),),
     indexes=(
@@ -230,12 +234,14 @@ class Record:
     feed: str = ""
     seq: int | None = None
     digest: str | None = None
+    decided: dict | None = None  # the round it closed, voided or corrected, as it then stood
+    hash: str | None = None  # the record's chain (scoreboard/record.py)
 
     def values(self, stored_at: float) -> tuple:
         """The row, in EVENTS' column order.
 
-        >>> Record("T1", 3, 1, {"type": "cut"}, "cut", "", 9, "d9").values(1.5)
-        ('T1', 3, 1, 1.5, '{"type":"cut"}', 'cut', '', 9, 'd9')
+        >>> Record("T1", 3, 1, {"type": "cut"}, "cut", "", 9, "d9", None, "ab").values(1.5)
+        ('T1', 3, 1, 1.5, '{"type":"cut"}', 'cut', '', 9, 'd9', None, 'ab')
         """
         return (
             self.table_id,
@@ -247,6 +253,8 @@ class Record:
             self.feed,
             self.seq,
             self.digest,
+            None if self.decided is None else json_text(self.decided),
+            self.hash,
         )
 
 

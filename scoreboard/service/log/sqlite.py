@@ -29,7 +29,8 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
-from . import alarm_reads, screen_reads
+from ...record import Entry
+from . import alarm_reads, record_reads, screen_reads
 from .errors import StoreBusy, StoreNotEmpty
 from .outbox import OutboxReads
 from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 
 MARK = "?"  # the driver's parameter mark
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the record (each event's decided round and hash)
 TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
 SERIAL = "INTEGER PRIMARY KEY AUTOINCREMENT"
 META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
@@ -107,6 +108,18 @@ class SQLiteLog(OutboxReads):
             "SELECT version, event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version", (table_id, shoe)
         )
         return [(v, json.loads(e)) for v, e in rows]
+
+    def shoe_entries(self, table_id: str, shoe: int) -> list[Entry]:
+        return record_reads.entries(self._read, MARK, table_id, shoe=shoe)
+
+    def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
+        return record_reads.entries(self._read, MARK, table_id, after=version, limit=limit)
+
+    def hash_at(self, table_id: str, version: int) -> str | None:
+        return record_reads.hash_at(self._read, MARK, table_id, version)
+
+    def table_ids(self) -> list[str]:
+        return record_reads.table_ids(self._read)
 
     def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
         rows = self._read(
@@ -201,6 +214,7 @@ class _WriteSide:
             self._parameters = self._db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
             self._migrate()
             self.log_id = self._open_as(holder)
+            self._chain()
         except BaseException:
             self._db.close()
             raise
@@ -216,12 +230,22 @@ class _WriteSide:
             for column in table.columns:
                 if column.name not in present:  # a log of an earlier release: the column is added, NULL
                     db.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {TYPES[column.type]}")
-        if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+        if db.execute("PRAGMA user_version").fetchone()[0] < 2:
             self._backfill()
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("PRAGMA user_version=2")
         for table in TABLES:
             for index in table.indexes:
                 db.execute(f"CREATE INDEX IF NOT EXISTS {index}")
+
+    def _chain(self) -> None:
+        """A log of schema 2 (an earlier release): its events are chained into the record, once."""
+        if self._db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+            return
+        with self._transaction():
+            count = record_reads.chain_unhashed(self._db.execute, MARK, self.log_id)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if count:
+            record_reads.migrated(self._path, count)
 
     def _backfill(self) -> None:
         """A log written before schema 2: fill kind, feed, seq and digest from each stored event."""
@@ -334,7 +358,7 @@ class _Transaction:
     def lock(self, table_ids: Sequence[str]) -> None:
         """The file's lock is this process's, and the hub's lock per table orders its posts."""
 
-    def newer(self, after: Mapping[str, int]) -> Mapping[str, Sequence[Stored]]:
+    def newer(self, after: Mapping[str, int]) -> Mapping[str, Sequence[Entry]]:
         return {}
 
     def insert(self, writes: Sequence[Writes]) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
+from ...record import Entry
 from .errors import StoreUnavailable
 from .rows import Change, Record, Row, Writes
 
@@ -45,8 +46,9 @@ class Transaction(Protocol):
         """Hold these tables for this process until `WriteSide.release` (a log no other process writes: nothing)."""
         ...
 
-    def newer(self, after: Mapping[str, int]) -> Mapping[str, Sequence[Stored]]:
-        """Each table's events stored past the given version, oldest first: only a shared log can have any."""
+    def newer(self, after: Mapping[str, int]) -> Mapping[str, Sequence[Entry]]:
+        """Each table's entries stored past the given version, oldest first (with what they decided and their hashes:
+        a post staged again on them chains its events after theirs): only a shared log can have any."""
         ...
 
     def insert(self, writes: Sequence[Writes]) -> None:
@@ -90,7 +92,7 @@ class Job(Protocol):
         """The version of the table it was staged on."""
         ...
 
-    def stage(self, newer: Sequence[Stored]) -> Writes:
+    def stage(self, newer: Sequence[Entry]) -> Writes:
         """The writes, given the table's events the log holds past `after` (oldest first; only a shared log can
         have any: another process stored them). Called again if the transaction is tried again."""
         ...
@@ -278,7 +280,7 @@ class _Fixed:
     def __init__(self, writes: Writes):
         self.writes = writes
 
-    def stage(self, newer: Sequence[Stored]) -> Writes:
+    def stage(self, newer: Sequence[Entry]) -> Writes:
         return self.writes
 
     def committed(self) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...errors import Refusal
+from ...record import Entry, link
 from ..log import Record, Stored, Writes
 from .config import ConfigError, Operator, table_config
 
@@ -38,13 +39,14 @@ class Floor:
     def __init__(self, hub: TableHub):
         self.hub = hub
         self.version = 0  # the newest floor event this process has taken
+        self.head = ""  # its hash: the floor's events are chained like a table's (record.py), rules aside
         self._lock = threading.RLock()
 
     def catch_up(self) -> None:
         """Take the floor events stored since this process last read them (at start, and when told of a commit)."""
         with self._lock:
-            rows = self.hub.blocking(self.hub.store.events_after, FLOOR, self.version)
-            self._fold(rows)
+            entries = self.hub.blocking(self.hub.store.entries_after, FLOOR, self.version)
+            self._follow(entries)
 
     def write(self, event: dict) -> None:
         """Store a floor event and take it; StorageFailed (a 503) if the log does not commit it in time."""
@@ -57,6 +59,13 @@ class Floor:
             except Exception as e:  # a 503: the change may land late, and is then taken when the commit is told
                 log.error("the floor's log: storing %s failed: %s", event.get("type"), e)
                 raise StorageFailed(f"the change could not be stored ({e or type(e).__name__}); try again") from None
+
+    def _follow(self, entries: Sequence[Entry]) -> None:
+        """Take floor events read with their hashes (the chain's head follows them)."""
+        for entry in entries:
+            if entry.version > self.version and entry.hash:
+                self.head = entry.hash
+        self._fold([(e.version, e.event) for e in entries])
 
     def _fold(self, rows: Sequence[Stored]) -> None:
         for version, event in rows:
@@ -98,12 +107,16 @@ class _FloorJob:
         self.floor, self.event = floor, event
         self.after = floor.version
         self.version = floor.version + 1
+        self.hash = ""
 
-    def stage(self, newer: Sequence[Stored]) -> Writes:
+    def stage(self, newer: Sequence[Entry]) -> Writes:
         if newer:
-            self.floor._fold(newer)
-        self.version = (newer[-1][0] if newer else self.after) + 1
-        return Writes([Record(FLOOR, self.version, 0, self.event, str(self.event["type"]))])
+            self.floor._follow(newer)
+        self.version = (newer[-1].version if newer else self.after) + 1
+        self.hash = link(self.floor.head or self.floor.hub.log_id, self.version, 0, self.event, None)
+        record = Record(FLOOR, self.version, 0, self.event, str(self.event["type"]), hash=self.hash)
+        return Writes([record])
 
     def committed(self) -> None:
+        self.floor.head = self.hash
         self.floor._fold([(self.version, self.event)])

@@ -17,21 +17,22 @@ display joined to any process receives each update once, in version order, throu
 
 from __future__ import annotations
 
-import collections
 import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import Refusal
 from ...events import FLOOR_TYPES
+from ...record import Break, Entry, Refold, chained, decided_of, link
 from ...seqs import WINDOW, SeqMemory
-from ...table import Delta, TableConfig, TableState, apply, evolve, floor_event
+from ...shapes import FeedReply, Result
+from ...table import Delta, ShoeState, TableConfig, TableState, apply, evolve, floor_event
 from ...view import TableView
-from ..log import Log, Outcome, Record, RefusedAction, Row, Stored, Writes
+from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
 from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
 from . import permissions
 from .alarms import Alarms, Raised, of_events
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_EVENTS_PER_POST = 1_000  # a shoe posts a round or a burst, not a whole history
+CHECK_BATCH = 2_000  # entries the record's check of a table's history reads and folds at a time
 OPERATOR_KINDS = ("void", "correct")  # refused with a feed's token, these are refused operator actions
 
 
@@ -112,6 +114,10 @@ class TableHub:
         self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
         self.floor = Floor(self)  # tables added and operators changed live (floor.py)
         self.bets_clock = BetsClock(self)  # closes a betting window when its time is up (bets_clock.py)
+        self._history: dict[str, int] = {}  # per table: the version its current shoe starts after (replay)
+        # A simulated table's secret, revealed however its shoe ends (feeds/simulator.py registers it).
+        self.revealers: dict[str, Reveal] = {}
+        self._stopping = False
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
@@ -147,6 +153,7 @@ class TableHub:
 
     def close(self) -> None:
         self._following = False
+        self._stopping = True
         for fn in self._closing:
             try:
                 fn()
@@ -158,27 +165,85 @@ class TableHub:
 
     def replay(self) -> None:
         """Rebuild every table from the log: the floor's changes first (the tables added live, the operators), then
-        each table's current shoe's events, a round half dealt included, the settings changed live before that shoe,
-        and the seqs stored before it (the seq memory survives restarts and shoe changes)."""
+        each table's current shoe's decided rounds, a round half dealt included, the settings changed live before
+        that shoe, and the seqs stored before it (the seq memory survives restarts and shoe changes). The shoe's
+        chain and each decided round are checked on the way (record.py): a break keeps the recorded rounds and
+        raises an `integrity` alarm. The rest of each table's history is checked after, in the background."""
         self.floor.catch_up()
+        breaks: list[Break] = []
         for table_id, view in list(self.tables.items()):
             current = self.blocking(self.store.current_shoe, table_id)
             if current is None:
                 continue
             shoe, before = current
+            self._history[table_id] = before
             seqs = SeqMemory.load(self.blocking(self.store.seqs_before, table_id, before, WINDOW * 4))
             config = self._live_config(table_id, view.config, before)
             # A table whose log holds only settings has shoe 0: no shoe was started.
             state = TableState(config, version=before, shoes=max(shoe - 1, 0), seqs=seqs)
-            rows = self.blocking(self.store.shoe_events, table_id, shoe)
-            # The view is built once, from the state after the shoe's last event.
-            state = collections.deque(_fold_stored(state, rows, table_id), maxlen=1)[-1][0] if rows else state
+            previous = self.log_id if before == 0 else (self.blocking(self.store.hash_at, table_id, before) or "")
+            refold = Refold(evolve(state, head=previous), previous, table_id)
+            for _ in refold.fold(self.blocking(self.store.shoe_entries, table_id, shoe)):
+                pass
+            breaks += refold.breaks
+            state = refold.state
             self.tables[table_id] = TableView(state, self.log_id)
             self.bets_clock.watch(table_id, state)
         self.ready = True
+        self.report(breaks)
+        if self._history:
+            self.runner.spawn(self.check_history)
         if self.store.shared:
             self._following = True
             self.runner.spawn(self.store.follow, self._told, lambda: self._following)
+
+    def check_history(self) -> list[Break]:
+        """Check the record of every table before its current shoe: the chain from the log id, and each shoe's
+        decided rounds against the rules of the shoe (a batch at a time, yielding between batches). Breaks raise
+        the `integrity` alarm as at the start."""
+        found: list[Break] = []
+        for table_id, until in list(self._history.items()):
+            if self._stopping:
+                return found
+            refold = Refold(TableState(self.tables[table_id].config), self.log_id, table_id)
+            after = 0
+            try:
+                while after < until and not self._stopping:
+                    entries = self.blocking(self.store.entries_after, table_id, after, CHECK_BATCH)
+                    entries = [e for e in entries if e.version <= until]
+                    if not entries:
+                        break
+                    for _ in refold.fold(entries):
+                        pass
+                    after = entries[-1].version
+                    time.sleep(0)  # under gevent: let the loop serve between batches
+            except Exception as e:  # the log closed under it (a stop), or a read failed: said, not raised
+                log.error("table %s: checking the record's history failed: %s", table_id, e)
+                continue
+            if after < until and until:
+                refold.breaks.append(Break(table_id, after + 1, f"events {after + 1} to {until} are missing"))
+            found += refold.breaks
+        self.report(found)
+        return found
+
+    def report(self, breaks: Sequence[Break]) -> None:
+        """Every break in the service's log, and per table an `integrity` alarm naming the first one (unless the
+        same break raised one already: a restart does not raise it again once acknowledged)."""
+        by_table: dict[str, list[Break]] = {}
+        for b in breaks:
+            log.error("the record: %s", b)
+            by_table.setdefault(b.table, []).append(b)
+        for table_id, found in by_table.items():
+            first = found[0]
+            more = f" (and {len(found) - 1} more: scoreboard check-log lists them)" if len(found) > 1 else ""
+            detail = f"{first.what}{more}"[:1000]
+            try:
+                known = self.read(self.store.alarms, [table_id], False, 1000)
+                if any(a["kind"] == "integrity" and a["detail"] == detail for a in known):
+                    continue
+                self.alarms.raise_alarm(table_id, "integrity", detail=detail, version=first.version)
+            except Exception as e:  # the log does not take the alarm: /readyz says why through the log's state
+                log.error("table %s: could not raise the integrity alarm: %s", table_id, e)
 
     def _live_config(self, table_id: str, config: TableConfig, before: int) -> TableConfig:
         """The table's config with the settings changed live up to `before` (the shoe being replayed folds those
@@ -229,9 +294,12 @@ class TableHub:
             return
         try:
             view = self.tables[table_id]
-            rows = self._io(self.store.events_after, table_id, view.version)
-            for state, delta in _fold_stored(view.state, rows, table_id):
+            rows = self._io(self.store.entries_after, table_id, view.version)
+            refold = Refold(view.state, view.state.head or self.log_id, table_id)
+            for state, delta in refold.fold(rows):
                 view.take(state, delta)
+            if refold.breaks:
+                self.runner.spawn(self.report, refold.breaks)
             self.bets_clock.watch(table_id, view.state)
         except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
             log.error("table %s: catching up from the event log failed: %s", table_id, e)
@@ -249,7 +317,7 @@ class TableHub:
         is_list: bool = True,
         floor: bool = False,
         service: bool = False,
-    ) -> dict:
+    ) -> FeedReply:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
         `operator` is the operator whose token sent them (None for the table's feed token): each event is an action
@@ -275,7 +343,7 @@ class TableHub:
         handed_off = False
         try:
             base = self.tables[table_id].state
-            staged, refused = _stage(base, events, operator, service, floor)
+            staged, refused = _stage(base, events, operator, service, floor, self.revealers.get(table_id))
             post = _Post(self, table_id, base, events, operator, staged, refused, started, service, floor)
             if self.store.shared or post.writes():
                 # A shared log may hold newer events of this table than this process has seen: even a refusal or a
@@ -313,14 +381,14 @@ class TableHub:
             raise FeedRefused(refusal, len(post.results), index if is_list else None)
         return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
 
-    def _take(self, post: _Post) -> list[dict]:
+    def _take(self, post: _Post) -> list[Result]:
         """The stored events change the table, and every display hears of each change (the events another process
         stored first only change the table: that process told the displays)."""
         table_id = post.table_id
         view = self.tables[table_id]
         for state, delta in post.caught:
             view.take(state, delta)
-        results = []
+        results: list[Result] = []
         # Asked once a post: nothing here yields, so no display joins under gevent until the post is taken (its
         # snapshot then has all of it); with threads, one that joins in between re-joins on the version gap.
         listening = self.listening(table_id)
@@ -385,19 +453,19 @@ class TableHub:
     # -- history --------------------------------------------------------------------------------------------------
 
     def shoe_state(self, table_id: str, number: int) -> TableView | None:
-        """Shoe `number` of a table, folded again from its events (they are all in the log)."""
-        events = self.read(self.store.shoe_events, table_id, number)
-        if not events:
+        """Shoe `number` of a table, rebuilt from its decided rounds (they are all in the log)."""
+        entries = self.read(self.store.shoe_entries, table_id, number)
+        if not entries:
             return None
         config = self.tables[table_id].config
-        state = TableState(config, version=events[0][0] - 1, shoes=number - 1)
-        for version, event in events:
-            try:
-                state, _ = apply(state, event, trusted=True)
-            except Refusal as e:
-                log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
-            state = evolve(state, version=version)
-        return TableView(state, self.log_id)
+        before = entries[0].version - 1
+        previous = self.log_id if before == 0 else (self.read(self.store.hash_at, table_id, before) or "")
+        refold = Refold(TableState(config, version=before, shoes=number - 1, head=previous), previous, table_id)
+        for _ in refold.fold(entries):
+            pass
+        for b in refold.breaks:  # raised at the start, or by the history's check: said again here only
+            log.debug("the record, reading shoe %s: %s", number, b)
+        return TableView(refold.state, self.log_id)
 
     def shoe_history(self, table_id: str, number: int) -> dict | None:
         view = self.shoe_state(table_id, number)
@@ -405,13 +473,16 @@ class TableHub:
             return None
         return {"shoe": view.state.shoe.id, "number": number, "rounds": view.rounds_json()}
 
-    def shoe_export(self, table_id: str, number: int) -> dict | None:
-        """Everything about one shoe: its rules, rounds and every stored event, in order."""
+    def shoe_export(self, table_id: str, number: int, public: bool = False) -> dict | None:
+        """Everything about one shoe: its rules, rounds and every stored event, in order. `public`: as anyone may
+        read a shoe that ended and was revealed (no operator's name)."""
         view = self.shoe_state(table_id, number)
         if view is None or view.state.shoe is None:
             return None
         shoe = view.state.shoe
         events = [event for _, event in self.read(self.store.shoe_events, table_id, number)]
+        if public:
+            events = [_unnamed(event) for event in events]
         return {
             "table": table_id,
             "log": self.log_id,
@@ -424,7 +495,7 @@ class TableHub:
                 "ended": shoe.ended,
                 "cut": shoe.cut,
             },
-            "rounds": view.rounds_json(public=False),
+            "rounds": view.rounds_json(public=public),
             "events": events,
         }
 
@@ -476,18 +547,24 @@ class _Post:
         self.after = base.version
         self.staged, self.refused, self.started = staged, refused, started
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
-        self.results: list[dict] = []
+        self.results: list[Result] = []
         self.deliveries = False  # its writes hold webhook deliveries
         self._writes: Writes | None = None
         self.raised = Raised()  # the alarms its events raise and clear, stored with them
 
-    def stage(self, newer: Sequence[Stored]) -> Writes:
+    def stage(self, newer: Sequence[Entry]) -> Writes:
         """What to store, given the events the log holds past `after` (the writer asks in its transaction, the
         table locked). With none, the post stands as it was staged; else it is staged again on the caught-up state
         (every call starts from `base`: a retried transaction gets the same answer)."""
         if newer:
-            self.caught = list(_fold_stored(self.base, newer, self.table_id))
-            self.staged, self.refused = _stage(self.caught[-1][0], self.events, self.operator, self.service, self.floor)
+            refold = Refold(self.base, self.base.head or self.hub.log_id, self.table_id)
+            self.caught = list(refold.fold(newer))
+            if refold.breaks:
+                self.hub.runner.spawn(self.hub.report, refold.breaks)
+            reveal = self.hub.revealers.get(self.table_id)
+            self.staged, self.refused = _stage(
+                self.caught[-1][0], self.events, self.operator, self.service, self.floor, reveal
+            )
             self._writes = None
         return self.writes()
 
@@ -499,8 +576,40 @@ class _Post:
             self._writes = self._make_writes()
         return self._writes
 
+    def _chain(self) -> list[Record]:
+        """The post's event rows, each with what it decided and its hash after the one before it (the table's chain
+        head): the staged states take their hashes (the rounds API shows each round's)."""
+        before = self.caught[-1][0] if self.caught else self.base
+        previous = before.head or self.hub.log_id
+        records, staged = [], []
+        for state, delta in self.staged:
+            if not delta.duplicate:
+                decided = decided_of(state, delta)
+                event = delta.event
+                hash_ = link(previous, state.version, state.shoes, event, decided)
+                feed, seq = event.get("feed", ""), event.get("seq")
+                records.append(
+                    Record(
+                        self.table_id,
+                        state.version,
+                        state.shoes,
+                        event,
+                        event["type"],
+                        feed,
+                        seq,
+                        delta.digest,
+                        decided,
+                        hash_,
+                    )
+                )
+                state = before = chained(before, state, delta, hash_)
+                previous = hash_
+            staged.append((state, delta))
+        self.staged = staged
+        return records
+
     def _make_writes(self) -> Writes:
-        records = [_record(self.table_id, state, delta) for state, delta in self.staged if not delta.duplicate]
+        records = self._chain()
         self.raised = of_events(self.caught[-1][0] if self.caught else self.base, self.staged)
         rows: list[Row] = list(self.raised.rows())
         outbox = self.hub.outbox
@@ -533,12 +642,19 @@ class _Post:
 
 
 def _stage(
-    state: TableState, events: list, operator: Operator | None, service: bool = False, floor: bool = False
+    state: TableState,
+    events: list,
+    operator: Operator | None,
+    service: bool = False,
+    floor: bool = False,
+    reveal: Reveal | None = None,
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
     """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
     operator's event is first an action their role must allow at this table (permissions.py), judged on the table
     as the event finds it. The floor's events (`floor`) were checked by the API: each is completed on the state it
-    finds (floor_event) and applied as the log will replay it."""
+    finds (floor_event) and applied as the log will replay it. `reveal` (a simulated table's) publishes a shoe's
+    secret however it ends: in a `shoe_end` sent without it, and in a `shoe_end` the service adds before a new shoe
+    that replaces one still open."""
     staged: list[tuple[TableState, Delta]] = []
     now = time.time()
     name = operator.name if operator is not None else None
@@ -553,7 +669,11 @@ def _stage(
                 denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
                 if denied is not None:
                     raise denied
+            if reveal is not None and _kind(raw) == "shoe":
+                state = _replaced(state, reveal, staged, now, name)
             new, delta = apply(state, raw, received_at=now, operator=name, service=service)
+            if reveal is not None and delta.kind == "shoe_end" and not delta.duplicate:
+                new, delta = _revealed(state, new, delta, reveal)
         except Refusal as e:
             return staged, (e, index)
         staged.append((new, delta))
@@ -561,24 +681,57 @@ def _stage(
     return staged, None
 
 
-def _record(table_id: str, state: TableState, delta: Delta) -> Record:
-    event = delta.event
-    feed, seq = event.get("feed", ""), event.get("seq")
-    return Record(table_id, state.version, state.shoes, event, event["type"], feed, seq, delta.digest)
+Reveal = Callable[[ShoeState], "dict | None"]  # a shoe's secret: {"seed", "undealt"}, or None if unknown here
 
 
-def _fold_stored(
-    state: TableState, rows: Iterable[tuple[int, dict]], table_id: str
-) -> Iterator[tuple[TableState, Delta]]:
-    """Apply stored events (accepted once: trusted), each state numbered with its stored version."""
-    for version, event in rows:
-        try:
-            state, delta = apply(state, event, trusted=True)
-        except Refusal as e:  # a stored event that no longer applies: say so, keep the versions aligned
-            log.error("table %s: stored event %s (version %s) does not apply: %s", table_id, event, version, e)
-            delta = Delta(str(_kind(event) or "event"), event if isinstance(event, dict) else {})
-        state = evolve(state, version=version)
-        yield state, delta
+def _secret_of(state: TableState, reveal: Reveal) -> dict | None:
+    shoe = state.shoe
+    if shoe is None or not shoe.commitment or shoe.ended or shoe.seed:
+        return None
+    try:
+        return reveal(shoe)
+    except Exception:  # the secret cannot be read: the shoe ends unrevealed, as it would have without it
+        log.exception("table %s: revealing shoe %s failed", state.config.id, shoe.id)
+        return None
+
+
+def _revealed(state: TableState, new: TableState, delta: Delta, reveal: Reveal) -> tuple[TableState, Delta]:
+    """A `shoe_end` sent without the shoe's seed (an operator closing a simulated shoe): the seed and the undealt
+    cards go into it. Its seq stands for what was sent (a retry of it is a duplicate)."""
+    if "seed" in delta.event:
+        return new, delta
+    secret = _secret_of(state, reveal)
+    if not secret:
+        return new, delta
+    opened, shown = apply(state, {**delta.event, **secret}, trusted=True)
+    return evolve(opened, seqs=new.seqs), evolve(shown, digest=delta.digest)
+
+
+def _replaced(
+    state: TableState, reveal: Reveal, staged: list[tuple[TableState, Delta]], now: float, name: str | None
+) -> TableState:
+    """A new shoe over a simulated shoe still open: the service ends that shoe first, revealing it."""
+    if state.deal.started:
+        return state  # the new shoe is refused (a round is half dealt): nothing to end
+    secret = _secret_of(state, reveal)
+    if not secret:
+        return state
+    end = {"type": "shoe_end", **secret, "reason": "replaced by a new shoe", "received_at": now}
+    if name is not None:
+        end["operator"] = name
+    new, delta = apply(state, end, trusted=True)
+    staged.append((new, delta))
+    return new
+
+
+def _unnamed(event: dict) -> dict:
+    """A stored event as the public reads it: without the name of the operator who sent it."""
+    if "operator" not in event and not str(event.get("feed", "")).startswith("operator:"):
+        return event
+    out = {k: v for k, v in event.items() if k != "operator"}
+    if str(out.get("feed", "")).startswith("operator:"):
+        out["feed"] = "operator"
+    return out
 
 
 def _kind(event: object) -> object:

@@ -45,7 +45,12 @@ EVENT_TYPES: dict[str, str] = {
 def _round(before: TableState, state: TableState, delta: Delta) -> dict:
     """The round the event closed, as /rounds shows it: its number, its cards and result, and `dealt` (its place
     among the shoe's rounds, voided ones included)."""
-    return {**delta.display["round"], "dealt": len(state.rounds)}
+    return {**delta.display["round"], "dealt": len(state.rounds), "hash": _proof(state, len(state.rounds))}
+
+
+def _proof(state: TableState, dealt: int) -> str | None:
+    """The hash of the event that decided round `dealt` (the record's, as /rounds shows it)."""
+    return state.proofs[dealt - 1] if 0 < dealt <= len(state.proofs) else None
 
 
 def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
@@ -56,8 +61,8 @@ def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
         dealt = index_of(before.rounds, number) + 1
         r = state.rounds[dealt - 1]
         shown = number if not r.void else None
-        return {**round_json(r, shown), "dealt": dealt}
-    return {**delta.display["round"], "dealt": len(state.rounds)}
+        return {**round_json(r, shown), "dealt": dealt, "hash": _proof(state, dealt)}
+    return {**delta.display["round"], "dealt": len(state.rounds), "hash": _proof(state, len(state.rounds))}
 
 
 def _undone(before: TableState, state: TableState, delta: Delta) -> dict:

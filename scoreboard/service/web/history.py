@@ -2,7 +2,9 @@
 
 The JSON export carries the shoe's stored events too, in order: `scoreboard replay` feeds them into another table
 and `scoreboard verify` rebuilds a simulated shoe's order from them. It is an operator's record (who voided what,
-the cards of every round, the shoe's seed): it answers an operator's token only.
+the cards of every round): it answers an operator's token, except for a shoe that has ended and been revealed (its
+seed published): then its faces are all public, and anyone may read it, without the operators' names
+(operations.md "Fairness anyone can check").
 """
 
 from __future__ import annotations
@@ -39,14 +41,28 @@ CSV_COLUMNS = (
     "banker_cards",
     "void",
     "reason",
+    "hash",  # the record's hash of the event that decided the round (docs/record.md)
 )
 
 
 @bp.get("/tables/<table_id>/shoes/<number>/export")
 def export(table_id: str, number: str):
-    _, err = operator_for(table_id, "a shoe's export")
-    if err:
-        return err
+    hub = current_hub()
+    revealed = False
+    if request.headers.get("Authorization") is None and hub.get(table_id) is not None:
+        # Without a token: a shoe that ended and was revealed is public; any other answers 401 as before.
+        try:
+            known = shoe_number(number)
+        except ValueError:
+            known = None
+        if known is not None:
+            past = hub.shoe_state(table_id, known)
+            ended = past.state.shoe if past is not None else None
+            revealed = ended is not None and ended.ended and bool(ended.seed)
+    if not revealed:
+        _, err = operator_for(table_id, "a shoe's export")
+        if err:
+            return err
     kind = request.args.get("format", "json")
     if kind not in ("json", "csv"):
         return error(400, "bad_format", f"format must be csv or json, not {kind[:20]!r}")
@@ -54,7 +70,7 @@ def export(table_id: str, number: str):
         shoe = shoe_number(number)
     except ValueError:
         return error(400, "bad_shoe", "the shoe is its number, 1 or more, as listed by /shoes")
-    data = current_hub().shoe_export(table_id, shoe)
+    data = hub.shoe_export(table_id, shoe, public=revealed)
     if data is None:
         return error(404, "unknown_shoe", f"table {table_id} has no shoe number {shoe}")
     name = f"{_safe(table_id)}-shoe-{shoe}"
@@ -75,8 +91,8 @@ def rounds_csv(rounds: list[dict]) -> str:
     >>> print(rounds_csv([{"round": 1, "dealt": 1, "winner": "B", "player": ["9H", "KD"], "banker": ["2C", "7S"],
     ...     "player_points": 9, "banker_points": 9, "natural": True, "void": False, "reason": "=cmd"}]), end="")
     round,dealt,winner,player,banker,player_points,banker_points,natural,player_pair,banker_pair,banker_six,\
-banker_cards,void,reason
-    1,1,B,9H KD,2C 7S,9,9,true,,,,,false,'=cmd
+banker_cards,void,reason,hash
+    1,1,B,9H KD,2C 7S,9,9,true,,,,,false,'=cmd,
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from http import HTTPStatus
 
+from cachetools import LRUCache
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.wrappers import Request as WerkzeugRequest
 
@@ -61,7 +62,8 @@ def covers(drawn: Stamp, wanted: Stamp) -> bool:
 
 
 class ImageCache:
-    """The newest image of each (table, kind, spec), least recently used evicted first, bounded by bytes.
+    """The newest image of each (table, kind, spec), least recently used evicted first, bounded by bytes (cachetools'
+    `LRUCache`, weighing each image by its bytes), counting its hits.
 
     >>> cache = ImageCache(max_bytes=10)
     >>> cache.put("a", ("log", 2), b"123456")
@@ -74,32 +76,27 @@ class ImageCache:
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
-        self.size = 0
         self.hits = 0
-        self._items: OrderedDict[object, tuple[Stamp, bytes]] = OrderedDict()
+        self._items: LRUCache[object, tuple[Stamp, bytes]] = LRUCache(max_bytes, getsizeof=lambda item: len(item[1]))
+
+    @property
+    def size(self) -> int:
+        return int(self._items.currsize)
 
     def get(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
-        item = self._items.get(key)
+        item = self._items.get(key)  # cachetools' get marks the item used, as a lookup does
         if item is None or not covers(item[0], wanted):
             return None
-        self._items.move_to_end(key)
         self.hits += 1
         return item
 
     def put(self, key: object, stamp: Stamp, png: bytes) -> None:
         old = self._items.get(key)
-        if old is not None:
-            if covers(old[0], stamp):
-                return  # a slow drawing finished after a newer one: keep the newer
-            self.size -= len(old[1])
-            del self._items[key]
-        if len(png) > self.max_bytes:
-            return
-        self._items[key] = (stamp, png)
-        self.size += len(png)
-        while self.size > self.max_bytes:
-            _, (_, dropped) = self._items.popitem(last=False)
-            self.size -= len(dropped)
+        if old is not None and covers(old[0], stamp):
+            return  # a slow drawing finished after a newer one: keep the newer
+        self._items.pop(key, None)
+        if len(png) <= self.max_bytes:
+            self._items[key] = (stamp, png)
 
 
 class _Flight:

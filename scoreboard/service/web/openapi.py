@@ -22,7 +22,7 @@ from ...events import TYPES
 from ...i18n import LANGUAGES
 from ...live_settings import GROUPS, SETTINGS, STATUSES
 from ...palette import THEMES
-from ...roads.names import OPTIONS, Road
+from ...roads.names import DERIVED_ROADS, OPTIONS, ROADS, Road
 from ...roads.patterns import Pattern
 from ..live.screens import ID_PATTERN
 from ..live.screens import PAGES as SCREEN_PAGES
@@ -40,6 +40,10 @@ SCREEN_ID = f"^{ID_PATTERN}$"
 
 def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+ROAD_NAMES = [r.value for r in ROADS]  # the roads JSON's fields (scoreboard/roads/names.py)
+DERIVED_NAMES = [r.value for r in DERIVED_ROADS]
 
 
 def _obj(required: Iterable[str] = (), **properties: dict) -> dict:
@@ -101,8 +105,18 @@ SCHEMAS: dict[str, dict] = {
             banker_cards=_nullable({"type": "integer", "enum": [2, 3]}),
             void=BOOL,
             reason={**TEXT, "description": "a voided round: why"},
-            irregularity={**BOOL, "description": "a voided round: the service voided it (an excess card)"},
+            irregularity={
+                **BOOL,
+                "description": "a voided round: the service voided it (an excess or foreign card, the shoe ran out)",
+            },
             operator={**TEXT, "description": "a voided round, to an operator's token: who voided it"},
+            hash=_nullable(
+                {
+                    **TEXT,
+                    "pattern": "^[0-9a-f]{64}$",
+                    "description": "the hash of the event that decided the round as it stands (docs/record.md)",
+                }
+            ),
             **FLAGS,
         ),
         "description": "A round as /rounds shows it (feed-protocol.md).",
@@ -316,7 +330,7 @@ SCHEMAS: dict[str, dict] = {
     ),
     "Roads": {
         **_obj(
-            ["rounds", "bead", "big_road", "big_eye", "small", "cockroach", "predict", "stats", "patterns"],
+            ["rounds", *ROAD_NAMES, "predict", "stats", "patterns"],
             rounds=COUNT,
             bead=_obj(["rows", "cells"], rows=COUNT, cells={"type": "array", "items": _ref("BeadCell")}),
             big_road=_obj(
@@ -325,9 +339,7 @@ SCHEMAS: dict[str, dict] = {
                 leading_ties=COUNT,
                 columns={"type": "array", "items": {"type": "array", "items": _ref("BigRoadCell")}},
             ),
-            big_eye=_ref("DerivedRoad"),
-            small=_ref("DerivedRoad"),
-            cockroach=_ref("DerivedRoad"),
+            **dict.fromkeys(DERIVED_NAMES, _ref("DerivedRoad")),
             predict=_obj(["P", "B"], P=_ref("Prediction"), B=_ref("Prediction")),
             stats=_obj(
                 ["B", "P", "T", "rounds", "longest", "streak"],
@@ -374,18 +386,11 @@ SCHEMAS: dict[str, dict] = {
         ["rows", "columns"], rows=COUNT, columns={"type": "array", "items": {"type": "array", "items": DERIVED_CELL}}
     ),
     "Prediction": _obj(
-        ["bead", "big_road", "big_eye", "small", "cockroach", "cells"],
+        [*ROAD_NAMES, "cells"],
         bead=PLACE,
         big_road=PLACE,
-        big_eye=_nullable(COLOUR),
-        small=_nullable(COLOUR),
-        cockroach=_nullable(COLOUR),
-        cells=_obj(
-            ["big_eye", "small", "cockroach"],
-            big_eye=_nullable(DERIVED_CELL),
-            small=_nullable(DERIVED_CELL),
-            cockroach=_nullable(DERIVED_CELL),
-        ),
+        **dict.fromkeys(DERIVED_NAMES, _nullable(COLOUR)),
+        cells=_obj(DERIVED_NAMES, **dict.fromkeys(DERIVED_NAMES, _nullable(DERIVED_CELL))),
     ),
     "Event": {
         **_obj(
@@ -791,8 +796,12 @@ PATHS: dict[str, dict] = {
         "get": {
             "operationId": "exportShoe",
             "summary": "A shoe's rounds and events",
+            "description": (
+                "An operator's record. A shoe that has ended and been revealed (its seed published) is public: "
+                "anyone may read it without a token, without the operators' names (operations.md, fairness)."
+            ),
             "tags": ["operators"],
-            "security": OPERATOR,
+            "security": PUBLIC_OR_OPERATOR,
             "parameters": [
                 _table_param(),
                 {"name": "number", "in": "path", "required": True, "description": "The shoe's number.", "schema": TEXT},

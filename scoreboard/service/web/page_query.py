@@ -27,6 +27,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "pit": ("lang", "theme", "tables"),
     "screen": ("lang", "theme"),
     "rules": ("lang", "theme"),
+    "fairness": ("lang", "theme"),
     "operator": ("lang",),
 }
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request, url_for
+from flask_babel import gettext as _
 from flask_wtf.csrf import generate_csrf
 
 from ... import __version__, palette
@@ -209,3 +210,34 @@ def rules(table_id):
         bets=pay_table(game, state["decks"]),
         insurance=insurance_table() if game.insurance else [],
     )
+
+
+@bp.get("/tables/<table_id>/fairness")
+def fairness(table_id):
+    """Fairness anyone can check (operations.md): the current shoe's commitment, and each ended shoe's seed with a
+    button that verifies it in the browser (static/fairness.js, WebCrypto) from the shoe's public export."""
+    table, err = table_or_404(table_id)
+    if err:
+        return err
+    state = table.state_json()
+    options = page_options(request.args, "fairness", state.get("lang"), request.headers.get("Accept-Language"))
+    page = _page(options, [state], settings=False, scripted=False)
+    page.strings = fairness_strings()
+    shoe = table.state.shoe
+    return render_template("fairness.html", page=page, table=state, shoe=shoe)
+
+
+def fairness_strings() -> dict:
+    """The words static/fairness.js writes, in the request's language."""
+    return {
+        "seed": _("Seed"),
+        "verify": _("Verify"),
+        "checking": _("Checking…"),
+        "verified": _("Verified: all %(cards)s cards came out in the order committed to before the first card."),
+        "mismatch": _("Does not verify: the dealt cards do not match the commitment."),
+        "not_whole": _("Does not verify: the order is not a whole shoe."),
+        "unreadable": _("Does not verify: the export cannot be read (%(reason)s)."),
+        "no_ended": _("No shoe of this table has ended and been revealed yet."),
+        "shoe": _("Shoe %(number)s"),
+        "not_revealed": _("Ended without a seed: it cannot be verified."),
+    }

@@ -1,0 +1,223 @@
+"""The record (operations.md "The record"): what each stored event decided, the hash chain over a table's events,
+and the fold that rebuilds a table from its decided rounds while checking both.
+
+Each stored event keeps, beside the event, what it decided: for an event that closes, voids or corrects a round,
+the round as it then stood (`decided_of`). Its `hash` is sha256 of the previous event's hash (the log id for a
+table's first event) followed by the event's entry as canonical JSON (`entry_json`: its version, shoe, event and
+decided round, keys sorted, compact, every character past ASCII escaped).
+
+`Refold` folds a table's stored entries in order: the rounds are the decided ones; every event is re-derived with the
+rules of its shoe only to check them (and to follow the shoe's cards and the round being dealt), each link of the
+chain too. Wherever the rules now decide otherwise, the recorded round stands. Each disagreement is a `Break`;
+nothing is ever skipped silently.
+
+>>> from scoreboard.table import TableConfig, TableState, apply
+>>> state, delta = apply(TableState(TableConfig("T1", require_seq=False)), {"type": "shoe", "shoe": "S1"})
+>>> decided_of(state, delta) is None
+True
+>>> state, delta = apply(state, {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]})
+>>> decided = decided_of(state, delta)
+>>> decided["index"], decided["round"], decided["winner"], decided["player"]
+(0, 1, 'P', ['9H', 'KD'])
+>>> round_of(decided) == state.rounds[0]
+True
+>>> link("log-1", 2, 1, delta.event, decided) == link("log-1", 2, 1, dict(reversed(delta.event.items())), decided)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .errors import Refusal
+from .play import Round
+from .shapes import Event, JSONObject
+from .table import Delta, TableState, apply, canonical_json, evolve, played
+
+__all__ = ["Break", "Entry", "Refold", "chained", "decided_of", "entry_json", "link", "round_of"]
+
+
+class Entry(NamedTuple):
+    """One stored event as the record reads it."""
+
+    version: int
+    shoe: int
+    event: Event
+    decided: JSONObject | None = None
+    hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Break:
+    """Something the record's checks found: at `version` of `table`, `what` (one sentence)."""
+
+    table: str
+    version: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"table {self.table}, version {self.version}: {self.what}"
+
+
+def entry_json(version: int, shoe: int, event: Event, decided: JSONObject | None) -> bytes:
+    """The bytes an event's hash is taken of (after the previous hash).
+
+    >>> entry_json(3, 1, {"type": "cut"}, None)
+    b'{"decided":null,"event":{"type":"cut"},"shoe":1,"version":3}'
+    """
+    return canonical_json({"version": version, "shoe": shoe, "event": event, "decided": decided})
+
+
+def link(previous: str, version: int, shoe: int, event: Event, decided: JSONObject | None) -> str:
+    """An event's hash: sha256 of the previous event's hash (the log id for a table's first) and its entry."""
+    return hashlib.sha256(previous.encode() + entry_json(version, shoe, event, decided)).hexdigest()
+
+
+def decided_of(state: TableState, delta: Delta) -> JSONObject | None:
+    """What an event decided: the round it closed, voided or corrected, as it then stood (None for any other)."""
+    i = delta.decided
+    if i is None or i >= len(state.rounds):
+        return None
+    r = state.rounds[i]
+    number = None
+    if not r.void:
+        number = sum(1 for x in state.rounds[: i + 1] if not x.void)
+    return {"index": i, "round": number, **r.as_json(public=False)}
+
+
+def round_of(decided: JSONObject) -> Round:
+    """The round a decided entry records."""
+    return Round(
+        winner=decided.get("winner"),
+        player=tuple(decided.get("player") or ()),
+        banker=tuple(decided.get("banker") or ()),
+        player_points=decided.get("player_points"),
+        banker_points=decided.get("banker_points"),
+        natural=bool(decided.get("natural")),
+        player_pair=bool(decided.get("player_pair")),
+        banker_pair=bool(decided.get("banker_pair")),
+        banker_cards=decided.get("banker_cards"),
+        void=bool(decided.get("void")),
+        reason=decided.get("reason"),
+        operator=decided.get("operator"),
+        irregularity=bool(decided.get("irregularity")),
+    )
+
+
+def chained(before: TableState, state: TableState, delta: Delta, hash_: str) -> TableState:
+    """The state an event made from `before`, with that event's hash: the chain's head, and the proof of the round it
+    decided (the proofs of the rounds before it are `before`'s; a new shoe has none)."""
+    proofs = () if delta.kind == "shoe" else before.proofs
+    i = delta.decided
+    if i is not None:
+        if len(proofs) <= i:
+            proofs = proofs + (None,) * (i + 1 - len(proofs))
+        proofs = proofs[:i] + (hash_,) + proofs[i + 1 :]
+    return evolve(state, head=hash_, proofs=proofs)
+
+
+def _kept(state: TableState, decided: JSONObject) -> TableState:
+    """`state` with the recorded round in its place (the rules now decide it otherwise, or not at all)."""
+    i = decided.get("index")
+    if not isinstance(i, int) or i < 0 or i > len(state.rounds):
+        return state
+    recorded = round_of(decided)
+    rounds = state.rounds[:i] + (recorded,) + state.rounds[i + 1 :]
+    return evolve(state, rounds=rounds, played=played(rounds))
+
+
+def _differs(derived: JSONObject | None, recorded: JSONObject) -> str:
+    """How a re-derived round differs from the recorded one ("" if it does not)."""
+    if derived is None:
+        return "the rules now decide no round here"
+    fields = sorted(k for k in set(derived) | set(recorded) if derived.get(k) != recorded.get(k))
+    if not fields:
+        return ""
+    shown = ", ".join(f"{k} {recorded.get(k)!r} recorded, {derived.get(k)!r} now" for k in fields[:3])
+    return f"the rules now decide round {recorded.get('round') or '(void)'} otherwise: {shown}"
+
+
+class Refold:
+    """Fold a table's stored entries in version order from `state`, `previous` being the hash before them (the log id
+    if they start the table), checking the chain and the decided rounds, keeping the recorded ones. `breaks` lists
+    what disagreed."""
+
+    def __init__(self, state: TableState, previous: str, table_id: str, derive: bool = True):
+        self.derive = derive  # False: the chain alone (the floor's own log, whose events are no table's)
+        self.state = state
+        self.previous = previous  # the hash the next entry must follow
+        self.table_id = table_id
+        self.breaks: list[Break] = []
+
+    def fold(self, entries: Iterable[Entry]) -> Iterable[tuple[TableState, Delta]]:
+        for entry in entries:
+            yield self.take(entry)
+
+    def take(self, entry: Entry) -> tuple[TableState, Delta]:
+        version, event = entry.version, entry.event
+        expected = self.state.version + 1
+        if version != expected:
+            if version > expected:
+                gone = f"event {expected}" if version == expected + 1 else f"events {expected} to {version - 1}"
+                self._break(version, f"{gone} missing: the versions jump from {expected - 1} to {version}")
+            else:
+                self._break(version, f"event {version} comes after event {expected - 1}: the log is out of order")
+        if entry.hash is None:
+            self._break(version, "event has no hash: it was written outside the service")
+        elif link(self.previous, version, entry.shoe, event, entry.decided) != entry.hash:
+            self._break(
+                version,
+                "the event's hash does not match its content and the hash before it: it was edited, or an event "
+                "before it was removed or moved",
+            )
+        state = self.state
+        if not self.derive:
+            self.state = evolve(state, version=version, head=entry.hash or self.previous)
+            self.previous = entry.hash or self.previous
+            return self.state, Delta(_kind(event), event if isinstance(event, dict) else {})
+        applies = True
+        try:
+            new, delta = apply(state, event, trusted=True)
+        except Refusal as e:
+            applies = False
+            self._break(
+                version, f"the stored {_kind(event)} event no longer applies ({e.message}); the record keeps it"
+            )
+            new, delta = state, Delta(_kind(event), event if isinstance(event, dict) else {})
+        recorded = entry.decided
+        derived = decided_of(new, delta) if applies else None
+        if recorded is not None:
+            differs = _differs(derived, recorded) if applies else "kept"
+            if differs:
+                if applies:
+                    self._break(version, differs + "; the record keeps the round as it was")
+                new = _kept(new, recorded)
+                i = recorded.get("index")
+                delta = dataclasses.replace(delta, rebuild=True, added=None, decided=i if isinstance(i, int) else None)
+        elif derived is not None:
+            # The rules close, void or correct a round where the record says this event decided none.
+            self._break(
+                version,
+                f"the rules now decide round {derived.get('round') or '(void)'} at this event, where the record has "
+                "none; the record keeps the rounds as they were",
+            )
+            new = evolve(new, rounds=state.rounds, played=state.played)
+            delta = dataclasses.replace(delta, rebuild=True, added=None, decided=None)
+        new = evolve(new, version=version)
+        hash_ = entry.hash if entry.hash is not None else self.previous
+        new = chained(state, new, delta, hash_)
+        self.previous = hash_
+        self.state = new
+        return new, delta
+
+    def _break(self, version: int, what: str) -> None:
+        self.breaks.append(Break(self.table_id, version, what))
+
+
+def _kind(event: object) -> str:
+    kind = event.get("type") if isinstance(event, dict) else None
+    return kind if isinstance(kind, str) else "event"

@@ -1,0 +1,69 @@
+"""A log opened to be read and nothing else (`scoreboard check-log`): no lock taken, no writer, no migration, so a
+log a server holds, or a copy of one, can be read beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from urllib.parse import quote
+
+from ...record import Entry
+from . import record_reads
+from .errors import StoreError
+
+
+class ReadOnlyLog:
+    """The record's reads on a log, on one connection of its own that writes nothing."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self._read: Callable[[str, tuple], list]
+        if url.startswith(("postgresql://", "postgres://")):
+            import psycopg
+
+            from .postgres import _without_password
+
+            self.url = _without_password(url)
+            try:
+                db = psycopg.connect(url, autocommit=True, connect_timeout=5)
+            except psycopg.Error as e:
+                raise StoreError(f"the event log {self.url} does not answer: {e}".strip()) from None
+            db.read_only = True
+            self.mark = "%s"
+            self._close = db.close
+            self._read = lambda sql, args: db.execute(sql, args).fetchall()
+        else:
+            if not os.path.exists(url):
+                raise StoreError(f"there is no event log {url}")
+            lite = sqlite3.connect(f"file:{quote(os.path.abspath(url))}?mode=ro", uri=True, timeout=5)
+            self.mark = "?"
+            self._close = lite.close
+            self._read = lambda sql, args: lite.execute(sql, args).fetchall()
+        try:
+            rows = self._read("SELECT value FROM meta WHERE key = 'log_id'", ())
+        except Exception as e:
+            self.close()
+            raise StoreError(f"{self.url} is not an event log of this service ({e})") from None
+        if not rows:
+            self.close()
+            raise StoreError(f"{self.url} has no log id: it is not an event log of this service")
+        self.log_id = str(rows[0][0])
+
+    def has_record(self) -> bool:
+        """Whether the log has the record's columns (a log no server of this release opened yet has none)."""
+        try:
+            self._read("SELECT hash, decided FROM events WHERE 1 = 0", ())
+        except Exception:
+            return False
+        return True
+
+    def table_ids(self) -> list[str]:
+        return record_reads.table_ids(self._read)
+
+    def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
+        return record_reads.entries(self._read, self.mark, table_id, after=version, limit=limit)
+
+    def close(self) -> None:
+        self._close()

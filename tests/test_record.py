@@ -1,0 +1,313 @@
+"""The record (operations.md "The record", docs/record.md): each stored event keeps what it decided and its place in
+a hash chain; a restart rebuilds the rounds from what was decided and checks the chain and the rules; any break
+keeps the recorded rounds, raises an `integrity` alarm and makes /readyz 503 until an admin acknowledges it; a log
+of the previous release is migrated once; `scoreboard check-log` reads a log offline."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scoreboard.record import link
+from tests.conftest import OPERATOR, with_seq
+from tests.services import postgres_database
+from tests.test_hardening import make_app, poster
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLES = (
+    '[tables.T1]\nfeed_token = "secret-T1"\ndecks = 8\n\n'
+    '[operators.pit]\ntoken = "pit-boss-token"\n\n'
+    '[operators.root]\ntoken = "admin-token-1"\nrole = "admin"\n'
+)
+ADMIN = "admin-token-1"
+SHOE = [
+    {"type": "shoe", "shoe": "S1"},
+    {"type": "burn", "cards": ["AS"]},
+    {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]},
+    *({"type": "card", "card": c} for c in ("4H", "KC", "QD", "7S", "2D")),  # P 4+2, B 10+7: Player draws
+    {"type": "result", "winner": "B", "banker_points": 7, "player_points": 2},
+    {"type": "card", "card": "9S"},
+    {"type": "card", "foreign": True, "card": "joker"},  # voids the round being dealt
+    {"type": "round", "player": ["5H", "4D"], "banker": ["KS", "8C"]},
+    {"type": "round", "player": ["2H", "3D", "TC"], "banker": ["6S", "TD"]},
+]
+
+
+def operator(client, event: dict):
+    r = client.post("/api/tables/T1/feed", json=with_seq(event), headers={"Authorization": f"Bearer {OPERATOR}"})
+    assert r.status_code == 200, r.get_json()
+    return r
+
+
+def deal(tmp_path, events=SHOE):
+    app = make_app(tmp_path, TABLES)
+    client, post = poster(app)
+    for event in events:
+        r = post(event)
+        assert r.status_code == 200, (event, r.get_json())
+    operator(client, {"type": "void", "round": 2, "reason": "card exposed"})
+    operator(client, {"type": "correct", "round": 3, "player": ["5H", "4D"], "banker": ["KS", "9C"]})
+    return app, client
+
+
+def shown(client) -> tuple[bytes, ...]:
+    return tuple(client.get(f"/api/tables/T1{p}").get_data() for p in ("", "/roads", "/rounds"))
+
+
+def recorded(client) -> tuple[bytes, bytes]:
+    """What players were shown of the rounds: the rounds and the roads."""
+    return client.get("/api/tables/T1/rounds").get_data(), client.get("/api/tables/T1/roads").get_data()
+
+
+def reopen(tmp_path):
+    app = make_app(tmp_path, TABLES)
+    return app, app.test_client()
+
+
+def integrity(app) -> list:
+    return app.extensions["scoreboard"].alarms.unacknowledged("integrity")
+
+
+def rows(tmp_path) -> sqlite3.Connection:
+    return sqlite3.connect(tmp_path / "log.sqlite3", isolation_level=None)
+
+
+def check_log(db: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scoreboard", "check-log", db], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_every_event_is_stored_with_what_it_decided_and_its_hash(tmp_path):
+    app, _ = deal(tmp_path)
+    log_id = app.extensions["scoreboard"].log_id
+    app.extensions["scoreboard"].close()
+    with rows(tmp_path) as db:
+        stored = db.execute("SELECT version, shoe, event, decided, hash FROM events ORDER BY version").fetchall()
+    previous = log_id
+    for version, shoe, event, decided, hash_ in stored:
+        assert hash_ == link(previous, version, shoe, json.loads(event), decided and json.loads(decided))
+        previous = hash_
+    decided = {v: json.loads(d) for v, _, _, d, _ in stored if d}
+    kinds = {v: json.loads(e)["type"] for v, _, e, _, _ in stored}
+    assert sorted({kinds[v] for v in decided}) == ["card", "correct", "result", "round", "void"]
+    void = next(d for v, d in decided.items() if kinds[v] == "void")
+    assert void["void"] and void["reason"] == "card exposed" and void["operator"] == "pit" and void["index"] == 1
+    foreign = next(d for v, d in decided.items() if kinds[v] == "card" and d["void"])
+    assert foreign["irregularity"] and foreign["player"] == ["9S"]
+
+
+def test_the_rounds_api_and_the_exports_carry_each_rounds_event_hash(tmp_path):
+    app, client = deal(tmp_path)
+    rounds = client.get("/api/tables/T1/rounds").get_json()["rounds"]
+    with rows(tmp_path) as db:
+        hashes = {h for (h,) in db.execute("SELECT hash FROM events WHERE decided IS NOT NULL")}
+    assert all(r["hash"] in hashes for r in rounds) and len({r["hash"] for r in rounds}) == len(rounds)
+    export = client.get("/api/tables/T1/shoes/1/export", headers={"Authorization": f"Bearer {OPERATOR}"})
+    assert [r["hash"] for r in export.get_json()["rounds"]] == [r["hash"] for r in rounds]
+    csv = client.get("/api/tables/T1/shoes/1/export?format=csv", headers={"Authorization": f"Bearer {OPERATOR}"})
+    assert csv.get_data(as_text=True).splitlines()[0].endswith(",hash")
+    assert rounds[0]["hash"] in csv.get_data(as_text=True)
+    app.extensions["scoreboard"].close()
+
+
+def test_a_restart_reproduces_every_round_byte_for_byte(tmp_path):
+    app, client = deal(tmp_path)
+    post = poster(app)[1]
+    assert post({"type": "card", "card": "8H"}).status_code == 200  # a round half dealt, too
+    before = shown(client)
+    app.extensions["scoreboard"].close()
+    again, client = reopen(tmp_path)
+    assert shown(client) == before
+    assert integrity(again) == [] and client.get("/readyz").status_code == 200
+    assert again.extensions["scoreboard"].check_history() == []
+    again.extensions["scoreboard"].close()
+    assert check_log(str(tmp_path / "log.sqlite3")).returncode == 0
+
+
+def broken(tmp_path, change) -> tuple:
+    """Deal, remember what was shown, change the log with `change(db)`, restart: the app, its client, and what was
+    shown before."""
+    app, client = deal(tmp_path)
+    before = recorded(client)
+    app.extensions["scoreboard"].close()
+    with rows(tmp_path) as db:
+        change(db)
+    again, client = reopen(tmp_path)
+    return again, client, before
+
+
+def assert_detected(app, client, before, version: int) -> None:
+    assert recorded(client) == before, "the recorded rounds are kept as players saw them"
+    [alarm] = integrity(app)
+    assert alarm.table == "T1" and alarm.version == version, alarm
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and "record" in ready.get_data(as_text=True)
+
+
+def version_of(db, kind: str, nth: int = 0) -> int:
+    return db.execute("SELECT version FROM events WHERE kind = ? ORDER BY version", (kind,)).fetchall()[nth][0]
+
+
+def test_an_edited_event_is_detected_and_the_recorded_rounds_kept(tmp_path):
+    edited = {}
+
+    def edit(db):
+        v = edited["v"] = version_of(db, "result")
+        db.execute("UPDATE events SET event = ? WHERE version = ?", (json.dumps({"type": "result", "winner": "P"}), v))
+
+    app, client, before = broken(tmp_path, edit)
+    assert_detected(app, client, before, edited["v"])
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1 and f"version {edited['v']}" in r.stdout and "hash" in r.stdout, r.stdout
+    # An admin acknowledges it: /readyz answers 200 again; a supervisor may not.
+    [alarm] = integrity(app)
+    pit = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {OPERATOR}"})
+    assert pit.status_code == 403
+    admin = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
+    assert admin.status_code == 200, admin.get_json()
+    assert client.get("/readyz").status_code == 200
+    app.extensions["scoreboard"].close()
+    # The next start finds the same break: said in the log again, not raised again once acknowledged.
+    third, client = reopen(tmp_path)
+    assert integrity(third) == [] and client.get("/readyz").status_code == 200
+    third.extensions["scoreboard"].close()
+
+
+def test_a_removed_event_is_detected_and_the_recorded_rounds_kept(tmp_path):
+    removed = {}
+
+    def remove(db):
+        v = removed["v"] = version_of(db, "card", 2)
+        db.execute("DELETE FROM events WHERE version = ?", (v,))
+
+    app, client, before = broken(tmp_path, remove)
+    assert_detected(app, client, before, removed["v"] + 1)
+    assert check_log(str(tmp_path / "log.sqlite3")).returncode == 1
+    app.extensions["scoreboard"].close()
+
+
+def test_a_reordered_pair_is_detected_and_the_recorded_rounds_kept(tmp_path):
+    swapped = {}
+
+    def swap(db):
+        a = swapped["v"] = version_of(db, "card", 0)
+        db.execute("UPDATE events SET version = -1 WHERE version = ?", (a,))
+        db.execute("UPDATE events SET version = ? WHERE version = ?", (a, a + 1))
+        db.execute("UPDATE events SET version = ? WHERE version = -1", (a + 1,))
+
+    app, client, before = broken(tmp_path, swap)
+    assert_detected(app, client, before, swapped["v"])
+    assert check_log(str(tmp_path / "log.sqlite3")).returncode == 1
+    app.extensions["scoreboard"].close()
+
+
+def test_a_rules_change_is_detected_and_the_recorded_rounds_kept(tmp_path, monkeypatch):
+    """A new release whose Table of Play differs (patched here: the Player stands on 4 and 5) decides a stored round
+    otherwise: the round stands as recorded, and the pit is told."""
+    from scoreboard import play
+
+    app, client = deal(tmp_path)
+    before = recorded(client)
+    app.extensions["scoreboard"].close()
+    monkeypatch.setattr(play, "player_draws", lambda total: total <= 3)
+    again, client = reopen(tmp_path)
+    assert recorded(client) == before
+    [alarm] = integrity(again)
+    assert alarm.table == "T1" and "rules now decide" in alarm.detail
+    assert client.get("/readyz").status_code == 503
+    again.extensions["scoreboard"].close()
+
+
+def test_a_break_in_an_earlier_shoe_is_found_by_the_history_check(tmp_path):
+    app, client = deal(tmp_path)
+    post = poster(app)[1]
+    assert post({"type": "shoe", "shoe": "S2"}).status_code == 200
+    assert post({"type": "result", "winner": "T"}).status_code == 200
+    app.extensions["scoreboard"].close()
+    with rows(tmp_path) as db:
+        v = version_of(db, "burn")
+        db.execute("UPDATE events SET event = ? WHERE version = ?", (json.dumps({"type": "burn", "count": 1}), v))
+    again, client = reopen(tmp_path)
+    deadline = time.monotonic() + 30
+    while not integrity(again) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    [alarm] = integrity(again)
+    assert alarm.version == v and client.get("/readyz").status_code == 503
+    again.extensions["scoreboard"].close()
+
+
+def previous_release(tmp_path) -> None:
+    """Turn the log into one the previous release wrote: no record columns, schema 2."""
+    with rows(tmp_path) as db:
+        db.execute("ALTER TABLE events DROP COLUMN decided")
+        db.execute("ALTER TABLE events DROP COLUMN hash")
+        db.execute("PRAGMA user_version=2")
+
+
+def test_a_log_of_the_previous_release_is_migrated_once(tmp_path, caplog):
+    app, client = deal(tmp_path)
+    before = shown(client)
+    app.extensions["scoreboard"].close()
+    previous_release(tmp_path)
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1 and "earlier release" in r.stdout
+    with caplog.at_level("WARNING"):
+        again, client = reopen(tmp_path)
+    said = [rec.message for rec in caplog.records if "earlier release" in rec.message]
+    assert len(said) == 1 and "chained" in said[0]
+    assert all(r["hash"] for r in client.get("/api/tables/T1/rounds").get_json()["rounds"]), "chained on opening"
+    unhashed = [{k: v for k, v in r.items() if k != "hash"} for r in json.loads(before[2])["rounds"]]
+    assert [
+        {k: v for k, v in r.items() if k != "hash"} for r in client.get("/api/tables/T1/rounds").get_json()["rounds"]
+    ] == unhashed
+    assert integrity(again) == [] and client.get("/readyz").status_code == 200
+    post = poster(again)[1]
+    assert post({"type": "result", "winner": "P"}).status_code == 200
+    assert client.get("/api/tables/T1/rounds").get_json()["rounds"][-1]["hash"], "new rounds are in the record"
+    again.extensions["scoreboard"].close()
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        third, _ = reopen(tmp_path)
+    assert not [rec for rec in caplog.records if "earlier release" in rec.message], "once"
+    assert integrity(third) == []
+    third.extensions["scoreboard"].close()
+    assert check_log(str(tmp_path / "log.sqlite3")).returncode == 0
+
+
+def test_check_log_refuses_what_is_no_log(tmp_path):
+    r = check_log(str(tmp_path / "none.sqlite3"))
+    assert r.returncode == 1 and "no event log" in r.stderr
+
+
+@pytest.mark.services
+def test_check_log_on_postgresql(tmp_path):
+    from scoreboard.service import create_app
+
+    config = tmp_path / "tables.toml"
+    config.write_text(TABLES)
+    with postgres_database() as url:
+        app = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config)})
+        client, post = poster(app)
+        for event in SHOE:
+            assert post(event).status_code == 200
+        operator(client, {"type": "void", "round": 1, "reason": "card exposed"})
+        app.extensions["scoreboard"].close()
+        clean = check_log(url)
+        assert clean.returncode == 0 and "whole" in clean.stdout, clean.stdout + clean.stderr
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute(
+                "UPDATE events SET event = %s WHERE kind = 'round' AND version = "
+                "(SELECT MIN(version) FROM events WHERE kind = 'round')",
+                (json.dumps({"type": "round", "player": ["9H", "KD"], "banker": ["2C", "7S"]}),),
+            )
+        dirty = check_log(url)
+        assert dirty.returncode == 1 and "break: table T1, version 3" in dirty.stdout, dirty.stdout
