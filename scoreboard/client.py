@@ -226,6 +226,16 @@ class Client:
         path = f"/api/webhooks/{_quote(name)}/deliveries/{_quote(delivery_id)}/retry"
         return cast(Delivery, self._json("POST", path, {})["delivery"])
 
+    def settings(self, table_id: str) -> dict[str, Any]:
+        """The table's live settings and where each comes from (`source`: "file" or "live"; floor.md)."""
+        return self._json("GET", self.table_path(table_id, "settings"))
+
+    def change_settings(self, table_id: str, **changes: Any) -> dict[str, Any]:
+        """Change the table's live settings (a supervisor's or an admin's token), such as
+        `change_settings("T1", status="closed", limits={"main": [100, 5000]})`; the settings as they now stand. Sent
+        again when the service does not answer: the same change twice leaves the same settings."""
+        return self._json("PATCH", self.table_path(table_id, "settings"), changes)
+
     # -- feeding ----------------------------------------------------------------------------------------------
 
     def feed(self, table_id: str, events: Event | Sequence[Event], *, token: str | None = None) -> FeedReply:

@@ -1,8 +1,21 @@
-"""Fixtures: the app factory on a temporary SQLite file (flaskr style), the real server in its own process, and
-Chromium. What they are built from is in the test-support package, testing/ (shared with bench/); the names the
-tests import from here are kept."""
+"""Fixtures: the app factory on a temporary SQLite file (flaskr style), under gevent as the server runs it; the real
+server in its own process; and Chromium. What they are built from is in the test-support package, testing/ (shared
+with bench/); the names the tests import from here are kept."""
 
 from __future__ import annotations
+
+# The tests run on gevent, as the service does: the standard library is patched before the service is imported.
+# pytest's plugins (anyio's, schemathesis') imported ssl before any conftest runs; nothing here speaks TLS, so gevent's
+# warning about patching ssl late is let pass, that one only.
+import warnings
+
+from gevent import monkey
+
+with warnings.catch_warnings():
+    warnings.filterwarnings(
+        "ignore", "Monkey-patching ssl after ssl has already been imported", monkey.MonkeyPatchWarning
+    )
+    monkey.patch_all()
 
 import signal
 from pathlib import Path

@@ -306,6 +306,9 @@ def test_undo_over_the_feed_by_a_dealer_then_refused_after_the_next_round(dealer
     assert r.json["table"]["rounds"] == 1 and r.json["table"]["last_result"]["winner"] == "P"
     assert r.json["table"]["notice"]["kind"] == "undo"
     assert [x["winner"] for x in client.get("/api/tables/T1/rounds").json["rounds"]] == ["P"]
+    audit = client.get("/api/tables/T1/audit", headers={"Authorization": "Bearer pit-boss-token"}).json["audit"]
+    [undo] = [e for e in audit if e["kind"] == "undo"]
+    assert (undo["operator"], undo["round"], undo["before"]["winner"]) == ("dan", 2, "B"), "the undo is audited"
     post(client, [{"type": "result", "winner": "T"}, {"type": "card", "card": "9H"}], token=DEALER)
     r = post(client, {"type": "undo"}, token=DEALER)
     assert r.status_code == 409 and r.json["error"] == "nothing_to_undo"

@@ -202,7 +202,11 @@ def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx, browser
         assert not problems, problems
     finally:
         page.close()
-    # The WebSocket went through nginx (an upgrade it logged with 101), not around it.
+    # The WebSocket went through nginx (an upgrade it logged with 101), not around it. nginx logs it once the
+    # connection is over: the page is closed, the browser (shared by the run) goes on, and the line comes soon after.
     prefix = re.escape(base.removeprefix(nginx.url))
     upgrade = rf'"GET {prefix}/socket\.io/\?EIO=4&transport=websocket[^"]*" 101'
+    deadline = time.monotonic() + 10
+    while not re.search(upgrade, (nginx.dir / "access.log").read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert re.search(upgrade, (nginx.dir / "access.log").read_text())

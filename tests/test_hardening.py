@@ -235,7 +235,7 @@ def test_a_bad_shoe_number_in_the_read_api_is_400(client, shoe):
     [
         ("GET", "/api/nope", 404),
         ("GET", "/api/tables/T1/feed", 405),
-        ("DELETE", "/api/tables/T1", 405),
+        ("PUT", "/api/tables/T1", 405),  # DELETE retires a table (floor.md): an admin's
         ("POST", "/api/tables/T1/roads", 405),
         ("GET", "/api/tables/T1/nope", 404),
     ],

@@ -227,7 +227,7 @@ def test_concurrent_requests_for_a_new_version_draw_it_once(app, feed):
 
 
 def test_a_request_that_finds_an_older_version_being_drawn_gets_the_newest(app):
-    service = ImageService("threading", app.static_folder)
+    service = ImageService(app.static_folder)
     spec = image_spec(Options(), "big")
     roads = {1: Roads.build(parse_results("B")).as_json(), 2: Roads.build(parse_results("BP")).as_json()}
     table = {"version": 1}

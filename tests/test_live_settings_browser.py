@@ -203,3 +203,25 @@ def test_the_operator_page_changes_the_settings_and_a_dealer_is_not_offered_them
         assert problems == []
     finally:
         server.kill(signal.SIGTERM)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720), (1920, 360), (1280, 160)])
+def test_the_overlay_s_limits_panel_fits_at_stream_sizes(browser, server, width, height):
+    from testing.browser import escapes, overflows
+
+    server.post("T1", {"type": "shoe"}, TOKEN)
+    results(server, "T1", "BPBBT")
+    change(
+        server,
+        {
+            "status": "reserved",
+            "dealer": "Mei Ling",
+            "limits": {"currency": "HKD", "tie": [10, 5000], "pair": [10, 5000], "side": [10, 2000]},
+            "announcement": "Happy hour: Super 6 pays 15:1 until 22:00",
+        },
+    )
+    page, problems = open_page(browser, f"{server.url}/overlay/T1?roads=big,bead,stats,limits", width, height)
+    wait_live(page, server, "T1")
+    fonts_loaded(page)
+    assert page.inner_text("#ov-status").lower() == "reserved"
+    assert overflows(page) == [] and escapes(page) == [] and problems == []

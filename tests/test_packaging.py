@@ -101,6 +101,7 @@ def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
         "scripts/vendor.py",
         "LICENSE",
         "CHANGELOG.md",
+        "scoreboard/py.typed",
     ):
         assert name in in_sdist, f"the sdist lacks {name}"
     in_wheel = set(zipfile.ZipFile(wheel).namelist())
@@ -113,6 +114,7 @@ def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
         "scoreboard/static/vendor/swagger-ui/swagger-ui-bundle.js",
         "scoreboard/static/embed.js",
         "scoreboard/translations/zh_Hans/LC_MESSAGES/messages.po",
+        "scoreboard/py.typed",  # type checkers read the package's annotations (PEP 561)
     ):
         assert name in in_wheel, f"the wheel lacks {name}"
     assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in in_wheel)

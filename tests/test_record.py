@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from scoreboard.record import link
+from testing.services import postgres_database
 from tests.conftest import OPERATOR, with_seq
-from tests.services import postgres_database
 from tests.test_hardening import make_app, poster
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -182,3 +182,65 @@ def test_a_second_wait_on_the_same_queue_keeps_its_own_timer():
     queue.put(message(5))
     first.join(1)
     assert [p.data for p in first_outcome] == ["xxxxx"]
+
+
+# -- the contract with the libraries ---------------------------------------------------------------------------------
+
+# The libraries whose internals session_limits.py reaches (python-engineio's sessions and queue hook, python-socketio's
+# manager, gevent's queue) and the versions it was checked against: pinned in pyproject.toml's dependencies, so that an
+# upgrade is a decision. Its figure: BENCHMARKS.md, "The send queue" (24.7 us an update before, 16.3 after).
+PINNED = ("python-engineio", "python-socketio", "gevent")
+
+
+def _pins() -> dict[str, tuple[tuple[int, ...], tuple[int, ...]]]:
+    import re
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
+    pins = {}
+    for spec in project["dependencies"]:
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+),<([0-9.]+)", spec.split(";")[0].strip())
+        if m:
+            pins[m[1]] = (tuple(map(int, m[2].split("."))), tuple(map(int, m[3].split("."))))
+    return pins
+
+
+def test_the_libraries_whose_internals_the_limits_use_are_the_pinned_versions():
+    from importlib.metadata import version
+
+    pins = _pins()
+    for name in PINNED:
+        assert name in pins, f"{name} must be pinned (>=X,<Y) in pyproject.toml: session_limits.py uses its internals"
+        low, high = pins[name]
+        installed = tuple(int(p) for p in version(name).split(".")[: len(low)])
+        assert low <= installed < high, (
+            f"{name} {version(name)} is outside its pin: check session_limits.py against it (this file's contract "
+            "tests, BENCHMARKS.md's send-queue figure), then move the pin"
+        )
+
+
+def test_engineio_still_has_the_sessions_and_hooks_the_limits_use():
+    """What SessionLimits and BoundedQueue touch: python-engineio's `sockets` (sid -> session), a session's `queue`
+    made through the server's `create_queue`, its `sid`, `closed`, `upgraded` and `close(wait=, abort=)`; its
+    `start_background_task`; python-socketio's `connect` handler and `manager.sid_from_eio_sid`; gevent's queue
+    keeping its items in `queue`."""
+    import inspect
+
+    from engineio.socket import Socket
+
+    sio = socketio.Server(async_mode="gevent")
+    limits = SessionLimits(sio)
+    eio = sio.eio
+    assert isinstance(eio.sockets, dict) and callable(eio.handlers["connect"])
+    assert callable(eio.start_background_task) and sio.manager.sid_from_eio_sid("nobody", "/") is None
+    eio.create_queue = limits._create_queue  # as install() does
+    session = Socket(eio, "s1")
+    assert isinstance(session.queue, BoundedQueue), "sessions no longer make their queue through create_queue"
+    assert (session.sid, session.closed, session.upgraded) == ("s1", False, False)
+    assert {"wait", "abort"} <= set(inspect.signature(Socket.close).parameters)
+    session.queue.put(message(10))
+    assert len(session.queue.queue) == 1, "gevent's queue no longer keeps its items in .queue"
+    eio.sockets["s1"] = session
+    limits._close(session, None)
+    assert session.closed and "s1" not in eio.sockets

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sys
+# The service runs on gevent, in every command (the log's writer, the image worker and the server share one model):
+# patch the standard library before anything imports threading or socket.
+from gevent import monkey
 
-if sys.argv[1:2] == ["serve"]:
-    # The server runs on gevent: patch the standard library before anything imports threading or socket.
-    from gevent import monkey
-
-    monkey.patch_all()
+monkey.patch_all()
 
 import click
 

@@ -13,12 +13,12 @@ size), cached.
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from cachetools import LRUCache
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 FAMILY = {"en": "noto-sans-sc", "zh-Hans": "noto-sans-sc", "zh-Hant": "noto-sans-tc"}
@@ -43,7 +43,8 @@ class FontsMissing(RuntimeError):
 
 class Bounded(Generic[K, V]):
     """A small LRU map: `get(key, make)` returns the kept value or makes, keeps and returns it. It keeps at most
-    `size` values, or with `weigh`, values weighing at most `size` in all (images: their bytes).
+    `size` values, or with `weigh`, values weighing at most `size` in all (images: their bytes). The keeping is
+    cachetools' `LRUCache`; this adds the making, and counts it.
 
     >>> cache = Bounded(2)
     >>> cache.get("a", lambda: 1), cache.get("b", lambda: 2), cache.get("a", lambda: 99)
@@ -53,28 +54,28 @@ class Bounded(Generic[K, V]):
     >>> heavy = Bounded(10, weigh=len)
     >>> heavy.get("a", lambda: "123456"), heavy.get("b", lambda: "123456"), heavy.weight, list(heavy.items)
     ('123456', '123456', 6, ['b'])
+    >>> heavy.get("c", lambda: "12345678901"), list(heavy.items)  # heavier alone than the bound: made, not kept
+    ('12345678901', ['b'])
     """
 
     def __init__(self, size: int, weigh: Callable[[V], int] | None = None):
         self.size = size
-        self.weigh = weigh or (lambda _: 1)
-        self.weight = 0
-        self.items: OrderedDict[K, V] = OrderedDict()
+        self.items: LRUCache[K, V] = LRUCache(size, getsizeof=weigh)
         self.made = 0  # how many values were made: how tests and benchmarks see the cache work
+
+    @property
+    def weight(self) -> float:
+        return self.items.currsize
 
     def get(self, key: K, make: Callable[[], V]) -> V:
         try:
-            self.items.move_to_end(key)
             return self.items[key]
         except KeyError:
             pass
         value = make()
         self.made += 1
-        self.items[key] = value
-        self.weight += self.weigh(value)
-        while self.weight > self.size and len(self.items) > 1:
-            _, dropped = self.items.popitem(last=False)
-            self.weight -= self.weigh(dropped)
+        if self.items.getsizeof(value) <= self.items.maxsize:  # cachetools keeps none heavier than the whole bound
+            self.items[key] = value
         return value
 
 

@@ -116,8 +116,10 @@ def _palette_image(theme: str) -> Image.Image:
 def encode(image: Image.Image, theme: str, compress_level: int = COMPRESS_LEVEL) -> bytes:
     """`image` (RGB) as PNG bytes, its colours mapped to the nearest entries of the theme's palette.
 
-    The file is written here rather than by Pillow's PNG plugin: its encoder holds the GIL while it deflates
-    (about 5 ms for a board), and the zlib module does not.
+    The file is written here rather than by Pillow's PNG plugin because a new version of a board re-deflates only
+    the bands of rows that changed (`deflate`): Pillow's writer deflates the whole image every time, about 3 ms more
+    of a cold render's 15 (BENCHMARKS.md, "PNG: the project's writer or Pillow's"). It uses the public API only
+    (Pillow's quantize and bytes, zlib, the PNG format); tests/test_render.py decodes what it writes with Pillow.
     """
     palette = _palette_image(theme)
     indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)

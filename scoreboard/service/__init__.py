@@ -27,7 +27,7 @@ from .live.relay import RELAY, Relay
 from .live.screens import Registry, Screens, SharedScreens
 from .live.socket_server import allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
-from .server.runner import runner_for
+from .server.runner import GeventRunner
 from .tables.alarm_watch import ConditionWatch
 from .tables.config import DEMO, Config, load_config, origins_of
 from .tables.current import EXTENSION
@@ -39,7 +39,6 @@ CHANNEL = "scoreboard"  # the message queue's channel: this prefix, then the log
 
 
 class Defaults:
-    ASYNC_MODE = "threading"  # `scoreboard serve` runs gevent; tests with the Flask test client use threads
     DATABASE = None  # default: instance/scoreboard.sqlite3; or a postgresql:// URL
     DATA_DIR = None  # where a PostgreSQL log's own files go (serve's --data-dir); default: the instance folder
     MESSAGE_QUEUE = None  # redis://… : several server processes share the displays' updates
@@ -84,9 +83,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     origins = _origins(app.config["ALLOWED_ORIGINS"], config)
     if not is_postgres(db):
         _writable(db)
-    runner = runner_for(app.config["ASYNC_MODE"])
+    runner = GeventRunner()
     store = store_for(db, runner)
-    socketio.init_app(app, async_mode=app.config["ASYNC_MODE"], cors_allowed_origins=allowed_origins(origins))
+    socketio.init_app(app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins))
     socketio.on_namespace(Live("/"))
     queue = app.config["MESSAGE_QUEUE"]
     hub = TableHub(

@@ -53,7 +53,6 @@ def run(options: ServeOptions) -> None:
     raise_open_files_limit()
     listener = listen(options.host, options.port)
     overrides: dict = {
-        "ASYNC_MODE": "gevent",
         "DATABASE": options.db,
         "TABLES_FILE": options.config_file,
         "MESSAGE_QUEUE": options.message_queue,

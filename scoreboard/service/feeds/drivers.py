@@ -13,10 +13,10 @@ shoe sends to keep its line alive); it raises `BadFrame` for bytes it cannot rea
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .intake import NOT_JSON
 
@@ -55,7 +55,7 @@ class Driver:
             else '{"table": "T1", "token": "<the table\'s feed token>"}'
         )
 
-    def reply(self, status: int, body: dict) -> bytes:
+    def reply(self, status: int, body: Mapping[str, Any]) -> bytes:
         """One reply frame: the HTTP body plus its status, as a JSON line (ASCII, so any serial line carries it)."""
         return json.dumps({"status": status, **body}, separators=(",", ":")).encode() + b"\n"
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import hmac
 import logging
 import math
+from typing import Any
 
+from ...shapes import FeedReply
 from ..server.logs import printable, throttled
 from ..tables.config import Operator
 from ..tables.hub import FeedRefused, StorageFailed, TableHub
@@ -139,7 +141,7 @@ def receive(
     source: str = "",
     client: str | None = None,
     caller: Caller | None = None,
-) -> tuple[int, dict]:
+) -> tuple[int, dict[str, Any] | FeedReply]:
     """Authenticate `token` for `table_id` (unless the transport did: `caller`), then apply `body` (one event or a
     list, or NOT_JSON). `source` names the remote end for the log (an address, a serial device), `client` its
     address for the limit on wrong tokens. The body is judged only after the token, so a stranger learns nothing

@@ -7,7 +7,9 @@ seq semantics of HTTP. Neither does any I/O, so both are tested without sockets.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..server.logs import throttled
 from . import intake
@@ -81,7 +83,7 @@ class Framer:
 @dataclass(frozen=True)
 class Reply:
     status: int
-    body: dict
+    body: Mapping[str, Any]  # a feed reply (scoreboard.shapes.FeedReply) or an error body
     close: bool = False  # the transport ends the connection after sending it
 
 

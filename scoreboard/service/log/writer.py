@@ -316,7 +316,7 @@ def _one_job_per_table(
 
 
 def default_runner() -> Runner:
-    """Plain threads, for a log opened outside the service (the command line, a benchmark's setup, a test)."""
-    from ..server.runner import ThreadRunner
+    """The service's runner, for a log opened outside the service (a command, a benchmark's setup, a test)."""
+    from ..server.runner import GeventRunner
 
-    return ThreadRunner()
+    return GeventRunner()

@@ -1,8 +1,7 @@
-"""How the service runs blocking work (the disk, drawing) without stalling the event loop, under either server.
+"""How the service runs blocking work (the disk, drawing) without stalling the event loop.
 
-`scoreboard serve` runs on gevent: blocking calls go to a pool of real OS threads and only the calling greenlet
-waits. Under the Flask test client there is no loop: a plain call in the request's own thread is right, and a call
-with a time limit goes to a thread so that the caller can stop waiting.
+The service runs on gevent, under `scoreboard serve`, the other commands and the tests alike (each patches the
+standard library first): blocking calls go to a pool of real OS threads and only the calling greenlet waits.
 
 A call that waits cooperatively (psycopg on patched sockets) needs no thread: `cooperative` runs it where it is,
 which saves the hand-over to a pool thread and back (and the wait for the GIL that comes with it).
@@ -13,60 +12,11 @@ there and uses it there only.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-
-class ThreadRunner:
-    """Threads, as under the Flask test client and `flask run`."""
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(4, thread_name_prefix="scoreboard-io")
-
-    def blocking(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
-        """`fn(*args)`; with `timeout`, TimeoutError once it has run that long (it goes on in its thread)."""
-        if timeout is None:
-            return fn(*args)
-        return self._pool.submit(fn, *args).result(timeout)
-
-    def cooperative(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
-        """Without an event loop a call that waits blocks its thread, as any blocking call does."""
-        return self.blocking(fn, *args, timeout=timeout)
-
-    def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
-        threading.Thread(target=fn, args=args, daemon=True).start()
-
-    def thread(self) -> ExecutorThread:
-        """A thread of its own (the log's writer's)."""
-        return ExecutorThread()
-
-    future = Future  # a result one thread sets and another waits for
-
-
-class ExecutorThread:
-    """The one thread of a ThreadPoolExecutor of one: every call runs there, in order; the caller's thread waits.
-
-    >>> import threading
-    >>> own = ExecutorThread()
-    >>> first, second = own(threading.get_ident), own(threading.get_ident)
-    >>> first == second != threading.get_ident()
-    True
-    >>> own.close()
-    """
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="scoreboard-log-writer")
-
-    def __call__(self, fn: Callable[..., T], *args: Any) -> T:
-        return self._pool.submit(fn, *args).result()
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
 
 
 class GeventRunner:
@@ -177,7 +127,3 @@ class GreenFuture:
             return self._outcome.get(timeout=timeout)
         except gevent.Timeout:
             raise FutureTimeout() from None
-
-
-def runner_for(async_mode: str) -> ThreadRunner | GeventRunner:
-    return GeventRunner() if async_mode == "gevent" else ThreadRunner()

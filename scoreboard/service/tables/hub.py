@@ -29,6 +29,7 @@ from ...errors import Refusal
 from ...events import FLOOR_TYPES
 from ...record import Break, Entry, Refold, chained, decided_of, link
 from ...seqs import WINDOW, SeqMemory
+from ...shapes import FeedReply, Result
 from ...table import Delta, ShoeState, TableConfig, TableState, apply, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
@@ -316,7 +317,7 @@ class TableHub:
         is_list: bool = True,
         floor: bool = False,
         service: bool = False,
-    ) -> dict:
+    ) -> FeedReply:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
         `operator` is the operator whose token sent them (None for the table's feed token): each event is an action
@@ -380,16 +381,16 @@ class TableHub:
             raise FeedRefused(refusal, len(post.results), index if is_list else None)
         return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
 
-    def _take(self, post: _Post) -> list[dict]:
+    def _take(self, post: _Post) -> list[Result]:
         """The stored events change the table, and every display hears of each change (the events another process
         stored first only change the table: that process told the displays)."""
         table_id = post.table_id
         view = self.tables[table_id]
         for state, delta in post.caught:
             view.take(state, delta)
-        results = []
-        # Asked once a post: nothing here yields, so no display joins under gevent until the post is taken (its
-        # snapshot then has all of it); with threads, one that joins in between re-joins on the version gap.
+        results: list[Result] = []
+        # Asked once a post: nothing here yields, so no display joins until the post is taken (its snapshot then has
+        # all of it).
         listening = self.listening(table_id)
         for state, delta in post.staged:
             if delta.duplicate:
@@ -546,7 +547,7 @@ class _Post:
         self.after = base.version
         self.staged, self.refused, self.started = staged, refused, started
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
-        self.results: list[dict] = []
+        self.results: list[Result] = []
         self.deliveries = False  # its writes hold webhook deliveries
         self._writes: Writes | None = None
         self.raised = Raised()  # the alarms its events raise and clear, stored with them

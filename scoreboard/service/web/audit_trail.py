@@ -22,9 +22,10 @@ from ..tables.current import current_hub
 from .csv_cells import cell
 from .json_errors import error
 
-# The events an operator can make that the trail lists: voids, corrections, shoe changes and shoe ends, and the
-# settings, feed tokens and retirements an admin or a supervisor changed live (floor.md).
-AUDITED_KINDS = ("void", "correct", "shoe", "shoe_end", "settings", "feed_token", "retire")
+# The events an operator can make that the trail lists: voids, corrections, a dealer's undo of a round keyed, shoe
+# changes and shoe ends, and the settings, feed tokens and retirements an admin or a supervisor changed live
+# (floor.md).
+AUDITED_KINDS = ("void", "correct", "undo", "shoe", "shoe_end", "settings", "feed_token", "retire")
 
 CSV_COLUMNS = (
     "version",
@@ -55,13 +56,16 @@ def event_entry(version: int, stored_at: float, event: dict) -> dict:
     after = event.get("after")
     if kind == "shoe":
         after = {"shoe": event.get("shoe"), "rules": event.get("rules")}
+    number = event.get("round")
+    if kind == "undo" and number is None:  # the round taken back, as it stood
+        number = (event.get("before") or {}).get("round")
     return {
         "version": version,
         "at": event.get("received_at", stored_at),
         "operator": event.get("operator"),
         "kind": kind,
         "reason": event.get("reason"),
-        "round": event.get("round"),
+        "round": number,
         "before": event.get("before"),
         "after": after,
     }

@@ -194,6 +194,12 @@ def _operator_json(o: Operator) -> dict:
     return {"name": o.name, "role": o.role, "tables": None if o.tables is None else list(o.tables)}
 
 
+def _last_admin(name: str) -> bool:
+    """Whether `name` is the only admin left (the floor would have nobody to add tables or operators)."""
+    admins = [o.name for o in current_hub().operators if o.role == "admin"]
+    return admins == [name]
+
+
 @bp.get("/operators")
 def operators():
     op, answer = bearer_operator("the operators")
@@ -237,6 +243,8 @@ def put_operator(name: str):
         made = operator_of_settings(name, settings, set(hub.tables))
     except ConfigError as e:
         return error(400, "bad_operator", str(e).removeprefix("the operator: [operators.").split("] ", 1)[-1])
+    if existing is not None and existing.role == "admin" and made.role != "admin" and _last_admin(name):
+        return error(409, "last_admin", f"{name} is the last admin: make another operator an admin first")
     if token is not None:
         if any(t.config.takes_token(token) for t in hub.tables.values()) or any(
             o.takes_token(token) for o in hub.operators if o.name != name
@@ -273,5 +281,7 @@ def delete_operator(name: str):
     hub = current_hub()
     if not any(o.name == name for o in hub.operators):
         return error(404, "unknown_operator", f"there is no operator {name[:40]!r}: see /api/operators")
+    if _last_admin(name):
+        return error(409, "last_admin", f"{name} is the last admin: make another operator an admin first")
     hub.floor.write({"type": "operator_removed", "name": name, "operator": op.name})
     return jsonify({"removed": name})

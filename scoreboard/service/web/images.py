@@ -26,11 +26,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from http import HTTPStatus
 
+from cachetools import LRUCache
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.wrappers import Request as WerkzeugRequest
 
 from ...options import ROADS, BadOption, read_options, resolve_lang
-from ...render import FontLibrary, FontsMissing, Renderer, Spec, image_spec
+from ...render import FontLibrary, FontsMissing, Spec, image_spec
 from ...render.worker import RenderProcess
 from ..tables.current import current_hub, hub_of
 from .json_errors import error, table_or_404
@@ -61,7 +62,8 @@ def covers(drawn: Stamp, wanted: Stamp) -> bool:
 
 
 class ImageCache:
-    """The newest image of each (table, kind, spec), least recently used evicted first, bounded by bytes.
+    """The newest image of each (table, kind, spec), least recently used evicted first, bounded by bytes (cachetools'
+    `LRUCache`, weighing each image by its bytes), counting its hits.
 
     >>> cache = ImageCache(max_bytes=10)
     >>> cache.put("a", ("log", 2), b"123456")
@@ -74,39 +76,34 @@ class ImageCache:
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
-        self.size = 0
         self.hits = 0
-        self._items: OrderedDict[object, tuple[Stamp, bytes]] = OrderedDict()
+        self._items: LRUCache[object, tuple[Stamp, bytes]] = LRUCache(max_bytes, getsizeof=lambda item: len(item[1]))
+
+    @property
+    def size(self) -> int:
+        return int(self._items.currsize)
 
     def get(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
-        item = self._items.get(key)
+        item = self._items.get(key)  # cachetools' get marks the item used, as a lookup does
         if item is None or not covers(item[0], wanted):
             return None
-        self._items.move_to_end(key)
         self.hits += 1
         return item
 
     def put(self, key: object, stamp: Stamp, png: bytes) -> None:
         old = self._items.get(key)
-        if old is not None:
-            if covers(old[0], stamp):
-                return  # a slow drawing finished after a newer one: keep the newer
-            self.size -= len(old[1])
-            del self._items[key]
-        if len(png) > self.max_bytes:
-            return
-        self._items[key] = (stamp, png)
-        self.size += len(png)
-        while self.size > self.max_bytes:
-            _, (_, dropped) = self._items.popitem(last=False)
-            self.size -= len(dropped)
+        if old is not None and covers(old[0], stamp):
+            return  # a slow drawing finished after a newer one: keep the newer
+        self._items.pop(key, None)
+        if len(png) <= self.max_bytes:
+            self._items[key] = (stamp, png)
 
 
 class _Flight:
     """One drawing in progress, which other requests for the same image wait for."""
 
     def __init__(self) -> None:
-        self.done = threading.Event()  # gevent's Event under `scoreboard serve` (monkey-patched): waits cooperatively
+        self.done = threading.Event()  # gevent's Event (the standard library is patched): waits cooperatively
         self.stamp: Stamp | None = None
         self.png: bytes | None = None
         self.error: BaseException | None = None
@@ -138,16 +135,14 @@ class ImageService:
     AT_ONCE = 32
     WORKER_MAX_BYTES = 384 * 1024 * 1024
 
-    def __init__(self, async_mode: str, static_folder: str, max_bytes: int = CACHE_BYTES):
-        self.async_mode = async_mode
+    def __init__(self, static_folder: str, max_bytes: int = CACHE_BYTES):
         self.static_folder = static_folder
         self.fonts = FontLibrary(static_folder)
-        self.renderer = Renderer(self.fonts)
         self.cache = ImageCache(max_bytes)
         self.draws = 0
         self._flights: dict[object, _Flight] = {}
         self._new: set[object] = set()  # the drawings in flight of images never drawn before
-        self._new_slot = threading.Semaphore(1)  # gevent's under `scoreboard serve` (monkey-patched)
+        self._new_slot = threading.Semaphore(1)  # gevent's (the standard library is patched)
         self._drawn: OrderedDict[object, None] = OrderedDict()  # the images drawn before (the newest 4,096)
         self.refused = 0
         self._lock = threading.Lock()
@@ -162,46 +157,34 @@ class ImageService:
     def _run(self, job: Job) -> bytes:
         """Draw on the image worker, one job at a time (the renderer's caches see one caller).
 
-        Under `scoreboard serve` (gevent) the worker is a child process, driven from one thread of gevent's pool:
-        the waiting greenlet yields, and the drawing holds neither the event loop nor this process's GIL. Under
-        the Flask test client (threads) it is one thread of this process.
+        The worker is a child process, driven from one thread of gevent's pool: the waiting greenlet yields, and the
+        drawing holds neither the event loop nor this process's GIL.
         """
         if self._worker is None:
-            if self.async_mode == "gevent":
-                from gevent.threadpool import ThreadPool
+            from gevent.threadpool import ThreadPool
 
-                pool, child = ThreadPool(1), RenderProcess(self.static_folder)
+            pool, child = ThreadPool(1), RenderProcess(self.static_folder)
 
-                drawing, retire = [0], [False]  # greenlets drawing now; whether the child is to start afresh
+            drawing, retire = [0], [False]  # greenlets drawing now; whether the child is to start afresh
 
-                def worker(j: Job) -> bytes:
-                    if retire[0] and not drawing[0]:  # between two drawings, never under one
-                        child.close()
-                        retire[0] = False
-                    child.ensure()  # here, on the loop: gevent watches child processes from its loop
-                    drawing[0] += 1
-                    try:
-                        return pool.apply(child.draw, j)
-                    finally:
-                        drawing[0] -= 1
-                        if not retire[0] and child.resident_bytes() > self.WORKER_MAX_BYTES:
-                            log.warning(
-                                "images: the worker holds over %d MB; it starts afresh", self.WORKER_MAX_BYTES >> 20
-                            )
-                            retire[0] = True
+            def worker(j: Job) -> bytes:
+                if retire[0] and not drawing[0]:  # between two drawings, never under one
+                    child.close()
+                    retire[0] = False
+                child.ensure()  # here, on the loop: gevent watches child processes from its loop
+                drawing[0] += 1
+                try:
+                    return pool.apply(child.draw, j)
+                finally:
+                    drawing[0] -= 1
+                    if not retire[0] and child.resident_bytes() > self.WORKER_MAX_BYTES:
+                        log.warning(
+                            "images: the worker holds over %d MB; it starts afresh", self.WORKER_MAX_BYTES >> 20
+                        )
+                        retire[0] = True
 
-                self._worker = worker
-            else:
-                from concurrent.futures import ThreadPoolExecutor
-
-                executor = ThreadPoolExecutor(1, thread_name_prefix="images")
-                self._worker = lambda j: executor.submit(self._draw_here, *j).result()
+            self._worker = worker
         return self._worker(job)
-
-    def _draw_here(self, kind: str, roads: dict, state: dict | None, spec: Spec) -> bytes:
-        if kind == "board":
-            return self.renderer.board_png(roads, state, spec)
-        return self.renderer.road_png(roads, spec)
 
     def cached(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
         with self._lock:
@@ -268,7 +251,6 @@ class ImageService:
 def _setup(state) -> None:
     app = state.app
     app.extensions["scoreboard_images"] = ImageService(
-        app.config.get("ASYNC_MODE", "threading"),
         app.static_folder,
         app.config.get("IMAGE_CACHE_BYTES", CACHE_BYTES),
     )

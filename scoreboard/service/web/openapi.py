@@ -22,7 +22,7 @@ from ...events import TYPES
 from ...i18n import LANGUAGES
 from ...live_settings import GROUPS, SETTINGS, STATUSES
 from ...palette import THEMES
-from ...roads.names import OPTIONS, Road
+from ...roads.names import DERIVED_ROADS, OPTIONS, ROADS, Road
 from ...roads.patterns import Pattern
 from ..live.screens import ID_PATTERN
 from ..live.screens import PAGES as SCREEN_PAGES
@@ -40,6 +40,10 @@ SCREEN_ID = f"^{ID_PATTERN}$"
 
 def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+ROAD_NAMES = [r.value for r in ROADS]  # the roads JSON's fields (scoreboard/roads/names.py)
+DERIVED_NAMES = [r.value for r in DERIVED_ROADS]
 
 
 def _obj(required: Iterable[str] = (), **properties: dict) -> dict:
@@ -326,7 +330,7 @@ SCHEMAS: dict[str, dict] = {
     ),
     "Roads": {
         **_obj(
-            ["rounds", "bead", "big_road", "big_eye", "small", "cockroach", "predict", "stats", "patterns"],
+            ["rounds", *ROAD_NAMES, "predict", "stats", "patterns"],
             rounds=COUNT,
             bead=_obj(["rows", "cells"], rows=COUNT, cells={"type": "array", "items": _ref("BeadCell")}),
             big_road=_obj(
@@ -335,9 +339,7 @@ SCHEMAS: dict[str, dict] = {
                 leading_ties=COUNT,
                 columns={"type": "array", "items": {"type": "array", "items": _ref("BigRoadCell")}},
             ),
-            big_eye=_ref("DerivedRoad"),
-            small=_ref("DerivedRoad"),
-            cockroach=_ref("DerivedRoad"),
+            **dict.fromkeys(DERIVED_NAMES, _ref("DerivedRoad")),
             predict=_obj(["P", "B"], P=_ref("Prediction"), B=_ref("Prediction")),
             stats=_obj(
                 ["B", "P", "T", "rounds", "longest", "streak"],
@@ -384,18 +386,11 @@ SCHEMAS: dict[str, dict] = {
         ["rows", "columns"], rows=COUNT, columns={"type": "array", "items": {"type": "array", "items": DERIVED_CELL}}
     ),
     "Prediction": _obj(
-        ["bead", "big_road", "big_eye", "small", "cockroach", "cells"],
+        [*ROAD_NAMES, "cells"],
         bead=PLACE,
         big_road=PLACE,
-        big_eye=_nullable(COLOUR),
-        small=_nullable(COLOUR),
-        cockroach=_nullable(COLOUR),
-        cells=_obj(
-            ["big_eye", "small", "cockroach"],
-            big_eye=_nullable(DERIVED_CELL),
-            small=_nullable(DERIVED_CELL),
-            cockroach=_nullable(DERIVED_CELL),
-        ),
+        **dict.fromkeys(DERIVED_NAMES, _nullable(COLOUR)),
+        cells=_obj(DERIVED_NAMES, **dict.fromkeys(DERIVED_NAMES, _nullable(DERIVED_CELL))),
     ),
     "Event": {
         **_obj(

@@ -14,32 +14,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import gettext as translated  # for texts made elsewhere (pays, odds), listed in the catalogs
 
 from ...insurance import PAY_TABLE, PLAYER_THIRD, Offer
 from ...odds import report
-from ...variants import Variant
+from ...variants import Variant, variant_names
 
-# Reports by number of decks. Two first requests at once may both compute it: the same result, stored twice.
-_reports: dict[int, dict] = {}
+# Reports by number of decks and the variants registered (a variant registered later, a plug-in's or a test's, is
+# in the next report). Two first requests at once may both compute it: the same result, stored twice.
+_reports: dict[tuple[int, tuple[str, ...]], dict] = {}
 
 
 def odds_report(decks: int) -> dict:
-    """The odds report for `decks`, computed once per service; off the event loop under gevent."""
-    cached = _reports.get(decks)
+    """The odds report for `decks`, computed once per service and registry; off the event loop under gevent."""
+    key = (decks, variant_names())
+    cached = _reports.get(key)
     if cached is None:
-        cached = _reports[decks] = _off_loop(report, decks)
+        cached = _reports[key] = _off_loop(report, decks)
     return cached
 
 
 def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
-    if current_app.config.get("ASYNC_MODE") == "gevent":
-        import gevent
+    import gevent
 
-        return gevent.get_hub().threadpool.apply(fn, args)
-    return fn(*args)
+    return gevent.get_hub().threadpool.apply(fn, args)
 
 
 def brief(game: Variant) -> list[str]:
