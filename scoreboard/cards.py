@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from .errors import Malformed, Refusal
 
@@ -84,8 +85,9 @@ class Shoe:
     def holds(self, card: str) -> int:
         return self.counts[_INDEX[card]]
 
-    @property
+    @cached_property
     def remaining(self) -> int:
+        """Counted once per shoe value (every card asks it: how many are left, whether the shoe is empty)."""
         return sum(self.counts)
 
     @property

@@ -84,8 +84,8 @@ def decided_of(state: TableState, delta: Delta) -> JSONObject | None:
         return None
     r = state.rounds[i]
     number = None
-    if not r.void:
-        number = sum(1 for x in state.rounds[: i + 1] if not x.void)
+    if not r.void:  # the newest round is numbered `played`; an earlier one counts the rounds before it
+        number = state.played if i == len(state.rounds) - 1 else sum(1 for x in state.rounds[: i + 1] if not x.void)
     return {"index": i, "round": number, **r.as_json(public=False)}
 
 

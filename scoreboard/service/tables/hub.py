@@ -578,33 +578,39 @@ class _Post:
 
     def _chain(self) -> list[Record]:
         """The post's event rows, each with what it decided and its hash after the one before it (the table's chain
-        head): the staged states take their hashes (the rounds API shows each round's)."""
+        head). The staged states that decided a round, and the post's last one, take the hashes (the rounds API and
+        the webhooks show each round's; the next post chains from the last): the others are only passed through."""
         before = self.caught[-1][0] if self.caught else self.base
         previous = before.head or self.hub.log_id
-        records, staged = [], []
-        for state, delta in self.staged:
-            if not delta.duplicate:
-                decided = decided_of(state, delta)
-                event = delta.event
-                hash_ = link(previous, state.version, state.shoes, event, decided)
-                feed, seq = event.get("feed", ""), event.get("seq")
-                records.append(
-                    Record(
-                        self.table_id,
-                        state.version,
-                        state.shoes,
-                        event,
-                        event["type"],
-                        feed,
-                        seq,
-                        delta.digest,
-                        decided,
-                        hash_,
-                    )
+        records: list[Record] = []
+        staged = list(self.staged)
+        last = max((i for i, (_, delta) in enumerate(staged) if not delta.duplicate), default=-1)
+        table_id = self.table_id
+        for i, (state, delta) in enumerate(staged):
+            if delta.duplicate:
+                continue
+            decided = decided_of(state, delta) if delta.decided is not None else None
+            event = delta.event
+            hash_ = link(previous, state.version, state.shoes, event, decided)
+            kind = event["type"]
+            records.append(
+                Record(
+                    table_id,
+                    state.version,
+                    state.shoes,
+                    event,
+                    kind,
+                    event.get("feed", ""),
+                    event.get("seq"),
+                    delta.digest,
+                    decided,
+                    hash_,
                 )
+            )
+            if decided is not None or delta.kind == "shoe" or i == last:
                 state = before = chained(before, state, delta, hash_)
-                previous = hash_
-            staged.append((state, delta))
+                staged[i] = (state, delta)
+            previous = hash_
         self.staged = staged
         return records
 
