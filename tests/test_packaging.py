@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import pytest
 import requests
 
 from scoreboard import __version__
@@ -75,6 +76,7 @@ def crawl(base: str) -> dict[str, int]:
     return seen
 
 
+@pytest.mark.slow
 def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
     src = clean_copy(tmp_path / "src")
     dist = tmp_path / "dist"
