@@ -1,5 +1,5 @@
-"""A display for tests over the real server: Socket.IO spoken on a raw WebSocket, every event recorded in the order
-the server sent it.
+"""A display for tests over the real server: Socket.IO spoken on a raw WebSocket (testing.wsclient's, the benchmarks'
+client), every event recorded in the order the server sent it.
 
 python-socketio's `Client` runs each event handler in a thread of its own (its maintainer, python-socketio#382: "the
 handler for message N and N+1 run concurrently"), so two updates that arrive back to back can land in a test's list
@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 import time
 from typing import Any
 
-import websocket
+from testing.wsclient import client_frame, open_websocket, parsed_frames
+
+CLOSE, PING, PONG = 0x8, 0x9, 0xA  # WebSocket opcodes
 
 
 class Screen:
@@ -29,26 +32,27 @@ class Screen:
     """
 
     def __init__(self, url: str, table: str | None = "T1", timeout: float = 5.0):
-        ws_url = url.replace("http://", "ws://", 1).rstrip("/") + "/socket.io/?EIO=4&transport=websocket"
-        self.ws = websocket.create_connection(ws_url, timeout=timeout)
+        self.sock, self._buffer = open_websocket(url, timeout)
         self.timeout = timeout
+        self._send_lock = threading.Lock()
+        self._pending: list[str] = []  # whole text messages read and not yet taken
+        self._partial = b""  # a message's fragments so far
         try:
-            opened = self._recv()
+            opened = self._next()
             assert opened.startswith("0{"), f"not an Engine.IO open packet: {opened!r}"
-            self.ws.send("40")
-            connected = self._recv()
+            self._send("40")
+            connected = self._next()
             assert connected.startswith("40"), f"the default namespace refused the connection: {connected!r}"
         except BaseException:  # a display that could not connect leaves no socket open behind it
-            self.ws.close()
+            self.sock.close()
             raise
         self.heard: list[tuple[str, Any]] = []
         self.updates: list[dict] = []  # the `update` events of the joined table, in the order they came
         self.closed = False
-        self._send_lock = threading.Lock()
         self._answers: dict[int, Any] = {}
         self._answered = threading.Condition()
         self._next_id = 0
-        self.ws.settimeout(None)
+        self.sock.settimeout(None)
         self.table = table
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -106,26 +110,50 @@ class Screen:
             return self._answers.pop(ack)
 
     def close(self) -> None:
-        with contextlib.suppress(OSError, websocket.WebSocketException):  # the server may have gone already
+        with contextlib.suppress(OSError):  # the server may have gone already
             self._send("41")
-        self.ws.close()
-        # websocket-client's close() does nothing once the server has closed the connection (it answered the server's
-        # close frame): its socket is closed here.
-        self.ws.shutdown()
+            with self._send_lock:
+                self.sock.sendall(client_frame(b"", CLOSE))
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # the reader's recv returns
         self._reader.join(5)
-
-    def _recv(self) -> str:
-        message = self.ws.recv()
-        return message.decode() if isinstance(message, bytes) else message
+        self.sock.close()
 
     def _send(self, text: str) -> None:
         with self._send_lock:
-            self.ws.send(text)
+            self.sock.sendall(client_frame(text.encode()))
+
+    def _next(self) -> str:
+        """The next whole text message from the server; "" once the connection is over. A ping frame is answered
+        on the way."""
+        while not self._pending:
+            found = parsed_frames(self._buffer)
+            if not found:
+                data = self.sock.recv(1 << 16)
+                if not data:
+                    return ""
+                self._buffer += data
+                continue
+            self._buffer = self._buffer[found[-1][0] + 1 :]
+            for _, first, payload in found:
+                opcode = first & 0x0F
+                if opcode == CLOSE:
+                    self._pending.append("")
+                    break
+                if opcode == PING:
+                    with self._send_lock:
+                        self.sock.sendall(client_frame(payload, PONG))
+                elif opcode in (0x0, 0x1, 0x2):  # a message, or one of its fragments
+                    self._partial += payload
+                    if first & 0x80:  # FIN: the message is whole
+                        self._pending.append(self._partial.decode())
+                        self._partial = b""
+        return self._pending.pop(0)
 
     def _read(self) -> None:
         try:
             while True:
-                message = self._recv()
+                message = self._next()
                 if not message:
                     break
                 if message == "2":
@@ -141,7 +169,7 @@ class Screen:
                     with self._answered:
                         self._answers[int(ack)] = json.loads("[" + body)[0]
                         self._answered.notify_all()
-        except (OSError, websocket.WebSocketException):
+        except OSError:
             pass
         with self._answered:
             self.closed = True

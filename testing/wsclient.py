@@ -32,15 +32,17 @@ PONG = b"\x81\x81\x00\x00\x00\x00" + b"3"  # masked (clients must mask) with a z
 UPDATE = b'42["update",'
 
 
-def client_frame(payload: bytes) -> bytes:
-    """A client's text frame (masked with a zero key, which leaves the bytes as they are)."""
+def client_frame(payload: bytes, opcode: int = 0x1) -> bytes:
+    """A client's frame (text unless `opcode` says otherwise), masked with a zero key, which leaves the bytes as
+    they are."""
     n = len(payload)
+    first = 0x80 | opcode
     if n < 126:
-        header = bytes((0x81, 0x80 | n))
+        header = bytes((first, 0x80 | n))
     elif n < 65536:
-        header = bytes((0x81, 0x80 | 126)) + n.to_bytes(2, "big")
+        header = bytes((first, 0x80 | 126)) + n.to_bytes(2, "big")
     else:
-        header = bytes((0x81, 0x80 | 127)) + n.to_bytes(8, "big")
+        header = bytes((first, 0x80 | 127)) + n.to_bytes(8, "big")
     return header + b"\x00\x00\x00\x00" + payload
 
 
@@ -49,6 +51,16 @@ def frames(data: bytes) -> list[tuple[int, bytes]]:
 
     >>> frames(b"\\x81\\x012\\x81\\x0342x\\x81\\x05ab")
     [(2, b'2'), (7, b'42x')]
+    """
+    return [(end, payload) for end, _, payload in parsed_frames(data)]
+
+
+def parsed_frames(data: bytes) -> list[tuple[int, int, bytes]]:
+    """The complete (unmasked, server's) frames in `data` as (offset of the frame's last byte, first byte: FIN, RSV1
+    and opcode, payload); a partial one at the end is left.
+
+    >>> parsed_frames(b"\\x88\\x00\\x01\\x02ab\\x80\\x01c")
+    [(1, 136, b''), (5, 1, b'ab'), (8, 128, b'c')]
     """
     out = []
     i, n = 0, len(data)
@@ -68,9 +80,41 @@ def frames(data: bytes) -> list[tuple[int, bytes]]:
         end = start + length
         if end > n:
             break
-        out.append((end - 1, data[start:end]))
+        out.append((end - 1, data[i], data[start:end]))
         i = end
     return out
+
+
+def open_websocket(url: str, timeout: float, offer_compression: bool = False) -> tuple[socket.socket, bytes]:
+    """A WebSocket to the Socket.IO endpoint of the server at `url` (its path, if any, kept): the socket, and the
+    bytes read past the handshake's answer. With `offer_compression` the handshake offers `permessage-deflate`, as a
+    browser's does."""
+    parts = urlsplit(url)
+    offer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n" if offer_compression else ""
+    sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout)
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall(
+            (
+                f"GET {parts.path.rstrip('/')}/socket.io/?EIO=4&transport=websocket HTTP/1.1\r\n"
+                f"Host: {parts.hostname}:{parts.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{offer}\r\n"
+            ).encode()
+        )
+        buffer = b""
+        while b"\r\n\r\n" not in buffer:
+            data = sock.recv(1 << 16)
+            if not data:
+                raise ConnectionError("the server closed the connection")
+            buffer += data
+        head, _, rest = buffer.partition(b"\r\n\r\n")
+        if b" 101 " not in head.split(b"\r\n", 1)[0]:
+            raise ConnectionError(f"no WebSocket: {head[:200]!r}")
+    except BaseException:
+        sock.close()
+        raise
+    return sock, rest
 
 
 class Display:
@@ -79,25 +123,8 @@ class Display:
     the frames after it are only stored, as any others."""
 
     def __init__(self, url: str, table: str, offer_compression: bool = False):
-        parts = urlsplit(url)
         self.inflate = zlib.decompressobj(-15) if offer_compression else None
-        offer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n" if offer_compression else ""
-        self.sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=30)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            (
-                "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\n"
-                f"Host: {parts.hostname}:{parts.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{offer}\r\n"
-            ).encode()
-        )
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self._recv()
-        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
-        if b" 101 " not in head.split(b"\r\n", 1)[0]:
-            raise ConnectionError(f"no WebSocket: {head[:200]!r}")
+        self.sock, self.buffer = open_websocket(url, 30, offer_compression)
         self._expect(b"0")  # Engine.IO open
         self.sock.sendall(client_frame(b"40"))
         self._expect(b"40")  # namespace opened

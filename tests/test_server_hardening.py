@@ -260,7 +260,7 @@ def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_updat
         stop.set()
         stalled.close()
         for d in readers:
-            d.ws.close()
+            d.close()
 
 
 def _session_alive(http: requests.Session, server: Served, sid: str) -> bool:
