@@ -38,7 +38,7 @@ from .play import Round
 from .shapes import Event, JSONObject
 from .table import Delta, TableState, apply, canonical_json, evolve, played
 
-__all__ = ["Break", "Entry", "Refold", "chained", "decided_of", "entry_json", "link", "round_of"]
+__all__ = ["Break", "Entry", "Refold", "chained", "decided_of", "entry_json", "link", "link_written", "round_of"]
 
 
 class Entry(NamedTuple):
@@ -64,12 +64,20 @@ class Break:
 
 
 def entry_json(version: int, shoe: int, event: Event, decided: JSONObject | None) -> bytes:
-    """The bytes an event's hash is taken of (after the previous hash).
+    """The bytes an event's hash is taken of (after the previous hash): the entry's canonical JSON, each of its
+    parts written by `canonical_json` (the event and the decided round each once, however they are stored).
 
     >>> entry_json(3, 1, {"type": "cut"}, None)
     b'{"decided":null,"event":{"type":"cut"},"shoe":1,"version":3}'
+    >>> entry_json(3, 1, {"type": "cut"}, None) == canonical_json(
+    ...     {"version": 3, "shoe": 1, "event": {"type": "cut"}, "decided": None})
+    True
     """
-    return canonical_json({"version": version, "shoe": shoe, "event": event, "decided": decided})
+    return _entry(version, shoe, canonical_json(event), b"null" if decided is None else canonical_json(decided))
+
+
+def _entry(version: int, shoe: int, event: bytes, decided: bytes) -> bytes:
+    return b'{"decided":%b,"event":%b,"shoe":%d,"version":%d}' % (decided, event, shoe, version)
 
 
 def link(previous: str, version: int, shoe: int, event: Event, decided: JSONObject | None) -> str:
@@ -77,11 +85,21 @@ def link(previous: str, version: int, shoe: int, event: Event, decided: JSONObje
     return hashlib.sha256(previous.encode() + entry_json(version, shoe, event, decided)).hexdigest()
 
 
+def link_written(previous: str, version: int, shoe: int, event: Event, decided: bytes | None) -> str:
+    """`link`, the decided round given as its canonical JSON already (the writer stores those very bytes)."""
+    entry = _entry(version, shoe, canonical_json(event), b"null" if decided is None else decided)
+    return hashlib.sha256(previous.encode() + entry).hexdigest()
+
+
 def decided_of(state: TableState, delta: Delta) -> JSONObject | None:
     """What an event decided: the round it closed, voided or corrected, as it then stood (None for any other)."""
     i = delta.decided
     if i is None or i >= len(state.rounds):
         return None
+    if delta.added is not None and i == len(state.rounds) - 1:
+        shown = delta.display.get("round")  # a round just closed: its JSON made once already, as it stands
+        if shown is not None:
+            return {"index": i, **shown}
     r = state.rounds[i]
     number = None
     if not r.void:  # the newest round is numbered `played`; an earlier one counts the rounds before it
@@ -113,7 +131,9 @@ def chained(before: TableState, state: TableState, delta: Delta, hash_: str) -> 
     decided (the proofs of the rounds before it are `before`'s; a new shoe has none)."""
     proofs = () if delta.kind == "shoe" else before.proofs
     i = delta.decided
-    if i is not None:
+    if i is not None and i == len(proofs):
+        proofs = proofs + (hash_,)  # a round added: the usual case
+    elif i is not None:
         if len(proofs) <= i:
             proofs = proofs + (None,) * (i + 1 - len(proofs))
         proofs = proofs[:i] + (hash_,) + proofs[i + 1 :]

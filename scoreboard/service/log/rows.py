@@ -236,6 +236,7 @@ class Record:
     digest: str | None = None
     decided: dict | None = None  # the round it closed, voided or corrected, as it then stood
     hash: str | None = None  # the record's chain (scoreboard/record.py)
+    decided_json: bytes | None = None  # `decided` as JSON already (the bytes its hash was taken of)
 
     def values(self, stored_at: float) -> tuple:
         """The row, in EVENTS' column order.
@@ -253,9 +254,13 @@ class Record:
             self.feed,
             self.seq,
             self.digest,
-            None if self.decided is None else json_text(self.decided),
+            self.decided_json.decode() if self.decided_json is not None else _optional_json(self.decided),
             self.hash,
         )
+
+
+def _optional_json(value: dict | None) -> str | None:
+    return None if value is None else json_text(value)
 
 
 REFUSED_EVENT_CHARS = 10_000  # a refused action's event is kept for the audit trail, cut to this length

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import Refusal
 from ...events import FLOOR_TYPES
-from ...record import Break, Entry, Refold, chained, decided_of, link
+from ...record import Break, Entry, Refold, decided_of, link_written
 from ...seqs import WINDOW, SeqMemory
 from ...shapes import FeedReply, Result
-from ...table import Delta, ShoeState, TableConfig, TableState, apply, evolve, floor_event
+from ...table import Delta, ShoeState, TableConfig, TableState, apply, canonical_json, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
 from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
@@ -578,38 +578,46 @@ class _Post:
 
     def _chain(self) -> list[Record]:
         """The post's event rows, each with what it decided and its hash after the one before it (the table's chain
-        head). The staged states that decided a round, and the post's last one, take the hashes (the rounds API and
-        the webhooks show each round's; the next post chains from the last): the others are only passed through."""
+        head). The post's last state takes the head and every round's hash (the rounds API shows them; the next post
+        chains from it); with webhooks, so does each state that decided a round (its delivery carries the hash). The
+        others are only passed through."""
         before = self.caught[-1][0] if self.caught else self.base
         previous = before.head or self.hub.log_id
+        proofs = before.proofs
         records: list[Record] = []
         staged = list(self.staged)
         last = max((i for i, (_, delta) in enumerate(staged) if not delta.duplicate), default=-1)
+        every = bool(self.hub.outbox)
         table_id = self.table_id
         for i, (state, delta) in enumerate(staged):
             if delta.duplicate:
                 continue
-            decided = decided_of(state, delta) if delta.decided is not None else None
+            at = delta.decided
+            decided = decided_of(state, delta) if at is not None else None
+            written = canonical_json(decided) if decided is not None else None
             event = delta.event
-            hash_ = link(previous, state.version, state.shoes, event, decided)
-            kind = event["type"]
+            hash_ = link_written(previous, state.version, state.shoes, event, written)
             records.append(
                 Record(
                     table_id,
                     state.version,
                     state.shoes,
                     event,
-                    kind,
+                    event["type"],
                     event.get("feed", ""),
                     event.get("seq"),
                     delta.digest,
                     decided,
                     hash_,
+                    written,
                 )
             )
-            if decided is not None or delta.kind == "shoe" or i == last:
-                state = before = chained(before, state, delta, hash_)
-                staged[i] = (state, delta)
+            if delta.kind == "shoe":
+                proofs = ()
+            if at is not None:
+                proofs = proofs + (hash_,) if at == len(proofs) else _proved(proofs, at, hash_)
+            if i == last or (every and at is not None):
+                staged[i] = (evolve(state, head=hash_, proofs=proofs), delta)
             previous = hash_
         self.staged = staged
         return records
@@ -728,6 +736,13 @@ def _replaced(
     new, delta = apply(state, end, trusted=True)
     staged.append((new, delta))
     return new
+
+
+def _proved(proofs: tuple[str | None, ...], at: int, hash_: str) -> tuple[str | None, ...]:
+    """`proofs` with the hash of round `at` (an earlier round voided or corrected)."""
+    if len(proofs) <= at:
+        proofs = proofs + (None,) * (at + 1 - len(proofs))
+    return proofs[:at] + (hash_,) + proofs[at + 1 :]
 
 
 def _unnamed(event: dict) -> dict:
