@@ -99,6 +99,7 @@ def of_kind(found: list[dict], kind: str, table: str | None = None) -> list[dict
     return [a for a in found if a["kind"] == kind and (table is None or a["table"] == table)]
 
 
+@pytest.mark.slow
 def test_an_alarm_stays_active_until_acknowledged_survives_a_restart_and_is_in_the_audit(srv):
     shoe(srv)
     r = srv.post("T1", {"type": "void", "round": 2, "reason": "misdeal seen on camera"}, SAM)
@@ -163,6 +164,7 @@ def test_each_event_raises_its_kind_and_a_new_shoe_clears_the_cut_card(srv):
     assert len(cuts) == 2 and cuts[0]["cleared_at"] is None and cuts[1]["cleared_at"] is not None
 
 
+@pytest.mark.slow
 def test_a_silent_feed_raises_its_alarm_once_and_an_event_clears_it_but_it_stays_until_acknowledged(srv):
     shoe(srv, "T2")  # stale_after = 1
     [silent] = wait_alarms(srv, lambda f: of_kind(f, "feed_silent", "T2"), "?table=T2")
@@ -176,6 +178,7 @@ def test_a_silent_feed_raises_its_alarm_once_and_an_event_clears_it_but_it_stays
     assert not of_kind(alarms(srv, query="?table=T1"), "feed_silent"), "T1 is at the default 120 s"
 
 
+@pytest.mark.slow
 def test_too_few_screens_raise_screen_missing_only_where_screens_are_expected(srv):
     from testing.screens import Screen
 

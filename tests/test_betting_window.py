@@ -280,6 +280,7 @@ def test_bets_open_mid_round_is_refused_with_the_reason(dealer_app):
     assert client.get("/api/tables/T1").json == before
 
 
+@pytest.mark.slow
 def test_the_service_closes_the_window_when_the_time_is_up(dealer_app):
     client = dealer_app.test_client()
     post(client, {"type": "shoe"})

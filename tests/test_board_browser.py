@@ -34,6 +34,7 @@ def open_board(browser, server, width=1920, height=1080, table="T1", query=""):
     return page, problems
 
 
+@pytest.mark.slow
 def test_a_round_appears_without_reload_and_ask_p_blinks(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     deal_rounds(server, "T1", 20)
@@ -63,6 +64,7 @@ def test_a_round_appears_without_reload_and_ask_p_blinks(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_cards_show_as_they_come_out(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     page, problems = open_board(browser, server)
@@ -73,6 +75,7 @@ def test_cards_show_as_they_come_out(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_portrait_board(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     deal_rounds(server, "T1", 30, seed=11)
@@ -84,6 +87,7 @@ def test_portrait_board(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_a_void_is_announced_without_the_operator_and_the_roads_stay(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     deal_rounds(server, "T1", 3, seed=5)
@@ -96,6 +100,7 @@ def test_a_void_is_announced_without_the_operator_and_the_roads_stay(browser, se
     assert problems == []
 
 
+@pytest.mark.slow
 def test_a_whole_shoe_fits_the_bead_road(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     results(server, "T1", ("BPBBPTPPBPBBBPTP" * 6)[:90])
@@ -114,6 +119,7 @@ def test_a_whole_shoe_fits_the_bead_road(browser, server):
         page.close()
 
 
+@pytest.mark.slow
 def test_derived_roads_keep_their_newest_mark_in_view(browser, server):
     """A long ping-pong shoe: Big Eye Road is one red streak whose dragon tail runs far right, then a blue mark
     starts a new column near the left. The newest mark must show, whatever the tail does."""
@@ -133,6 +139,7 @@ def test_derived_roads_keep_their_newest_mark_in_view(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_super_six_and_tie_count_never_overprint(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     results(server, "T1", "PBTT", six="-6")
@@ -150,6 +157,7 @@ def test_super_six_and_tie_count_never_overprint(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), BOARD_SIZES)
 def test_nothing_is_cut_off_with_every_chip_shown(browser, server, width, height):
     """Three pattern chips, a void notice, an insurance offer and three cards a side (INS table)."""
@@ -200,6 +208,7 @@ def test_every_label_reads_from_three_metres(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_connection_lost_means_no_bets_until_the_server_is_back(browser, tmp_path, tables_file):
     server = Server(tmp_path / "live.sqlite3", tables_file).start()
     try:

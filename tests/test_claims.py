@@ -8,6 +8,7 @@ import signal
 import time
 
 import psycopg
+import pytest
 
 from scoreboard.service.log.postgres import PostgresLog
 from scoreboard.service.log.sqlite import SQLiteLog
@@ -54,6 +55,7 @@ def test_a_claim_on_a_shared_log_is_one_process_s_until_it_lets_go_or_loses_its_
             b.close()
 
 
+@pytest.mark.slow
 def test_two_processes_deal_a_simulated_table_one_at_a_time_and_the_other_takes_over(tmp_path):
     config = tmp_path / "simulated.toml"
     config.write_text(SIMULATED)

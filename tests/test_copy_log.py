@@ -9,6 +9,7 @@ import signal
 import sqlite3
 
 import psycopg
+import pytest
 import requests
 
 from testing.operators import OPS_TOML, ROUNDS, deal
@@ -28,6 +29,7 @@ def reads(server: Server) -> dict:
     return seen
 
 
+@pytest.mark.slow
 def test_a_sqlite_log_copied_into_postgresql_serves_the_same_tables_history_and_audit(tmp_path):
     config = tmp_path / "ops.toml"
     config.write_text(OPS_TOML)

@@ -175,6 +175,7 @@ def test_nginx_serves_pages_static_files_and_the_feed(behind_nginx):
     assert "127.0.0.1" in line and "198.51.100.7" not in line
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx, browser):
     server, nginx, base = behind_nginx

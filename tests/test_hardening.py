@@ -307,6 +307,7 @@ def test_a_stalled_disk_does_not_hang_the_readers(tmp_path):
 # 12. Two servers on one log: the second refuses to start and says who holds it.
 
 
+@pytest.mark.slow
 def test_a_second_server_on_the_same_log_refuses_to_start(tmp_path, tables_file):
     first = Server(tmp_path / "one.sqlite3", tables_file).start()
     try:
@@ -323,6 +324,7 @@ def test_a_second_server_on_the_same_log_refuses_to_start(tmp_path, tables_file)
 # 1. The log's identity travels with every snapshot and update.
 
 
+@pytest.mark.slow
 def test_a_server_on_another_log_has_another_identity(tmp_path, tables_file):
     import socketio
 

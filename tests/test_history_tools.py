@@ -151,6 +151,7 @@ def unhashed(rounds: list[dict]) -> list[dict]:
     return [{k: v for k, v in r.items() if k != "hash"} for r in rounds]
 
 
+@pytest.mark.slow
 def test_export_then_replay_gives_identical_rounds_and_roads(tmp_path, tables_file):
     original = Server(tmp_path / "a.sqlite3", tables_file).start()
     try:
@@ -188,6 +189,7 @@ def test_export_then_replay_gives_identical_rounds_and_roads(tmp_path, tables_fi
     assert replayed_seqs == list(range(replayed_seqs[0], replayed_seqs[0] + len(SHOE_EVENTS)))
 
 
+@pytest.mark.slow
 def test_replay_a_list_at_a_pace_with_its_own_seqs(server):
     events = [{"type": "shoe", "shoe": "P1"}, *({"type": "card", "card": c} for c in ["9H", "2C", "KD", "3S"])]
     path = Path(server.db).with_name("list.json")
@@ -259,6 +261,7 @@ def test_verify_rejects_two_dealt_cards_swapped(tmp_path):
     assert "another order" in run.stderr, "the same cards, in another order"
 
 
+@pytest.mark.slow
 def test_verify_rejects_what_it_cannot_check(tmp_path):
     export = committed_shoe(2)
     del export["events"][0]["commitment"], export["shoe"]["commitment"]
@@ -276,6 +279,7 @@ def test_verify_rejects_what_it_cannot_check(tmp_path):
     assert run.returncode == 1 and "do not match" in run.stderr and "51 cards" in run.stderr
 
 
+@pytest.mark.slow
 def test_verify_a_shoe_dealt_through_the_service(tmp_path, history_client, tables_file):
     """The export's events as the service stores them (normalised cards, seqs) verify once the seed is out."""
     order = [c for c in ALL_CARDS for _ in range(8)]
@@ -383,6 +387,7 @@ def test_feeder_posts_cards_with_persisted_seqs(server, tmp_path):
     assert run.returncode == 2 and "refused, 409 seq_" in run.stdout and "needs a person" in run.stderr
 
 
+@pytest.mark.slow
 def test_feeder_retries_the_same_seq_and_never_deals_twice(server, tmp_path):
     feeder(server.url, tmp_path / "feeder.json", "SHOE\n")
     proxy = FlakyProxy(server.port, ["503", "lost", "slow", "pass", "lost", "pass"])

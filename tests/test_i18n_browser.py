@@ -60,6 +60,7 @@ def different(a: bytes, b: bytes) -> int:
     return strongest.point(lambda v: 255 if v > 40 else 0).histogram()[255]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("lang", "letters", "family"), [("zh-Hant", "莊閒和", "tc"), ("zh-Hans", "庄闲和", "sc")])
 def test_the_bead_road_writes_chinese_and_the_glyphs_render(browser, server, lang, letters, family):
     page, problems, fonts = open_board(browser, server, lang)
@@ -95,6 +96,7 @@ def test_the_bead_road_writes_chinese_and_the_glyphs_render(browser, server, lan
     assert problems == []
 
 
+@pytest.mark.slow
 def test_an_english_board_fetches_no_cjk_font(browser, server):
     page, problems, fonts = open_board(browser, server, "en")
     assert set(page.locator("#bead-road .bead text").all_text_contents()) == {"B", "P", "T", "6"}
@@ -102,6 +104,7 @@ def test_an_english_board_fetches_no_cjk_font(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh-Hans", "zh-Hant"])
 def test_each_language_on_the_overlay_and_the_rules(browser, server, lang):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})

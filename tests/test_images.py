@@ -317,6 +317,7 @@ def test_unknown_road_and_unknown_table_are_404s(client):
 # -- over the real server ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_burst_of_image_requests_while_cards_are_fed_leaves_every_display_every_update(server):
     assert server.post("T1", events({"type": "shoe", "shoe": "S1"}), TOKEN).status_code == 200
     displays = [Screen(server.url) for _ in range(20)]

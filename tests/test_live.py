@@ -87,6 +87,7 @@ def test_a_reconnect_resyncs(server, displays):
     assert again.join()["roads"] == server.get("/api/tables/T1/roads").json()
 
 
+@pytest.mark.slow
 def test_sigkill_mid_round_loses_nothing_acknowledged(tmp_path, tables_file):
     db = tmp_path / "kill.sqlite3"
     first = Server(db, tables_file).start()
@@ -132,6 +133,7 @@ def test_demo_tables_deal_by_themselves(tmp_path):
         demo.kill(signal.SIGTERM)
 
 
+@pytest.mark.slow
 def test_a_browser_offering_compression_gets_plain_frames(server):
     """Browsers offer permessage-deflate; the service declines it (every update deflated again for every display
     doubled the server's CPU a card), and the display gets its updates as plain text frames."""

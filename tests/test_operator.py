@@ -68,6 +68,7 @@ def audit_of(server: Server, table: str = "T1") -> list[dict]:
 # -- roles ----------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_only_an_operator_of_the_table_voids_or_corrects_and_the_audit_names_them(srv):
     deal(srv.url, ROUNDS[:3])
     before = public_bytes(srv)
@@ -149,6 +150,7 @@ def test_only_an_operator_of_the_table_voids_or_corrects_and_the_audit_names_the
     ]
 
 
+@pytest.mark.slow
 def test_the_audit_and_the_export_answer_operators_only(srv):
     deal(srv.url, ROUNDS[:2])
     srv.post("T1", {"type": "void", "round": 1, "reason": '=HYPERLINK("http://x")'}, OPERATOR)
@@ -219,6 +221,7 @@ def test_five_wrong_tokens_make_the_screen_wait_before_the_next_login(srv):
     assert get(srv, "/api/tables/T1/audit", OPERATOR).status_code == 200
 
 
+@pytest.mark.slow
 def test_page_session_csrf_and_seqs(srv):
     deal(srv.url, ROUNDS[:2])
     srv.post("T1", {"type": "card", "card": "9H"}, TOKEN)
@@ -286,6 +289,7 @@ def test_page_session_csrf_and_seqs(srv):
     assert r.status_code == 401 and r.json()["error"] == "signed_out"
 
 
+@pytest.mark.slow
 def test_an_operator_page_session_is_for_their_tables_and_survives_a_restart(srv):
     alice = PageSession(srv.url, ALICE)
     assert [t["table"] for t in alice.data["tables"]] == ["T2"]
@@ -344,6 +348,7 @@ def agree(server: Server, expected_rounds: list[tuple], expected_roads: dict) ->
     return audit_of(server)
 
 
+@pytest.mark.slow
 def test_kill_9_right_after_an_acknowledged_void_and_correction(tmp_path, ops_file, srv):
     deal(srv.url, ROUNDS[:6])
     r = srv.post("T1", {"type": "void", "round": 2, "reason": "misdeal"}, OPERATOR)
@@ -524,6 +529,7 @@ def cli(*args, env=None, timeout=90) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_operator_commands(srv):
     deal(srv.url, ROUNDS[:3])
     srv.post("T1", {"type": "card", "card": "9H"}, TOKEN)
@@ -640,6 +646,7 @@ def test_operator_commands(srv):
     assert run.returncode == 1 and "403 operator_required" in run.stderr
 
 
+@pytest.mark.slow
 def test_an_operator_command_waits_for_the_service_and_sends_the_same_seq(srv):
     deal(srv.url, ROUNDS[:2])
     srv.post("T1", {"type": "card", "card": "9H"}, TOKEN)

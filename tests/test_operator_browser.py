@@ -28,6 +28,7 @@ def version(server) -> int:
     return server.get("/api/tables/T1").json()["version"]
 
 
+@pytest.mark.slow
 def test_the_operator_page(browser, server):
     deal(server.url, ROUNDS[:3])
     server.post("T1", [{"type": "card", "card": "9H"}, {"type": "card", "card": "2C"}], TOKEN)
@@ -147,6 +148,7 @@ def test_the_operator_page(browser, server):
     context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("lang", "title", "logout", "family"),
     [("en", "Operator", "Log out", "Noto Sans SC"), ("zh-Hans", "操作员", "退出", "Noto Sans SC"),

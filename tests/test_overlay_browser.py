@@ -74,6 +74,7 @@ def test_a_fed_round_appears(browser, server):
     assert problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh-Hans", "zh-Hant"])
 @pytest.mark.parametrize(("width", "height"), STREAM_SIZES)
 def test_every_panel_fits_and_reads_at_stream_sizes(browser, server, width, height, lang):
@@ -174,6 +175,7 @@ def test_panel_sets_the_panels_opacity_and_the_marks_stay_opaque(browser, server
     assert problems == []
 
 
+@pytest.mark.slow
 def test_ask_cycles_on_a_timer(browser, server):
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
     results(server, "T1", "BBPBPPBPB")

@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import pytest
 import requests
 
 from scoreboard import __version__
@@ -75,6 +76,7 @@ def crawl(base: str) -> dict[str, int]:
     return seen
 
 
+@pytest.mark.slow
 def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
     src = clean_copy(tmp_path / "src")
     dist = tmp_path / "dist"
@@ -118,6 +120,8 @@ def test_wheel_and_sdist_from_a_clean_copy_serve_every_page_and_asset(tmp_path):
     ):
         assert name in in_wheel, f"the wheel lacks {name}"
     assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in in_wheel)
+    # What the tests and benchmarks share stays in the checkout: the wheel carries the service alone.
+    assert not [n for n in in_wheel if n.split("/")[0] in ("testing", "tests", "bench")], "the wheel carries test code"
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

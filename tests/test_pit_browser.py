@@ -41,6 +41,7 @@ def alarms(page, table) -> list[str]:
     return page.evaluate(f"[...{card(table)}.querySelectorAll('.alarm')].map((a) => a.className.split(' ')[2])")
 
 
+@pytest.mark.slow
 def test_rounds_appear_and_a_quiet_table_raises_its_alarm(browser, pit_server):
     server = pit_server
     for table in ("T1", "T2", "INS"):
@@ -72,6 +73,7 @@ def test_rounds_appear_and_a_quiet_table_raises_its_alarm(browser, pit_server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_a_fresh_pit_of_twelve_tables_shows_no_alarm(browser, tmp_path):
     """No display is no alarm: a table raises screen_missing only below its expected_screens (0 by default)."""
     config = tmp_path / "tables.toml"
@@ -203,6 +205,7 @@ def forty_tables(tmp_path):
     srv.kill()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), BOARD_SIZES)
 def test_forty_tables_fit_one_screen(browser, forty_tables, width, height):
     page, problems = open_pit(browser, forty_tables, width=width, height=height)
@@ -213,6 +216,7 @@ def test_forty_tables_fit_one_screen(browser, forty_tables, width, height):
     assert problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720), (1080, 1920)])
 def test_forty_tables_and_their_alarms_fit_one_screen(browser, forty_tables, width, height):
     for i in (3, 17, 40):

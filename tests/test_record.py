@@ -286,6 +286,7 @@ def test_check_log_refuses_what_is_no_log(tmp_path):
     assert r.returncode == 1 and "no event log" in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.services
 def test_check_log_on_postgresql(tmp_path):
     from scoreboard.service import create_app

@@ -63,6 +63,7 @@ def post_ok(node: Node, body, table: str = "T1", token: str = TOKEN) -> dict:
     return r.json()
 
 
+@pytest.mark.slow
 def test_a_display_on_one_process_gets_a_round_fed_to_another(cluster):
     a, b = cluster(), cluster()
     post_ok(b, {"type": "shoe", "shoe": "S1"})
@@ -77,6 +78,7 @@ def test_a_display_on_one_process_gets_a_round_fed_to_another(cluster):
     assert public["last_result"] == {k: v for k, v in reply["table"]["last_result"].items() if k != "operator"}
 
 
+@pytest.mark.slow
 def test_two_processes_fed_one_table_at_once_never_both_apply_an_event(cluster):
     a, b = cluster(), cluster()
     post_ok(a, {"type": "shoe", "shoe": "S1"})
@@ -120,6 +122,7 @@ def test_two_processes_fed_one_table_at_once_never_both_apply_an_event(cluster):
         assert screen.wait_for(101) == list(range(2, 102)), "each display got every update once, in order"
 
 
+@pytest.mark.slow
 def test_a_killed_process_loses_nothing_and_its_displays_resync_on_another(cluster, tables_file, tmp_path):
     a, b = cluster(), cluster()
     post_ok(a, {"type": "shoe", "shoe": "S1"})
@@ -140,6 +143,7 @@ def test_a_killed_process_loses_nothing_and_its_displays_resync_on_another(clust
     assert cluster.display(restarted).snapshot["roads"] == b.get("/api/tables/T1/roads").json()
 
 
+@pytest.mark.slow
 def test_metrics_count_what_every_process_took(cluster, tmp_path):
     shared = tmp_path / "prometheus"
     shared.mkdir()
@@ -173,6 +177,7 @@ def test_metrics_count_what_every_process_took(cluster, tmp_path):
     assert 0 <= silent < 60
 
 
+@pytest.mark.slow
 def test_a_pit_counts_the_displays_of_every_process(cluster):
     a, b = cluster(), cluster()
     pit = Screen(a.url, table=None)
@@ -200,6 +205,7 @@ def test_a_pit_counts_the_displays_of_every_process(cluster):
         pit.close()
 
 
+@pytest.mark.slow
 def test_a_second_process_on_the_log_without_a_message_queue_is_warned(tmp_path, tables_file):
     # Issue 23: two processes on one PostgreSQL log and no message queue started silently; each one's displays never
     # heard of the events the other took.

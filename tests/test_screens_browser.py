@@ -23,6 +23,7 @@ def quick_server(tmp_path, tables_file, monkeypatch):
     srv.kill()
 
 
+@pytest.mark.slow
 def test_the_board_shifts_goes_idle_and_wakes_up(browser, quick_server):
     server = quick_server
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
@@ -47,6 +48,7 @@ def test_the_board_shifts_goes_idle_and_wakes_up(browser, quick_server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_a_notice_stays_up_for_the_server_s_time(browser, quick_server):
     server = quick_server
     post(server, "T1", {"type": "shoe", "shoe": "S1"})
@@ -61,6 +63,7 @@ def test_a_notice_stays_up_for_the_server_s_time(browser, quick_server):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_the_overlay_neither_shifts_nor_idles(browser, quick_server):
     server = quick_server
     post(server, "T1", {"type": "shoe", "shoe": "S1"})

@@ -53,6 +53,7 @@ def _polling_session(http: requests.Session, server: Served) -> str:
     return sid
 
 
+@pytest.mark.slow
 def test_malformed_socketio_packets_do_not_flood_the_log(server):
     before = server.log_size()
     sent = 0
@@ -109,6 +110,7 @@ def test_a_table_id_cannot_write_a_line_of_its_own_into_the_log(server):
     )
 
 
+@pytest.mark.slow
 def test_idle_half_sent_requests_do_not_starve_the_server(tmp_path):
     # soft = hard = 1024 open files, a common default: the limit cannot be raised, so only the bound on
     # half-open connections per address keeps the server reachable.
@@ -170,6 +172,7 @@ def test_the_open_files_limit_is_raised_to_the_hard_limit(tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
 def test_a_request_head_must_arrive_in_time(server):
     s = socket.create_connection(("127.0.0.1", server.port), timeout=20)
     try:
@@ -205,6 +208,7 @@ def _rounds(n: int, seed: int):
     return events
 
 
+@pytest.mark.slow
 def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_update(server):
     # Fifty python-socketio clients in one test process, traced by coverage on a shared machine, cannot keep up with
     # the server; raw WebSocket screens read as fast as a browser does.
@@ -269,6 +273,7 @@ def _session_alive(http: requests.Session, server: Served, sid: str) -> bool:
     return r.status_code == 200
 
 
+@pytest.mark.slow
 def test_unused_polling_handshakes_expire(server):
     rss_before = server.rss_kib()
 

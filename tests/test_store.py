@@ -230,6 +230,7 @@ def test_a_restart_replays_the_acknowledged_table(make_app):
     assert retry.status_code == 200 and retry.json["results"][0]["duplicate"], "seqs survive the restart"
 
 
+@pytest.mark.slow
 def test_sigkill_loses_nothing_acknowledged(db_url, tables_file, tmp_path):
     first = Node(db_url, tables_file, tmp_path).start()
     acknowledged = 0

@@ -229,6 +229,7 @@ def test_300_cards(feed_line):
     assert dealt_in_order(server) == dealt
 
 
+@pytest.mark.slow
 def test_half_sent_line_at_disconnect_is_discarded(feed_line):
     server, link = feed_line
     assert link.hello()["ok"]
@@ -267,6 +268,7 @@ def test_reconnect_repeating_the_last_seq_is_a_duplicate(feed_line):
     assert reply["status"] == 409 and reply["error"] == "seq_conflict", "a seq used for another card is refused"
 
 
+@pytest.mark.slow
 def test_bad_lines_are_answered_and_the_line_goes_on(feed_line):
     server, link = feed_line
     assert link.hello()["ok"]
@@ -295,6 +297,7 @@ def test_bad_lines_are_answered_and_the_line_goes_on(feed_line):
     assert reply["status"] == 409 and reply["applied"] == 2 and reply["event"] == 2 and reply["error"] == "already_cut"
 
 
+@pytest.mark.slow
 def test_the_event_loop_never_waits_for_the_serial_line(tmp_path, tables_file):
     """A quiet shoe must not hold the server: the boards and the HTTP feed go on while the serial reader waits,
     and a line left half sent for a few seconds is dropped, not glued to the next one."""

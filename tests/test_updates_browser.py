@@ -17,6 +17,7 @@ pytestmark = pytest.mark.browser
 EXPAND_ALL = """(items) => items.map(([wire, state, model]) => SlimUpdate.expand(wire, state, model))"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant, squeeze", [("super-six-plus", True), ("insurance", False)])
 def test_the_pages_expand_every_update_as_the_reference_does(browser, server, variant, squeeze):
     page, problems = open_page(browser, f"{server.url}/tables/T1", 1280, 720)
