@@ -92,19 +92,36 @@ def link_written(previous: str, version: int, shoe: int, event: Event, decided: 
 
 
 def decided_of(state: TableState, delta: Delta) -> JSONObject | None:
-    """What an event decided: the round it closed, voided or corrected, as it then stood (None for any other)."""
+    """What an event decided: the round it closed, voided or corrected, as it then stood (None for any other). Kept
+    short: `index` (its place among the shoe's rounds) and `round` (its number), then the round's fields that are
+    not false, null or empty (`round_of` reads the others back as such).
+
+    >>> from scoreboard.table import TableConfig, TableState, apply
+    >>> state, _ = apply(TableState(TableConfig("T1", require_seq=False)), {"type": "shoe"})
+    >>> decided_of(*apply(state, {"type": "result", "winner": "B"}))
+    {'index': 0, 'round': 1, 'winner': 'B'}
+    """
     i = delta.decided
     if i is None or i >= len(state.rounds):
         return None
+    shown: JSONObject | None = None
     if delta.added is not None and i == len(state.rounds) - 1:
         shown = delta.display.get("round")  # a round just closed: its JSON made once already, as it stands
-        if shown is not None:
-            return {"index": i, **shown}
-    r = state.rounds[i]
-    number = None
-    if not r.void:  # the newest round is numbered `played`; an earlier one counts the rounds before it
-        number = state.played if i == len(state.rounds) - 1 else sum(1 for x in state.rounds[: i + 1] if not x.void)
-    return {"index": i, "round": number, **r.as_json(public=False)}
+    if shown is None:
+        r = state.rounds[i]
+        number = None
+        if not r.void:  # the newest round is numbered `played`; an earlier one counts the rounds before it
+            last = i == len(state.rounds) - 1
+            number = state.played if last else sum(1 for x in state.rounds[: i + 1] if not x.void)
+        shown = {"round": number, **r.as_json(public=False)}
+    out: JSONObject = {"index": i, "round": shown.get("round")}
+    for key, value in shown.items():
+        if value is not None and value is not False and value != [] and key not in _DERIVED:
+            out[key] = value
+    return out
+
+
+_DERIVED = ("round", "banker_six")  # `round` placed first; banker_six follows from the winner and the points
 
 
 def round_of(decided: JSONObject) -> Round:
@@ -151,13 +168,18 @@ def _kept(state: TableState, decided: JSONObject) -> TableState:
 
 
 def _differs(derived: JSONObject | None, recorded: JSONObject) -> str:
-    """How a re-derived round differs from the recorded one ("" if it does not)."""
+    """How a re-derived round differs from the recorded one ("" if it does not): the rounds, as `round_of` reads
+    each (a field left out is false, null or empty), their places and their numbers."""
     if derived is None:
         return "the rules now decide no round here"
-    fields = sorted(k for k in set(derived) | set(recorded) if derived.get(k) != recorded.get(k))
+    a, b = round_of(derived), round_of(recorded)
+    fields = [f.name for f in dataclasses.fields(Round) if getattr(a, f.name) != getattr(b, f.name)]
+    fields += [k for k in ("index", "round") if derived.get(k) != recorded.get(k)]
     if not fields:
         return ""
-    shown = ", ".join(f"{k} {recorded.get(k)!r} recorded, {derived.get(k)!r} now" for k in fields[:3])
+    now = {**dataclasses.asdict(a), **derived}
+    was = {**dataclasses.asdict(b), **recorded}
+    shown = ", ".join(f"{k} {was.get(k)!r} recorded, {now.get(k)!r} now" for k in fields[:3])
     return f"the rules now decide round {recorded.get('round') or '(void)'} otherwise: {shown}"
 
 

@@ -99,7 +99,7 @@ def test_every_event_is_stored_with_what_it_decided_and_its_hash(tmp_path):
     assert sorted({kinds[v] for v in decided}) == ["card", "correct", "result", "round", "void"]
     void = next(d for v, d in decided.items() if kinds[v] == "void")
     assert void["void"] and void["reason"] == "card exposed" and void["operator"] == "pit" and void["index"] == 1
-    foreign = next(d for v, d in decided.items() if kinds[v] == "card" and d["void"])
+    foreign = next(d for v, d in decided.items() if kinds[v] == "card" and d.get("void"))
     assert foreign["irregularity"] and foreign["player"] == ["9S"]
 
 
