@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import scoreboard
+import testing
 
 
 def all_modules() -> list[str]:
@@ -78,3 +79,16 @@ HAVE_EXAMPLES = [
 def test_the_modules_said_to_have_examples_have_them(name):
     tests = doctest.DocTestFinder(exclude_empty=True).find(importlib.import_module(name), name)
     assert sum(len(t.examples) for t in tests) > 0, f"{name} lost its examples"
+
+
+@pytest.mark.parametrize(
+    "name", sorted(info.name for info in pkgutil.walk_packages(testing.__path__, prefix="testing."))
+)
+def test_the_test_support_examples(name):
+    # The package the tests and bench/ share keeps its examples too (the raw WebSocket frames' parsing).
+    module = importlib.import_module(name)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in doctest.DocTestFinder(exclude_empty=True).find(module, name):
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples in {name} failed (output above)"
