@@ -30,7 +30,7 @@ TOKENS = {"T1": "secret-T1", "T2": "secret-T2", "INS": "secret-INS", "T3": "secr
 BOARD_SIZES = [(1920, 1080), (1366, 768), (1280, 720), (1080, 1920), (3840, 2160)]
 
 
-@pytest.fixture(scope="session", name="browser")
+@pytest.fixture(scope="module", name="browser")  # pages a test leaves open go with their module
 def chromium():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
