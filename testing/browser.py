@@ -3,6 +3,7 @@ table, and the checks for cut-off elements and label sizes."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from pathlib import Path
@@ -30,8 +31,9 @@ TOKENS = {"T1": "secret-T1", "T2": "secret-T2", "INS": "secret-INS", "T3": "secr
 BOARD_SIZES = [(1920, 1080), (1366, 768), (1280, 720), (1080, 1920), (3840, 2160)]
 
 
-@pytest.fixture(scope="module", name="browser")  # pages a test leaves open go with their module
-def chromium():
+@pytest.fixture(scope="session")
+def chromium_process():
+    """One Chromium for the whole run (launching one costs seconds); each test sees it through `browser`."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
     from playwright.sync_api import sync_playwright
@@ -40,6 +42,50 @@ def chromium():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+class TestBrowser:
+    """The run's Chromium as one test sees it: every page and context the test opens is closed when it ends.
+
+    Without this, a shared Chromium keeps every page of every test open, each a renderer process of its own still
+    running its page's scripts against a server long gone: a whole run grew to 400 renderers and took the machine's
+    24 GB. Anything else is the browser's own (`browser.version`, ...).
+    """
+
+    __test__ = False  # not a test class, whatever its name
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+        self._contexts: list = []
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        self._contexts.append(context)
+        return context
+
+    def new_page(self, **options):
+        # Playwright's browser.new_page makes a context of its own for the page; closing that closes the page.
+        page = self._browser.new_page(**options)
+        self._contexts.append(page.context)
+        return page
+
+    def close_opened(self) -> None:
+        for context in reversed(self._contexts):
+            # A context the test closed itself, or one Chromium lost: gone either way.
+            with contextlib.suppress(Exception):
+                context.close()
+        self._contexts.clear()
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+
+@pytest.fixture(name="browser")
+def chromium(chromium_process):
+    """The run's Chromium, with what this test opened closed at its end."""
+    browser = TestBrowser(chromium_process)
+    yield browser
+    browser.close_opened()
 
 
 def wait_for(page, expression: str, timeout: float = 10.0):

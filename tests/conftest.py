@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from scoreboard.service import create_app
-from testing.browser import chromium as chromium  # the `browser` fixture, one Chromium per module
+from testing.browser import chromium as chromium  # the `browser` fixture: its pages closed after each test
+from testing.browser import chromium_process as chromium_process  # one Chromium for the whole run
 from testing.servers import Server, free_port
 from testing.tables import OPERATOR, TABLES_TOML, TOKEN, Feed, with_seq
 
