@@ -17,6 +17,7 @@ from scoreboard.options import Options
 from scoreboard.render import board_layout, image_spec, road_layout
 from scoreboard.render.sprites import BIG_R
 from scoreboard.roads import Roads, parse_results
+from scoreboard.service import create_app
 from scoreboard.service.web import images as images_module
 from scoreboard.service.web.images import ImageService
 from testing.screens import Screen
@@ -420,3 +421,16 @@ def test_a_flood_of_unique_sizes_is_refused_not_queued_and_a_screen_s_image_stay
     # the machine's other work moves single drawings by a second.
     bound = 2 * (cold + alone) + 1.5
     assert max(took) < bound, f"the screen's image took {max(took):.2f} s behind the flood (bound {bound:.2f} s)"
+
+
+def test_the_image_worker_s_process_ends_with_the_app(tmp_path, tables_file):
+    # One app per server process in production; the tests make hundreds: a worker left behind by each would pile up.
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "own.sqlite3"), "TABLES_FILE": str(tables_file)})
+    try:
+        assert app.test_client().get("/tables/T1/board.png").status_code == 200
+        child = images(app)._child
+        assert child is not None and child.proc is not None
+        proc = child.proc
+    finally:
+        app.extensions["scoreboard"].close()
+    assert proc.poll() is not None, "the image worker outlived its app"

@@ -147,6 +147,7 @@ class ImageService:
         self.refused = 0
         self._lock = threading.Lock()
         self._worker: Callable[[Job], bytes] | None = None
+        self._child: RenderProcess | None = None
         try:
             self.fonts.check()
             self.fonts_missing: str | None = None
@@ -164,6 +165,7 @@ class ImageService:
             from gevent.threadpool import ThreadPool
 
             pool, child = ThreadPool(1), RenderProcess(self.static_folder)
+            self._child = child
 
             drawing, retire = [0], [False]  # greenlets drawing now; whether the child is to start afresh
 
@@ -185,6 +187,11 @@ class ImageService:
 
             self._worker = worker
         return self._worker(job)
+
+    def close(self) -> None:
+        """Stop the image worker's child process (the app is closing)."""
+        if self._child is not None:
+            self._child.close()
 
     def cached(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
         with self._lock:
@@ -250,10 +257,11 @@ class ImageService:
 @bp.record_once
 def _setup(state) -> None:
     app = state.app
-    app.extensions["scoreboard_images"] = ImageService(
+    service = app.extensions["scoreboard_images"] = ImageService(
         app.static_folder,
         app.config.get("IMAGE_CACHE_BYTES", CACHE_BYTES),
     )
+    hub_of(app).at_close(service.close)  # the worker's child process ends with the app
 
 
 @bp.get("/tables/<table_id>/board.png")
