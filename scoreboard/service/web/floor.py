@@ -34,7 +34,7 @@ from ..tables.config import (
 )
 from ..tables.current import current_hub
 from .json_errors import error, table_or_404
-from .roles import bearer_operator, refused
+from .roles import authorised, bearer_operator
 from .table_settings import change_settings, floor_post, settings_json
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
@@ -85,13 +85,10 @@ def patch_settings(table_id: str):
 
 @bp.post("/tables")
 def add_table():
-    op, answer = bearer_operator("adding a table")
+    op, answer = authorised("adding a table", "add_table")
     if answer:
         return answer
     assert op is not None
-    no = refused(op, None, "add_table")
-    if no:
-        return no
     body, bad = _body()
     if bad:
         return bad
@@ -141,13 +138,10 @@ def retire_table(table_id: str):
     table, missing = table_or_404(table_id)
     if missing:
         return missing
-    op, answer = bearer_operator("retiring a table")
+    op, answer = authorised("retiring a table", "retire_table", table_id)
     if answer:
         return answer
     assert op is not None
-    no = refused(op, table_id, "retire_table")
-    if no:
-        return no
     if table.config.retired:
         return error(409, "table_retired", f"table {table_id} is retired already")
     failed = floor_post(table_id, {"type": "retire"}, op)
@@ -161,13 +155,10 @@ def rotate_token(table_id: str):
     table, missing = table_or_404(table_id)
     if missing:
         return missing
-    op, answer = bearer_operator("setting a feed token")
+    op, answer = authorised("setting a feed token", "rotate_token", table_id)
     if answer:
         return answer
     assert op is not None
-    no = refused(op, table_id, "rotate_token")
-    if no:
-        return no
     body, bad = _body()
     if bad:
         return bad
@@ -202,25 +193,20 @@ def _last_admin(name: str) -> bool:
 
 @bp.get("/operators")
 def operators():
-    op, answer = bearer_operator("the operators")
+    _, answer = authorised("the operators", "operators")
     if answer:
         return answer
-    assert op is not None
-    no = refused(op, None, "operators")
-    return no or jsonify({"operators": [_operator_json(o) for o in current_hub().operators]})
+    return jsonify({"operators": [_operator_json(o) for o in current_hub().operators]})
 
 
 @bp.put("/operators/<name>")
 def put_operator(name: str):
     """Body `{"token": "...", "role": "dealer", "tables": ["T1"] | null}`: adds the operator, or changes one (their
     token may then be left out: they keep it)."""
-    op, answer = bearer_operator("adding or changing an operator")
+    op, answer = authorised("adding or changing an operator", "operators")
     if answer:
         return answer
     assert op is not None
-    no = refused(op, None, "operators")
-    if no:
-        return no
     body, bad = _body()
     if bad:
         return bad
@@ -271,13 +257,10 @@ def put_operator(name: str):
 
 @bp.delete("/operators/<name>")
 def delete_operator(name: str):
-    op, answer = bearer_operator("removing an operator")
+    op, answer = authorised("removing an operator", "operators")
     if answer:
         return answer
     assert op is not None
-    no = refused(op, None, "operators")
-    if no:
-        return no
     hub = current_hub()
     if not any(o.name == name for o in hub.operators):
         return error(404, "unknown_operator", f"there is no operator {name[:40]!r}: see /api/operators")

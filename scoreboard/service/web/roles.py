@@ -53,15 +53,21 @@ def refused(op: Operator, table_id: str | None, action: str, tried: dict | None 
     return error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
 
 
-def operator_for(table_id: str, what: str, action: str = "read"):
-    """(the operator, None) when the request's token is an operator's who may take `action` at `table_id`, else
-    (None, the 401/403/404 answer; 429 for an address that gave too many wrong tokens lately)."""
-    _, missing = table_or_404(table_id)
-    if missing:
-        return None, missing
+def authorised(what: str, action: str, table_id: str | None = None, tried: dict | None = None):
+    """(the operator, None) when the request's token is an operator's who may take `action` at `table_id` (or at no
+    table: adding one, the operators), else (None, the 401/403 answer; 429 for an address that gave too many wrong
+    tokens lately)."""
     op, answer = bearer_operator(what)
     if answer:
         return None, answer
     assert op is not None
-    answer = refused(op, table_id, action, {"what": what})
+    answer = refused(op, table_id, action, tried)
     return (None, answer) if answer else (op, None)
+
+
+def operator_for(table_id: str, what: str, action: str = "read"):
+    """`authorised` at a table that must exist (else its 404), the refusal's audit naming `what` was tried."""
+    _, missing = table_or_404(table_id)
+    if missing:
+        return None, missing
+    return authorised(what, action, table_id, {"what": what})
