@@ -87,6 +87,30 @@ def test_the_pit_joins_every_table_and_hears_the_display_count(app, sio, feed):
     assert [u["table"] for u in updates(pit)] == ["T1"], "the pit hears the tables' updates"
 
 
+def test_an_update_that_lands_while_a_pit_joins_is_in_its_snapshot(app, sio, feed):
+    """A pit (and the table list) drops updates until its join is answered: the answer's snapshot must hold every
+    update sent before it. Joining reads the log (the alarms), which yields; an event taken meanwhile was sent to
+    the pit's rooms before the answer, so a snapshot taken before that read would miss it for good (a pit stuck on
+    an old round under "Live" until the next event)."""
+    feed({"type": "shoe", "shoe": "S1"})
+    hub = app.extensions["scoreboard"]
+    read = hub.alarms.for_pit
+
+    def an_event_lands_meanwhile(tables, *args):
+        feed({"type": "result", "winner": "B"})
+        return read(tables, *args)
+
+    hub.alarms.for_pit = an_event_lands_meanwhile
+    pit = sio()
+    answer = pit.emit("join_pit", {"tables": ["T1"]}, callback=True)
+    assert hub.tables["T1"].version == 2, "the event landed while the pit joined"
+    (snap,) = answer["tables"]
+    dropped = [u["version"] for u in updates(pit) if u["table"] == "T1"]
+    assert snap["version"] == 2 and all(v <= 2 for v in dropped), "the pit's snapshot misses an update"
+    feed({"type": "result", "winner": "P"})
+    assert [u["version"] for u in updates(pit)] == [3], "and the next update follows it"
+
+
 def test_a_pit_can_ask_for_some_tables_only(sio):
     pit = sio()
     answer = pit.emit("join_pit", {"tables": ["T2", "T2"]}, callback=True)

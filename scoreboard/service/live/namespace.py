@@ -69,14 +69,20 @@ class Live(Namespace):
             ids = list(dict.fromkeys(asked))
         else:
             return _error("bad_join", 'join_pit with {"tables": ["<table id>", ...]} or {"tables": null} for all')
+        # The pit's room first: an alarm or a count sent from here on reaches it, and the reads below hold what was
+        # sent before. Those reads yield (the log, Redis); the tables' rooms are joined and their snapshots taken
+        # after them with nothing that yields in between, so every update the pit drops while it waits for this
+        # answer is in it.
         join_room(PIT_ROOM)
+        alarms = self._alarms(ids)
+        displays = self.counts.of(ids)
         for table_id in ids:
             join_room(room(table_id))
         return {
             "log": hub.log_id,
             "tables": [hub.tables[t].snapshot() for t in ids],
-            "displays": self.counts.of(ids),
-            "alarms": self._alarms(ids),
+            "displays": displays,
+            "alarms": alarms,
         }
 
     def on_pit_alarms(self, data=None):
