@@ -113,7 +113,9 @@ class FakeHub:
     def known_version(self, table_id: str) -> int:
         return max(self.tables[table_id].version, self.in_log[table_id])
 
-    def catch_up(self, table_id: str) -> None:
+    def catch_up(self, table_id: str, wait: bool = False) -> None:
+        # The relay's catch-ups wait for one already under way: the displays are told to join right after.
+        assert wait, "a catch-up the relay counts on must not be skipped"
         self.caught_up.append(table_id)
         self.tables[table_id].version = self.in_log[table_id]
 

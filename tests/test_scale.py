@@ -220,3 +220,42 @@ def test_a_second_process_on_the_log_without_a_message_queue_is_warned(tmp_path,
         finally:
             first.kill(signal.SIGKILL)
             second.kill(signal.SIGKILL)
+
+
+@pytest.mark.services
+def test_a_display_joining_while_the_table_catches_up_gets_the_table_as_the_log_holds_it(tmp_path, tables_file):
+    """Found under load (a board "Live" on an old round after its queue came back): a catch-up of the table already
+    under way (started when the log told of another process's commit) made a joining display's catch-up return at
+    once, and the display was answered with the table as it was before. It waits for that catch-up now."""
+    import gevent.event
+
+    from scoreboard.service import create_app
+
+    with postgres_database() as db:
+        config = {"TESTING": True, "DATABASE": db, "TABLES_FILE": str(tables_file)}
+        a, b = create_app(config), create_app(config)
+        taker, follower = a.extensions["scoreboard"], b.extensions["scoreboard"]
+        try:
+            taker.submit("T1", [{"type": "shoe", "seq": 1}])
+            deadline = time.monotonic() + 10
+            while follower.tables["T1"].version < 1:
+                assert time.monotonic() < deadline, "the follower never heard of the shoe"
+                time.sleep(0.01)
+            # The follower's next read of the log takes its time (a loaded database).
+            slow, reads = gevent.event.Event(), follower.store.entries_after
+
+            def entries_after(*args, **kwargs):
+                slow.wait(10)
+                return reads(*args, **kwargs)
+
+            follower.store.entries_after = entries_after
+            reply = taker.submit("T1", [{"type": "result", "winner": w, "seq": 2 + i} for i, w in enumerate("BPB")])
+            newest = reply["results"][-1]["version"]
+            while follower.known_version("T1") < newest:  # told of the commit: its catch-up has started
+                assert time.monotonic() < deadline, "the follower was never told of the commit"
+                time.sleep(0.01)
+            gevent.spawn_later(0.3, slow.set)
+            assert follower.get("T1").version == newest, "a display joining now is given the table as the log holds it"
+        finally:
+            taker.close()
+            follower.close()

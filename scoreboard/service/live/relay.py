@@ -245,7 +245,7 @@ class Relay:
     def _catch_up(self, table_id: str) -> int:
         """Bring the table up to the log; from now on its displays here hold (or will join at) that version."""
         try:
-            self.hub.catch_up(table_id)
+            self.hub.catch_up(table_id, wait=True)
         except Exception as e:  # a display that joins catches up again (hub.get), and is checked again
             log.error("table %s: catching up from the event log failed: %s", table_id, e)
         version = self.hub.tables[table_id].version

@@ -121,10 +121,11 @@ class TableHub:
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
-        here gets the current snapshot)."""
+        here gets the current snapshot): a catch-up already under way (or a write of the table here, which catches
+        it up in its transaction) is waited for, not taken as done."""
         view = self.tables.get(table_id) if isinstance(table_id, str) else None
         if view is not None and self._latest.get(view.config.id, 0) > view.version:
-            self.catch_up(view.config.id)
+            self.catch_up(view.config.id, wait=True)
         return view
 
     def known_version(self, table_id: str) -> int:
@@ -285,12 +286,13 @@ class TableHub:
         if version > view.version:
             self.runner.spawn(self.catch_up, table_id)
 
-    def catch_up(self, table_id: str) -> None:
+    def catch_up(self, table_id: str, wait: bool = False) -> None:
         """Apply the events other processes stored since this one last saw the table, without publishing them
-        (the process that took them did). Skipped while a write of the table is under way here: it catches the
-        table up itself, under the log's lock."""
+        (the process that took them did). While the table is busy here (a write, which catches the table up itself
+        under the log's lock, or another catch-up), it is skipped, or with `wait` done once that is over (up to the
+        write timeout): what is read then starts where the other left off."""
         lock = self._locks[table_id]
-        if not lock.acquire(blocking=False):
+        if not (lock.acquire(timeout=self.write_timeout) if wait else lock.acquire(blocking=False)):
             return
         try:
             view = self.tables[table_id]
