@@ -105,7 +105,7 @@ class Server:
             try:
                 requests.get(self.url + self.ready, timeout=0.5)
                 return self
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or not answering yet (a loaded machine)
                 time.sleep(0.05)
         raise RuntimeError(f"the server did not start within {timeout} s: {self.log()[-3000:]}")
 

@@ -411,8 +411,10 @@ def test_several_processes_close_a_window_once_on_time_even_when_the_one_that_op
         r = requests.get(f"{node.url}/api/tables/T1/shoes/1/export", headers={"Authorization": f"Bearer {OPERATOR}"})
         return [e for e in r.json()["events"] if e["type"] == "bets_closed"]
 
-    def closed_on(node, deadline: float) -> dict:
-        while (state := node.get("/api/tables/T1").json())["bets"]["open"]:
+    def closed_on(node, version: int, deadline: float) -> dict:
+        """The table on `node` once it holds `version` (the other process stored it: hearing of it takes a moment)
+        and its window is closed."""
+        while (state := node.get("/api/tables/T1").json())["version"] < version or state["bets"]["open"]:
             assert time.time() < deadline, "the window never closed"
             time.sleep(0.1)
         return state
@@ -424,9 +426,10 @@ def test_several_processes_close_a_window_once_on_time_even_when_the_one_that_op
         screen = Screen(a.url, "T1")
         try:
             assert b.post("T1", {"type": "shoe"}, TOKEN).status_code == 200
-            opened = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]["bets"]
+            table = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]
+            opened = table["bets"]
             # Both processes know the window, so both wait for it: the log takes one close.
-            state = closed_on(a, opened["closes_at"] + 10)
+            state = closed_on(a, table["version"], opened["closes_at"] + 10)
             assert state["bets"]["announce"] == "no_more_bets"
             time.sleep(1.5)  # the other process's try, refused: nothing more is stored
             [close] = closes(a)
@@ -434,9 +437,9 @@ def test_several_processes_close_a_window_once_on_time_even_when_the_one_that_op
             assert [u["kind"] for u in screen.wait_for_count(3)][-1] == "bets_closed", "a display of A heard it"
 
             # The process that opened a window dies before its time is up: the other one closes it.
-            opened = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]["bets"]
+            table = b.post("T1", {"type": "bets_open", "seconds": 5}, TOKEN).json()["table"]
             b.kill(signal.SIGKILL)
-            closed_on(a, opened["closes_at"] + 10)
+            closed_on(a, table["version"] + 1, table["bets"]["closes_at"] + 10)
             assert len(closes(a)) == 2
         finally:
             screen.close()
