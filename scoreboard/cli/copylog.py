@@ -6,13 +6,14 @@ import os
 
 import click
 
-from ..service.log import TABLES, StoreError, is_postgres, store_for
-
 
 def copy_log(source: str, target: str) -> tuple[int, int, str, str]:
     """Copy every event and refused operator action of the log `source` into `target`, an empty log, with the
     source's identity; in one transaction, so a failed copy leaves none of it in the target. Returns the events and
     refusals copied, the log's id and the target as shown (without a password)."""
+    # Imported here, not above: the service's packages are the slowest imports of every `scoreboard` command.
+    from ..service.log import TABLES, StoreError, is_postgres, store_for
+
     if not is_postgres(source) and not os.path.exists(source):
         raise StoreError(f"there is no event log {source}")
     if source == target or (not is_postgres(source) and not is_postgres(target) and _same_file(source, target)):
@@ -49,6 +50,8 @@ def copy_log_command(source: str, target: str) -> None:
     SQLite log (the operators' session key, `.secret`; the simulated shoes' secrets, `.simulator/`) go into the
     data directory of a PostgreSQL log by hand.
     """
+    from ..service.log import StoreError
+
     try:
         events, refusals, log_id, shown = copy_log(source, target)
     except StoreError as e:
