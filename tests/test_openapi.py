@@ -161,23 +161,30 @@ def api_schema(live):
 
 
 EXAMPLES = 40  # generated requests per operation, each sent three ways
+PARTS = 4  # the operations in four tests, which the run's workers take at once
 
 
 @pytest.mark.slow
-def test_every_operation_against_the_live_server(api_schema, live):
+@pytest.mark.parametrize("part", range(PARTS))
+def test_every_operation_against_the_live_server(api_schema, live, part):
     """Every operation of the document, EXAMPLES requests of what the document allows and EXAMPLES of what it does
     not (Schemathesis's positive and negative data), each sent as the public (no token), an operator and the
     table's feed would send it: no 5xx, and every answer within its documented status codes, media types, headers
     and schemas (a refusal's too). Each operation runs to its end; what any of them found is reported together.
+    The operations, in the document's order, are dealt to PARTS tests (this one takes every PARTS-th from `part`).
 
     (Hypothesis drives each operation's strategy here rather than schemathesis.pytest's lazy fixture, which reads a
     pytest internal that pytest 9 no longer has.)"""
     found: dict[str, str] = {}
-    ran: set[tuple[str, str]] = set()
     session = requests.Session()
     operations = [result.ok() for result in api_schema.get_all_operations()]
-    for operation, mode in itertools.product(operations, (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)):
-        ran.add((operation.method.upper(), operation.path))
+    doc = requests.get(live.url + "/api/openapi.json", timeout=5).json()
+    # (Schemathesis leaves out the document's own address; test_the_document_and_the_routes_agree reads it.)
+    every = {(operation.method.upper(), operation.path) for operation in operations} | {("GET", "/api/openapi.json")}
+    assert every == documented_operations(doc), "every operation of the document"
+    mine = operations[part::PARTS]
+    assert mine, "each part has operations to run"
+    for operation, mode in itertools.product(mine, (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)):
 
         @given(case=operation.as_strategy(generation_mode=mode))
         @settings(
@@ -200,9 +207,6 @@ def test_every_operation_against_the_live_server(api_schema, live):
             assert mode is GenerationMode.NEGATIVE, operation.path
         except Exception as e:  # one operation's finding: the others still run
             found[f"{operation.method.upper()} {operation.path} ({mode.value} data)"] = str(e)[:3000]
-    doc = requests.get(live.url + "/api/openapi.json", timeout=5).json()
-    # (Schemathesis leaves out the document's own address; test_the_document_and_the_routes_agree reads it.)
-    assert ran | {("GET", "/api/openapi.json")} == documented_operations(doc), "every operation of the document"
     assert not found, "\n\n".join(f"{where}:\n{what}" for where, what in found.items())
 
 
