@@ -85,9 +85,14 @@ def link(previous: str, version: int, shoe: int, event: Event, decided: JSONObje
     return hashlib.sha256(previous.encode() + entry_json(version, shoe, event, decided)).hexdigest()
 
 
-def link_written(previous: str, version: int, shoe: int, event: Event, decided: bytes | None) -> str:
-    """`link`, the decided round given as its canonical JSON already (the writer stores those very bytes)."""
-    entry = _entry(version, shoe, canonical_json(event), b"null" if decided is None else decided)
+def link_written(previous: str, version: int, shoe: int, event: bytes, decided: bytes | None) -> str:
+    """`link`, the event and the decided round given as their canonical JSON already (the writer stores those very
+    bytes).
+
+    >>> link_written("log-1", 2, 1, b'{"type":"cut"}', None) == link("log-1", 2, 1, {"type": "cut"}, None)
+    True
+    """
+    entry = _entry(version, shoe, event, b"null" if decided is None else decided)
     return hashlib.sha256(previous.encode() + entry).hexdigest()
 
 
@@ -121,7 +126,7 @@ def decided_of(state: TableState, delta: Delta) -> JSONObject | None:
     return out
 
 
-_DERIVED = ("round", "banker_six")  # `round` placed first; banker_six follows from the winner and the points
+_DERIVED = frozenset(("round", "banker_six"))  # `round` placed first; banker_six follows from the winner, the points
 
 
 def round_of(decided: JSONObject) -> Round:

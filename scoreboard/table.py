@@ -523,14 +523,15 @@ def apply(
         # `bets_closed` got there first (a replay decides the same, from the stored times).
         state = evolve(state, bets=NO_MORE_BETS)
     new, delta = (_HANDLERS.get(kind) or _FLOOR_HANDLERS[kind])(state, event, trusted)
-    if kind in CLOSE_BETS:
-        new = evolve(new, bets=CLOSED)
     undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == "round" else None
     if kind in FLOOR_TYPES:  # a setting changed live between a result and its undo leaves the undo possible
         undo = state.undo
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
     at = event.get("received_at", new.last_event_at)
-    new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo)
+    if kind in CLOSE_BETS:  # the window is over (one copy of the state with the rest: every event makes it)
+        new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo, bets=CLOSED)
+    else:
+        new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo)
     return new, evolve(delta, digest=seq_digest)
 
 

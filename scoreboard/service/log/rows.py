@@ -220,9 +220,12 @@ class Row(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Record:
-    """One event as the log keeps it: the event row of a table's version."""
+    """One event as the log keeps it: the event row of a table's version.
+
+    Not frozen, unlike the other rows: one is made for every event on the feed's path, and a frozen dataclass's
+    __init__ (a call of object.__setattr__ per field) cost as much as the record's hash. Nothing changes one."""
 
     TABLE: ClassVar[Table] = EVENTS
 
@@ -237,6 +240,7 @@ class Record:
     decided: dict | None = None  # the round it closed, voided or corrected, as it then stood
     hash: str | None = None  # the record's chain (scoreboard/record.py)
     decided_json: bytes | None = None  # `decided` as JSON already (the bytes its hash was taken of)
+    event_json: bytes | None = None  # `event` as canonical JSON already (hashed, and stored as such)
 
     def values(self, stored_at: float) -> tuple:
         """The row, in EVENTS' column order.
@@ -249,7 +253,7 @@ class Record:
             self.version,
             self.shoe,
             stored_at,
-            json_text(self.event),
+            self.event_json.decode() if self.event_json is not None else json_text(self.event),
             self.kind,
             self.feed,
             self.seq,

@@ -598,7 +598,8 @@ class _Post:
             decided = decided_of(state, delta) if at is not None else None
             written = canonical_json(decided) if decided is not None else None
             event = delta.event
-            hash_ = link_written(previous, state.version, state.shoes, event, written)
+            text = canonical_json(event)  # hashed, and stored as it was hashed
+            hash_ = link_written(previous, state.version, state.shoes, text, written)
             records.append(
                 Record(
                     table_id,
@@ -612,6 +613,7 @@ class _Post:
                     decided,
                     hash_,
                     written,
+                    text,
                 )
             )
             if delta.kind == "shoe":
