@@ -312,3 +312,56 @@ def test_check_log_on_postgresql(tmp_path):
             )
         dirty = check_log(url)
         assert dirty.returncode == 1 and "break: table T1, version 3" in dirty.stdout, dirty.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_a_postgresql_log_of_the_previous_release_is_migrated_once_by_the_first_process(tmp_path, caplog):
+    """The PostgreSQL side of the migration: the previous release's log (no record columns, no record mark) is
+    chained once, by whichever of two processes opening it at the same moment takes the schema lock first; the other
+    finds it done. The rounds read as before, each now with its hash, and the record checks whole."""
+    import gevent
+    import psycopg
+
+    from scoreboard.service import create_app
+    from scoreboard.service.log import store_for
+
+    config = tmp_path / "tables.toml"
+    config.write_text(TABLES)
+    with postgres_database() as url:
+        app = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config)})
+        client, post = poster(app)
+        for event in SHOE:
+            assert post(event).status_code == 200, event
+        operator(client, {"type": "void", "round": 2, "reason": "card exposed"})
+        before = client.get("/api/tables/T1/rounds").get_json()["rounds"]
+        app.extensions["scoreboard"].close()
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute("ALTER TABLE events DROP COLUMN decided, DROP COLUMN hash")
+            db.execute("DELETE FROM meta WHERE key = 'record'")
+        r = check_log(url)
+        assert r.returncode == 1 and "earlier release" in r.stdout, r.stdout + r.stderr
+
+        with caplog.at_level("WARNING"):
+            opening = [gevent.spawn(store_for, url) for _ in range(2)]
+            gevent.joinall(opening, raise_error=True)
+        for g in opening:
+            g.value.close()
+        said = [rec.message for rec in caplog.records if "earlier release" in rec.message]
+        assert len(said) == 1 and "chained" in said[0], said
+
+        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config)})
+        try:
+            client = again.test_client()
+            rounds = client.get("/api/tables/T1/rounds").get_json()["rounds"]
+            assert all(r["hash"] for r in rounds), "chained on opening"
+            assert [{k: v for k, v in r.items() if k != "hash"} for r in rounds] == [
+                {k: v for k, v in r.items() if k != "hash"} for r in before
+            ]
+            assert integrity(again) == [] and client.get("/readyz").status_code == 200
+            assert poster(again)[1]({"type": "result", "winner": "P"}).status_code == 200
+            assert client.get("/api/tables/T1/rounds").get_json()["rounds"][-1]["hash"], "new rounds are in the record"
+        finally:
+            again.extensions["scoreboard"].close()
+        clean = check_log(url)
+        assert clean.returncode == 0 and "whole" in clean.stdout, clean.stdout + clean.stderr
