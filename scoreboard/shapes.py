@@ -281,9 +281,47 @@ class Snapshot(TypedDict):
     roads: RoadsJSON
 
 
-# A live `update` as the core makes it, before the shell turns its state into changes: `table`, `log`, `version`,
-# `kind`, the kind's fields, and `state`. Its fields depend on its kind (docs/feed-protocol.md), so it is open.
-Update = JSONObject
+class ShoeStarted(TypedDict):
+    """A new shoe, in its update: its id as the feed gave it and its number at the table."""
+
+    id: str | None
+    number: int
+
+
+class Update(TypedDict):
+    """A live `update` as the core makes it (view.py's `TableView.advance`), before the shell sends only what changed
+    (docs/feed-protocol.md, "Socket.IO: live updates"). Every update has `table`, `log`, `version`, `kind` and
+    `state`; the other fields come with the kinds of event that make them (table.py's handlers write them in a
+    Delta's `display`)."""
+
+    table: str
+    log: str
+    version: int
+    kind: str  # the event's kind as the displays draw it: a card that ends a round makes a "round"
+    state: StateJSON
+    # A round added to the roads: its road entries, ASK P / ASK B, the stats and the patterns after it.
+    cells: NotRequired[Cells]
+    predict: NotRequired[dict[str, Predict]]
+    stats: NotRequired[Stats]
+    patterns: NotRequired[list[PatternJSON]]
+    # The roads whole: a new shoe, a void, a correction, an undo (every road after the change may have moved).
+    roads: NotRequired[RoadsJSON]
+    # The kinds' own fields.
+    card: NotRequired[str | None]  # a card dealt (None face down), or the excess card that voided the round
+    hand: NotRequired[str | None]  # "player" or "banker", the hand the card went to
+    cards: NotRequired[int]  # a squeezed round keyed at once: its cards, face down
+    foreign: NotRequired[bool]  # a foreign or unreadable card voided the round
+    round: NotRequired[RoundJSON]  # the round closed, voided, corrected or undone
+    voided: NotRequired[int]  # the number of the round an operator voided
+    undone: NotRequired[int]  # the number of the round taken back
+    revealed: NotRequired[dict[str, list[str]]]  # squeeze: the cards turned, by hand
+    shoe: NotRequired[ShoeStarted]
+    seed: NotRequired[str]  # a simulated shoe's, published as it ends
+    count: NotRequired[int]  # cards burned
+    rounds_left: NotRequired[int]  # the cut card: rounds still to deal
+    bets: NotRequired[BetsJSON]  # the betting window opened or closed
+    by: NotRequired[str]  # who closed it
+    settings: NotRequired[JSONObject]  # the settings a live change set
 
 
 class Result(TypedDict):

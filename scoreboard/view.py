@@ -13,7 +13,7 @@ one append instead of a rebuild. Public JSON never shows a face-down card or the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .insurance import offers
 from .play import Round
@@ -108,15 +108,19 @@ class TableView:
             extra["predict"] = {"P": self.roads.predict("P"), "B": self.roads.predict("B")}
             extra["stats"] = self.roads.stats_json()
             extra["patterns"] = self.roads.patterns()
-        return {
-            "table": self.config.id,
-            "log": self.log,
-            "version": state.version,
-            "kind": delta.kind,
-            **delta.display,
-            **extra,
-            "state": self.state_json(),
-        }
+        # The kind's fields are the handler's Delta.display (open: each kind writes its own); Update lists them.
+        return cast(
+            Update,
+            {
+                "table": self.config.id,
+                "log": self.log,
+                "version": state.version,
+                "kind": delta.kind,
+                **delta.display,
+                **extra,
+                "state": self.state_json(),
+            },
+        )
 
     # -- reading --------------------------------------------------------------------------------------------------
 

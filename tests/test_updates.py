@@ -148,3 +148,49 @@ def test_a_round_update_leaves_out_what_the_display_has():
     assert "last_result" not in wire["changes"] and "deal" not in wire["changes"]
     assert full["state"]["deal"] == EMPTY_DEAL and full["cells"]["bead"]["banker_six"] is True
     assert wire["changes"]["rounds"] == 1 and wire["changes"]["phase"] == "ready"
+
+
+def test_every_update_carries_the_fields_shapes_declares_and_no_other():
+    """scoreboard.shapes.Update lists what an update may carry: random play of every variant, squeeze on and off,
+    and the kinds that play does not make (the betting window, an undo, a live setting, a foreign card) carry the
+    fields every update has and none it does not declare."""
+    from typing import NotRequired, get_origin, get_type_hints
+
+    from scoreboard.shapes import Update
+    from scoreboard.table import floor_event
+
+    hints = get_type_hints(Update, include_extras=True)
+    every = {name for name, hint in hints.items() if get_origin(hint) is not NotRequired}
+    assert every == {"table", "log", "version", "kind", "state"}
+    seen: dict[str, set[str]] = {}
+
+    def check(update: dict) -> None:
+        assert every <= set(update) <= set(hints), (update["kind"], set(update) - set(hints))
+        seen.setdefault(update["kind"], set()).update(update)
+
+    for variant in ("super-six-plus", "insurance", "no-commission"):
+        for squeeze in (False, True):
+            config = TableConfig("T1", variant=variant, require_seq=False, squeeze=squeeze)
+            view = TableView(TableState(config), LOG)
+            for _, _, full in wire_updates(view, random.Random(f"{variant}{squeeze}"), 800):
+                check(full)
+
+    view = TableView(TableState(TableConfig("T1", require_seq=False)), LOG)
+    for event in (
+        {"type": "shoe"},
+        {"type": "bets_open", "seconds": 30},
+        {"type": "bets_closed"},
+        {"type": "result", "winner": "B"},
+        {"type": "undo", "operator": "p"},
+        {"type": "card", "card": "9H"},
+        {"type": "card", "foreign": True, "read": "joker"},
+        floor_event(view.state.config, {"type": "settings", "changes": {"dealer": "Ann"}}, "p"),
+        {"type": "cut"},
+        {"type": "shoe_end", "seed": "5eed" * 8},
+    ):
+        floor = event["type"] == "settings"  # the floor's, completed and checked by the API: applied as stored
+        operator = None if floor else event.pop("operator", None)
+        new, delta = apply(view.state, event, received_at=1.0, operator=operator, trusted=floor)
+        check(view.advance(new, delta))
+    assert {"bets_open", "bets_closed", "undo", "void", "settings", "round", "card", "shoe"} <= set(seen), sorted(seen)
+    assert "foreign" in seen["void"] and "undone" in seen["undo"] and "by" in seen["bets_closed"]

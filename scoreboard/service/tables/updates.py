@@ -29,7 +29,9 @@ A snapshot (`join`) is unchanged: the whole state and the whole roads JSON.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...roads.names import DERIVED_ROADS
 
@@ -106,7 +108,7 @@ def merge(target: dict, patch: dict) -> dict:
 _MISSING = object()
 
 
-def slim(update: dict, shown: Shown) -> dict:
+def slim(update: Mapping[str, Any], shown: Shown) -> dict:
     """The wire form of a full update (`TableView.advance`), for displays that hold `shown` (the version before)."""
     out = {k: v for k, v in update.items() if k not in ("state", "cells", "predict", "stats", "patterns")}
     if "roads" in update:
@@ -134,7 +136,7 @@ def slim(update: dict, shown: Shown) -> dict:
     return out
 
 
-def shown_after(update: dict, before: Shown) -> Shown:
+def shown_after(update: Mapping[str, Any], before: Shown) -> Shown:
     """What the displays hold once they applied `update` (a full one)."""
     stats, patterns = before.stats, before.patterns
     if "roads" in update:
