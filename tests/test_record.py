@@ -365,3 +365,52 @@ def test_a_postgresql_log_of_the_previous_release_is_migrated_once_by_the_first_
             again.extensions["scoreboard"].close()
         clean = check_log(url)
         assert clean.returncode == 0 and "whole" in clean.stdout, clean.stdout + clean.stderr
+
+
+def test_the_history_check_leaves_the_event_loop_free_between_small_slices(tmp_path, monkeypatch):
+    """Found measuring a restart with 10,000 shoes of history (bench.scale's replay row): the background check of the
+    history folded 2,000 entries at a time without yielding, holding the event loop, and every card's way to the
+    screens with it, for some 50 ms a batch. It folds a small slice at a time now, the loop free between them."""
+    import greenlet
+
+    from scoreboard import record
+
+    app = make_app(tmp_path, TABLES)
+    hub = app.extensions["scoreboard"]
+    seqs = iter(range(1, 10_000))
+    for shoe in range(45):  # 45 shoes of 60 rounds: 2,745 entries before the current shoe
+        events = [{"type": "shoe", "shoe": f"S{shoe}"}] + [{"type": "result", "winner": "BP"[r % 2]} for r in range(60)]
+        for part in (events[:31], events[31:]):
+            hub.submit("T1", [{**e, "seq": next(seqs)} for e in part])
+    hub.submit("T1", [{"type": "shoe", "shoe": "now", "seq": next(seqs)}])
+    hub.close()
+    again = make_app(tmp_path, TABLES)
+    hub = again.extensions["scoreboard"]
+    try:
+        folded: dict = {}  # per greenlet: entries folded since it last handed the loop over
+        between, total = [0], [0]
+        take = record.Refold.take
+
+        def counted(self, entry):
+            current = greenlet.getcurrent()
+            folded[current] = folded.get(current, 0) + 1
+            total[0] += 1
+            return take(self, entry)
+
+        def trace(event, args) -> None:  # a greenlet hands the loop over: the most it folded in one go
+            if event in ("switch", "throw"):
+                between[0] = max(between[0], folded.pop(args[0], 0))
+
+        monkeypatch.setattr(record.Refold, "take", counted)
+        before = greenlet.settrace(trace)
+        try:
+            # This check, and the one the start began in the background: neither holds the loop.
+            assert hub.check_history() == [], "the record is whole"
+        finally:
+            greenlet.settrace(before)
+        between[0] = max([between[0], *folded.values()])
+        assert total[0] >= 2_745
+        # A few milliseconds of folding at most (some 30 us an entry), never a batch of the log's reads.
+        assert between[0] <= 200, f"{between[0]} entries folded without letting the loop run"
+    finally:
+        hub.close()
