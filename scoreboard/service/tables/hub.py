@@ -52,6 +52,9 @@ CHECK_BATCH = 2_000  # entries the record's check of a table's history reads at 
 # ... and folds between two turns of the event loop: some 3 ms of work (2,000 at once held the loop, and every card's
 # way to the screens, for some 50 ms).
 CHECK_SLICE = 100
+# Seconds after the start before that check begins: the start, and the displays that join again right after it, go
+# first (begun at once, it shared the start with the rest of the app and slowed it by a tenth with a long history).
+CHECK_AFTER = 2.0
 OPERATOR_KINDS = ("void", "correct")  # refused with a feed's token, these are refused operator actions
 
 
@@ -196,10 +199,15 @@ class TableHub:
         self.ready = True
         self.report(breaks)
         if self._history:
-            self.runner.spawn(self.check_history)
+            self.runner.spawn(self._check_history_soon)
         if self.store.shared:
             self._following = True
             self.runner.spawn(self.store.follow, self._told, lambda: self._following)
+
+    def _check_history_soon(self) -> None:
+        time.sleep(CHECK_AFTER)  # under gevent: this greenlet waits, the loop serves
+        if not self._stopping:
+            self.check_history()
 
     def check_history(self) -> list[Break]:
         """Check the record of every table before its current shoe: the chain from the log id, and each shoe's
