@@ -338,3 +338,30 @@ def test_every_kind_has_its_texts_and_a_known_acknowledging_action():
     assert new_alarm("T1", "screen_missing", values={"shown": 1, "expected": 3}).detail == (
         "1 of 3 screens show this table"
     )
+
+
+def test_an_event_between_two_looks_ends_the_silence_even_when_the_feed_is_silent_again(tmp_path, config):
+    """Found with the suite under load: the condition alarms are judged once a second, and a table whose feed sent one
+    event and fell silent again before the next look (stale_after = 1 s here) kept its first alarm uncleared, as if
+    nothing had come. An event since an alarm was raised ends that silence: it is cleared, and a new one raised if
+    the feed is silent again."""
+    from scoreboard.service.tables.alarm_watch import ConditionWatch
+
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": str(config)})
+    hub = app.extensions["scoreboard"]
+    try:
+        now = [0.0]
+        watch = ConditionWatch(hub, lambda ids: {}, spawn=lambda *a: None, sleep=lambda s: None, clock=lambda: now[0])
+        assert watch.watching()
+        hub.submit("T2", [{"type": "shoe", "seq": 1}])
+        now[0] = hub.tables["T2"].state.last_event_at + 2  # silent for 2 s: raised
+        watch.look()
+        [first] = [a for a in hub.alarms.uncleared(["feed_silent"]) if a.table == "T2"]
+        hub.submit("T2", [{"type": "burn", "count": 1, "seq": 2}])
+        now[0] = hub.tables["T2"].state.last_event_at + 2  # the next look: silent again, after an event
+        watch.look()
+        uncleared = [a for a in hub.alarms.uncleared(["feed_silent"]) if a.table == "T2"]
+        assert first.id not in [a.id for a in uncleared], "the event ended the first silence"
+        assert [a.version for a in uncleared] == [hub.tables["T2"].version], "the new silence is an alarm of its own"
+    finally:
+        hub.close()

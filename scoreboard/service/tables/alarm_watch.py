@@ -101,6 +101,11 @@ class ConditionWatch:
             open_shoe = state.shoe is not None and not state.shoe.finished
             last = state.last_event_at
             silent = open_shoe and last is not None and now - last > config.stale_after
+            raised = self._open.get((table_id, "feed_silent"))
+            if raised is not None and raised.version is not None and state.version > raised.version:
+                # An event came since it was raised: that silence is over, even if the feed fell silent again
+                # before this look (a new silence is an alarm of its own).
+                self._judge(table_id, "feed_silent", False, {}, None)
             self._judge(table_id, "feed_silent", silent, {"seconds": config.stale_after}, state.version)
             shown, expected = counts.get(table_id, 0), config.expected_screens
             if shown < expected:
