@@ -243,8 +243,9 @@ def test_a_board_in_chromium_says_offline_while_its_process_has_lost_the_queue(t
                 assert not page.evaluate(live), "'Live' while the queue is lost"
             queue.start()
             back = time.monotonic()
-            while not (page.evaluate(live) and page.evaluate(shown) == version):
-                assert page.evaluate(shown) == version or not page.evaluate(live), "'Live' on an old round"
+            both = f"[{shown}, {live}]"  # read at once: a snapshot drawn between two reads would pair old and new
+            while (seen := page.evaluate(both)) != [version, True]:
+                assert seen[0] == version or not seen[1], "'Live' on an old round"
                 assert time.monotonic() - back < STALE_LIMIT, "the board was not live on the table's round in time"
                 time.sleep(0.05)
             print(

@@ -363,10 +363,13 @@ feed.start()
 s = socket.create_connection(feed.address)
 s.settimeout(5)
 started = time.monotonic()
-print(s.recv(10) == b"", round(time.monotonic() - started, 1))
+print(s.recv(10) == b"", time.monotonic() - started)
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
-    assert run.stdout.split() == ["True", "0.5"], run.stderr
+    closed, after = run.stdout.split()
+    # Closed by the server once the limit passed: not before it, and long before the client's own 5 s (a loaded
+    # machine may take a while past the limit to get to it).
+    assert closed == "True" and 0.45 <= float(after) < 4, (run.stdout, run.stderr)
 
 
 @pytest.mark.parametrize(
