@@ -3,6 +3,7 @@ pseudo-terminal: the same replies and seq semantics as HTTP, whatever carries th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from scoreboard.cards import ALL_CARDS
+from scoreboard.service.feeds.serial_line import ReplyWriter
 from testing.servers import Server, free_port
 from testing.tables import TOKEN
 
@@ -109,10 +111,22 @@ class SerialLink(Link):
     def _pty() -> tuple[int, int]:
         master, slave = os.openpty()
         tty.setraw(slave)  # no echo, no line editing, before the server's pyserial sets the same
+        os.set_blocking(master, False)
         return master, slave
 
     def send(self, data: bytes) -> None:
-        os.write(self.master, data)
+        # Both ways at once, as a UART: what comes back is read while the line will not take more. A shoe that only
+        # wrote would hold up the server's replies and, behind them, its own lines (the pseudo-terminal's buffers
+        # are small and vary).
+        view = memoryview(data)
+        while view:
+            readable, writable, _ = select.select([self.master], [self.master], [], 10)
+            assert readable or writable, "the line took nothing for 10 s"
+            if readable:
+                self.buffer += os.read(self.master, 65536)
+            if writable:
+                with contextlib.suppress(BlockingIOError):
+                    view = view[os.write(self.master, view) :]
 
     def _read(self, timeout: float) -> bytes:
         ready, _, _ = select.select([self.master], [], [], timeout)
@@ -317,6 +331,45 @@ def test_the_event_loop_never_waits_for_the_serial_line(tmp_path, tables_file):
     finally:
         link.close()
         server.kill()
+
+
+def test_a_reply_the_line_takes_part_of_is_finished_before_the_next_and_never_cut():
+    """Under the server's gevent loop, on a pseudo-terminal whose shoe stops reading: the reply the line took part of
+    is finished first when it reads again, one the line took none of is dropped whole, and every line read is one
+    whole reply."""
+    import gevent
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(slave, False)
+    os.set_blocking(master, False)
+    try:
+        replies = ReplyWriter(slave, seconds=0.2)
+        first = json.dumps({"status": 200, "note": "x" * (4 << 20)}).encode() + b"\n"  # more than the line holds
+        assert replies.send(first) and replies.rest, "begun, not finished: its end is kept"
+        assert not replies.send(b'{"status": 409}\n'), "the line took none of it: dropped whole"
+        got = bytearray()
+
+        def shoe_reads() -> None:
+            while True:
+                try:
+                    gevent.socket.wait_read(master, timeout=1)
+                except TimeoutError:
+                    return
+                got.extend(os.read(master, 1 << 16))
+
+        reader = gevent.spawn(shoe_reads)
+        replies.seconds = 30
+        assert replies.send(b'{"status": 200, "last": true}\n') and replies.rest == b""
+        reader.join(10)
+    finally:
+        os.close(master)
+        os.close(slave)
+    lines = bytes(got).split(b"\n")
+    assert lines[-1] == b"" and [json.loads(text) for text in lines[:-1]] == [
+        json.loads(first),
+        {"status": 200, "last": True},
+    ]
 
 
 def test_keypad_format_over_tcp(tmp_path, tables_file):
