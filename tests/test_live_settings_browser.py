@@ -29,7 +29,7 @@ def change(server, body: dict) -> None:
 
 
 def board_png(server) -> Image.Image:
-    r = requests.get(f"{server.url}/tables/T1/board.png?width=1280&height=720", timeout=10)
+    r = requests.get(f"{server.url}/tables/T1/board.png?width=1280&height=720", timeout=30)
     assert r.status_code == 200, r.text
     return Image.open(io.BytesIO(r.content)).convert("RGB")
 
