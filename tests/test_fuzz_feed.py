@@ -161,7 +161,8 @@ def fuzzed(tmp_path_factory):
     config = tmp / "tables.toml"
     config.write_text('[tables.T1]\nfeed_token = "secret-T1"\ndecks = 4\n\n[operators.pit]\ntoken = "pit-boss-token"\n')
     server = Server(tmp / "fuzz.sqlite3", config).start()
-    yield server, requests.Session()
+    with requests.Session() as session:
+        yield server, session
     server.kill(signal.SIGTERM)
 
 

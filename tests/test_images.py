@@ -373,14 +373,15 @@ def test_a_burst_of_image_requests_while_cards_are_fed_leaves_every_display_ever
     paths = ["/tables/T1/board.png", "/tables/T1/roads/big.png", "/tables/T1/board.png?lang=zh-Hant&width=1280"]
 
     def fetch(i: int) -> None:
-        session = requests.Session()
         path = paths[i % len(paths)]
-        while not stop.is_set():
-            r = session.get(server.url + path, timeout=30)
-            with lock:
-                answers.append((i, path, r.status_code, r.headers.get("ETag", ""), r.headers.get("Server-Timing", "")))
-            if r.status_code == 200:
-                decode(r.content)
+        with requests.Session() as session:
+            while not stop.is_set():
+                r = session.get(server.url + path, timeout=30)
+                tag, timing = r.headers.get("ETag", ""), r.headers.get("Server-Timing", "")
+                with lock:
+                    answers.append((i, path, r.status_code, tag, timing))
+                if r.status_code == 200:
+                    decode(r.content)
 
     def version(tag: str) -> int:
         return int(tag.strip('"').split("-")[0][1:])  # "v61-...": the version an image was drawn from

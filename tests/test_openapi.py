@@ -207,6 +207,7 @@ def test_every_operation_against_the_live_server(api_schema, live, part):
             assert mode is GenerationMode.NEGATIVE, operation.path
         except Exception as e:  # one operation's finding: the others still run
             found[f"{operation.method.upper()} {operation.path} ({mode.value} data)"] = str(e)[:3000]
+    session.close()
     assert not found, "\n\n".join(f"{where}:\n{what}" for where, what in found.items())
 
 

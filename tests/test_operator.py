@@ -219,6 +219,7 @@ def test_five_wrong_tokens_make_the_screen_wait_before_the_next_login(srv):
     assert "too many refused tokens" in srv.log_text()
     # The address's bearer tokens on the API are another matter: an operator's tools keep working.
     assert get(srv, "/api/tables/T1/audit", OPERATOR).status_code == 200
+    http.close()  # (its sockets otherwise wait for the garbage collector, which warns under a later test)
 
 
 @pytest.mark.slow

@@ -88,16 +88,17 @@ def test_two_processes_fed_one_table_at_once_never_both_apply_an_event(cluster):
 
     def feed(node: Node, name: str) -> None:
         # Each poster is its own feed with its own rising seqs; 100 results in all fit an 8-deck shoe (104 at most).
-        session = requests.Session()
-        for seq in range(1, 51):
-            body = {"type": "result", "winner": "BPT"[seq % 3], "feed": name, "seq": seq}
-            r = session.post(f"{node.url}/api/tables/T1/feed", json=body, headers={"Authorization": f"Bearer {TOKEN}"})
-            if r.status_code != 200:
-                errors.append(r.text)
-                continue
-            result = r.json()["results"][0]
-            assert not result.get("duplicate")
-            acknowledged[name].append((seq, result["version"]))
+        with requests.Session() as session:
+            for seq in range(1, 51):
+                body = {"type": "result", "winner": "BPT"[seq % 3], "feed": name, "seq": seq}
+                headers = {"Authorization": f"Bearer {TOKEN}"}
+                r = session.post(f"{node.url}/api/tables/T1/feed", json=body, headers=headers)
+                if r.status_code != 200:
+                    errors.append(r.text)
+                    continue
+                result = r.json()["results"][0]
+                assert not result.get("duplicate")
+                acknowledged[name].append((seq, result["version"]))
 
     threads = [threading.Thread(target=feed, args=(node, name)) for node, name in ((a, "a"), (b, "b"))]
     for t in threads:

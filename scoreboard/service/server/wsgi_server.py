@@ -198,6 +198,15 @@ class Handler(pywsgi.WSGIHandler):
             environ["wsgi.input"] = TimedBody(self.wsgi_input, self.content_length, self._body_done)
         return environ
 
+    def handle_one_response(self):
+        try:
+            super().handle_one_response()
+        finally:
+            # pywsgi has read what the application left of the body (its Input._discard, still under the deadline):
+            # the body's deadline ends with its request. Left armed, it shut a kept-alive connection body_timeout
+            # after an answer that had not read its body, under whatever request the connection carried by then.
+            self._body_done()
+
     def run_application(self):
         try:
             super().run_application()
