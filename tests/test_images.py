@@ -287,7 +287,6 @@ def test_a_screen_s_image_is_not_queued_behind_the_strangers_waiting_and_more_st
         return snapshot
 
     screen = ("T1", "big", 960)
-    assert service.image(screen, ("log", 1), snapshot_of(960))[2] == "drawn"  # the screen's own, drawn before
     done: list[str] = []
 
     def stranger(i: int) -> None:
@@ -295,21 +294,25 @@ def test_a_screen_s_image_is_not_queued_behind_the_strangers_waiting_and_more_st
         done.append(f"stranger {i}")
 
     waiting = [threading.Thread(target=stranger, args=(i,)) for i in range(ImageService.NEW_WAITING)]
-    waiting[0].start()
-    assert held.wait(10)
-    for t in waiting[1:]:
-        t.start()
-    time.sleep(0.2)  # every stranger is in, waiting its turn
-    with pytest.raises(images_module.ImagesBusy):
-        service.image(("T1", "big", 999), ("log", 1), snapshot_of(999))
-    # The screen's image at the table's next version: drawn again, and not a stranger.
-    assert service.image(screen, ("log", 2), snapshot_of(960, version=2))[2] == "drawn"
-    assert done == [], "the screen's image came back while every stranger still waited"
-    release.set()
-    for t in waiting:
-        t.join(30)
+    try:
+        assert service.image(screen, ("log", 1), snapshot_of(960))[2] == "drawn"  # the screen's own, drawn before
+        waiting[0].start()
+        assert held.wait(10)
+        for t in waiting[1:]:
+            t.start()
+        time.sleep(0.2)  # every stranger is in, waiting its turn
+        with pytest.raises(images_module.ImagesBusy):
+            service.image(("T1", "big", 999), ("log", 1), snapshot_of(999))
+        # The screen's image at the table's next version: drawn again, and not a stranger.
+        assert service.image(screen, ("log", 2), snapshot_of(960, version=2))[2] == "drawn"
+        assert done == [], "the screen's image came back while every stranger still waited"
+    finally:
+        release.set()
+        for t in waiting:
+            if t.is_alive():
+                t.join(30)
+        service.close()
     assert sorted(done) == sorted(f"stranger {i}" for i in range(ImageService.NEW_WAITING))
-    service.close()
 
 
 def test_the_language_comes_from_the_query_or_the_browser(client, feed):
