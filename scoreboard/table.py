@@ -528,10 +528,9 @@ def apply(
         undo = state.undo
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
     at = event.get("received_at", new.last_event_at)
-    if kind in CLOSE_BETS:  # the window is over (one copy of the state with the rest: every event makes it)
-        new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo, bets=CLOSED)
-    else:
-        new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo)
+    # The window closes with the rest of the event's changes: one copy of the state (every event makes it).
+    closes = {"bets": CLOSED} if kind in CLOSE_BETS else {}
+    new = evolve(new, version=state.version + 1, seqs=seqs, last_event_at=at, undo=undo, **closes)
     return new, evolve(delta, digest=seq_digest)
 
 

@@ -26,11 +26,10 @@ def pytest_configure(config: pytest.Config) -> None:
     before a test module (or the service) is imported. The one process that runs none is pytest-xdist's controller,
     which hands the tests to its workers and reads their reports over execnet's threads: it is left as it is."""
     worker = hasattr(config, "workerinput")
-    if not worker and config.getoption("dist", "no") != "no":
-        _compile_bytecode()
-        return
     if not worker:
-        _compile_bytecode()
+        _compile_bytecode()  # once, in the process that starts the run
+        if config.getoption("dist", "no") != "no":
+            return  # xdist's controller
     from gevent import monkey
 
     # pytest's plugins (anyio's, schemathesis') imported ssl before any conftest runs; nothing here speaks TLS, so

@@ -286,20 +286,29 @@ def test_check_log_refuses_what_is_no_log(tmp_path):
     assert r.returncode == 1 and "no event log" in r.stderr
 
 
+def shoe_with_a_void(database: str, config, void: int) -> list[dict]:
+    """SHOE dealt onto the log at `database`, then round `void` voided by the operator: the rounds it then read."""
+    from scoreboard.service import create_app
+
+    app = create_app({"TESTING": True, "DATABASE": database, "TABLES_FILE": str(config)})
+    try:
+        client, post = poster(app)
+        for event in SHOE:
+            assert post(event).status_code == 200, event
+        operator(client, {"type": "void", "round": void, "reason": "card exposed"})
+        return client.get("/api/tables/T1/rounds").get_json()["rounds"]
+    finally:
+        app.extensions["scoreboard"].close()
+
+
 @pytest.mark.slow
 @pytest.mark.services
 def test_check_log_on_postgresql(tmp_path):
-    from scoreboard.service import create_app
 
     config = tmp_path / "tables.toml"
     config.write_text(TABLES)
     with postgres_database() as url:
-        app = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config)})
-        client, post = poster(app)
-        for event in SHOE:
-            assert post(event).status_code == 200
-        operator(client, {"type": "void", "round": 1, "reason": "card exposed"})
-        app.extensions["scoreboard"].close()
+        shoe_with_a_void(url, config, 1)
         clean = check_log(url)
         assert clean.returncode == 0 and "whole" in clean.stdout, clean.stdout + clean.stderr
         import psycopg
@@ -329,13 +338,7 @@ def test_a_postgresql_log_of_the_previous_release_is_migrated_once_by_the_first_
     config = tmp_path / "tables.toml"
     config.write_text(TABLES)
     with postgres_database() as url:
-        app = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config)})
-        client, post = poster(app)
-        for event in SHOE:
-            assert post(event).status_code == 200, event
-        operator(client, {"type": "void", "round": 2, "reason": "card exposed"})
-        before = client.get("/api/tables/T1/rounds").get_json()["rounds"]
-        app.extensions["scoreboard"].close()
+        before = shoe_with_a_void(url, config, 2)
         with psycopg.connect(url, autocommit=True) as db:
             db.execute("ALTER TABLE events DROP COLUMN decided, DROP COLUMN hash")
             db.execute("DELETE FROM meta WHERE key = 'record'")
