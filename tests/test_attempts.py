@@ -272,6 +272,48 @@ def test_r3_an_operator_who_signed_in_from_a_screen_signs_in_again_while_it_wait
         client.close()
 
 
+def metric(text: str, name: str, **labels: str) -> float:
+    """One sample of a /metrics answer (0 when it has none)."""
+    wanted = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    for line in text.splitlines():
+        sample, _, value = line.rpartition(" ")
+        if sample == (f"{name}{{{wanted}}}" if labels else name):
+            return float(value)
+    return 0.0
+
+
+def test_r3_the_metrics_count_refused_guesses_limited_addresses_and_known_clients_let_through(shared):
+    client = Client(shared, "127.0.0.15")
+    try:
+
+        def figures() -> dict[str, float]:
+            text = client.metrics()
+            return {
+                "wrong": metric(text, "scoreboard_tokens_refused_total", limit="tokens", reason="wrong"),
+                "limited": metric(text, "scoreboard_tokens_refused_total", limit="tokens", reason="limited"),
+                "known": metric(text, "scoreboard_known_clients_let_through_total", limit="tokens"),
+                "addresses": metric(text, "scoreboard_addresses_limited", limit="tokens"),
+                "pairs": metric(text, "scoreboard_known_clients"),
+            }
+
+        before = figures()
+        assert client.feed(INS_TOKEN, table="INS").status_code == 200
+        assert [client.feed(f"wrong-{i}", table="INS").status_code for i in range(20)] == [401] * 20
+        cards = [{"type": "card", "card": c} for c in ("9H", "2C", "3D")]
+        assert [client.feed(INS_TOKEN, card, table="INS").status_code for card in cards] == [200] * 3
+        assert [client.feed(t, table="INS").status_code for t in ("wrong-20", "wrong-21")] == [429] * 2
+        after = figures()
+        assert {k: after[k] - before[k] for k in after} == {
+            "wrong": 20,
+            "limited": 2,
+            "known": 3,
+            "addresses": 1,
+            "pairs": 1,
+        }
+    finally:
+        client.close()
+
+
 # -- R3: the settings ------------------------------------------------------------------------------------------------
 
 
