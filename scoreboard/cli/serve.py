@@ -43,6 +43,18 @@ def split_origins(text: str | None) -> tuple[str, ...]:
     return tuple(o.rstrip("/") for o in (text or "").replace(",", " ").split())
 
 
+def guess_limits(guesses: int | None, window: float | None, known_for: float | None):
+    """The limit on guessing the options ask for, the defaults (server/attempts.py) where they say nothing."""
+    from ..service.server.attempts import GuessLimits
+
+    default = GuessLimits()
+    return GuessLimits(
+        default.guesses if guesses is None else guesses,
+        default.window if window is None else window,
+        default.known_for if known_for is None else known_for,
+    )
+
+
 def _feed_format(ctx, param, value: str) -> str:
     from ..service.feeds import drivers
 
@@ -93,6 +105,24 @@ def _feed_format(ctx, param, value: str) -> str:
     "(1 behind nginx). 0: none, the client address, scheme and host are the connection's own.",
 )
 @option(
+    "--token-guesses",
+    type=click.IntRange(1, 100_000),
+    help="Wrong tokens one address may send (feeds, API, TCP hellos together) within the guess window before its "
+    "tokens wait (429), but for those that authenticated from it before.  [default: 20]",
+)
+@option(
+    "--token-guess-window",
+    type=click.FloatRange(1, 86_400),
+    help="Seconds over which an address's wrong tokens count; a limited address waits until its oldest is this "
+    "old.  [default: 60]",
+)
+@option(
+    "--known-client-seconds",
+    type=click.FloatRange(0, 30 * 86_400),
+    help="How long a token that authenticated from an address is let through that address's limit after its last "
+    "success; 0: none is, every token waits.  [default: 86400, a day]",
+)
+@option(
     "--log-level",
     default="info",
     show_default=True,
@@ -140,6 +170,9 @@ def serve(
     access_log: bool,
     allowed_origins: str | None,
     proxy_hops: int,
+    token_guesses: int | None,
+    token_guess_window: float | None,
+    known_client_seconds: float | None,
     log_level: str,
     message_queue: str | None,
     **feed: object,
@@ -181,6 +214,7 @@ def serve(
             access_log=access_log,
             allowed_origins=split_origins(allowed_origins),
             proxy_hops=proxy_hops,
+            guesses=guess_limits(token_guesses, token_guess_window, known_client_seconds),
             log_level=log_level.lower(),
             message_queue=message_queue,
             transports=transports,

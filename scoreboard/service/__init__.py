@@ -27,9 +27,10 @@ from .live.relay import RELAY, Relay
 from .live.screens import Registry, Screens, SharedScreens
 from .live.socket_server import allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
+from .server.attempts import GUESS_WINDOW, GUESSES, KNOWN_FOR, GuessLimits
 from .server.runner import GeventRunner
 from .tables.alarm_watch import ConditionWatch
-from .tables.config import DEMO, Config, load_config, origins_of
+from .tables.config import DEMO, Config, ConfigError, load_config, origins_of
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
 from .tables.outbox import Outbox
@@ -50,6 +51,11 @@ class Defaults:
     ALLOWED_ORIGINS = None  # origins whose pages may read the API and follow tables (serve's --allowed-origins);
     # default: the table file's [server] allowed_origins
     WEBHOOKS = True  # send the configured webhooks' deliveries from this process (a test may leave it to another)
+    # The limit on wrong tokens per address (feeds, API) and how long a token that worked from an address is known
+    # there (serve's --token-guesses, --token-guess-window, --known-client-seconds; server/attempts.py)
+    TOKEN_GUESSES = GUESSES
+    TOKEN_GUESS_WINDOW = GUESS_WINDOW
+    KNOWN_CLIENT_SECONDS = KNOWN_FOR
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -81,6 +87,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config["SCOREBOARD_CONFIG"] = config
 
     origins = _origins(app.config["ALLOWED_ORIGINS"], config)
+    guesses = _guess_limits(app.config)
     if not is_postgres(db):
         _writable(db)
     runner = GeventRunner()
@@ -99,6 +106,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         # With a message queue the displays of other processes listen too: every update is made and sent.
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
         outbox=Outbox(config.webhooks),
+        guesses=guesses,
     )
     relay = Relay(
         socketio.server,
@@ -183,6 +191,14 @@ def _origins(given: object, config: Config) -> tuple[str, ...]:
     if isinstance(given, str):
         given = given.replace(",", " ").split()
     return origins_of("--allowed-origins (SCOREBOARD_ALLOWED_ORIGINS)", given)
+
+
+def _guess_limits(config) -> GuessLimits:
+    """The limit on guessing the app's config gives (the environment's values arrive as JSON, unchecked)."""
+    try:
+        return GuessLimits(config["TOKEN_GUESSES"], config["TOKEN_GUESS_WINDOW"], config["KNOWN_CLIENT_SECONDS"])
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 def _writable(db: str) -> None:

@@ -23,6 +23,7 @@ from .live.relay import RELAY
 from .live.socket_server import socketio
 from .log import StoreError
 from .server import collector, logs
+from .server.attempts import GuessLimits
 from .server.session_limits import SessionLimits
 from .server.wsgi_server import BACKLOG, Server, listen, raise_open_files_limit
 from .tables.config import ConfigError
@@ -42,6 +43,7 @@ class ServeOptions:
     access_log: bool = False
     allowed_origins: tuple[str, ...] = ()
     proxy_hops: int = 0
+    guesses: GuessLimits = field(default_factory=GuessLimits)
     log_level: str = "info"
     message_queue: str | None = None
     transports: FeedOptions = field(default_factory=FeedOptions)
@@ -58,6 +60,9 @@ def run(options: ServeOptions) -> None:
         "MESSAGE_QUEUE": options.message_queue,
         "DATA_DIR": options.data_dir,
         "PROXY_HOPS": options.proxy_hops,
+        "TOKEN_GUESSES": options.guesses.guesses,
+        "TOKEN_GUESS_WINDOW": options.guesses.window,
+        "KNOWN_CLIENT_SECONDS": options.guesses.known_for,
     }
     if options.allowed_origins:
         overrides["ALLOWED_ORIGINS"] = list(options.allowed_origins)

@@ -74,12 +74,14 @@ def operator_of(hub: TableHub, token: str | None) -> Operator | None:
     return None
 
 
-def too_many_attempts(hub: TableHub, client: str | None) -> tuple[int, dict] | None:
+def too_many_attempts(hub: TableHub, client: str | None, token: str | None) -> tuple[int, dict] | None:
     """The 429 for a client address that gave too many wrong tokens lately (hub.attempts), or None. Its token is not
-    even compared: a guesser learns nothing more until its window has passed."""
+    even compared, unless it authenticated from that address before (a shoe working beside a misconfigured device):
+    a right token never shown from there waits like a wrong one, so a guesser learns nothing more until its window
+    has passed."""
     if not client:
         return None
-    wait = hub.attempts.wait(client)
+    wait = hub.attempts.wait(client, token)
     if wait <= 0:
         return None
     seconds = math.ceil(wait)
@@ -98,17 +100,19 @@ def identify(hub: TableHub, table_id: str, token: str | None, client: str | None
     """The caller a token stands for at `table_id`, or the (status, body) refusing it (an unknown table, a wrong
     token). An operator of other tables is identified all the same: the permission check refuses them, and the
     audit keeps what they tried. `client` is the caller's address: a wrong token counts against it (hub.attempts),
-    and past the limit it is refused 429 before its token is compared."""
+    and past the limit it is refused 429 before its token is compared (unless it is known there); a right one is
+    known there from then on."""
     table = hub.get(table_id)
     if table is None:
         return 404, error_body("unknown_table", f"there is no table {table_id[:60]!r} here", applied=0)
-    waiting = too_many_attempts(hub, client)
+    waiting = too_many_attempts(hub, client, token)
     if waiting is not None:
         return waiting
-    if table.config.takes_token(token):
-        return Caller()
-    op = operator_of(hub, token)
-    if op is not None:
+    feed = table.config.takes_token(token)
+    op = None if feed else operator_of(hub, token)
+    if feed or op is not None:
+        if client and token is not None:
+            hub.attempts.succeeded(client, token)
         return Caller(op)
     if client and token is not None:
         hub.attempts.refused(client)

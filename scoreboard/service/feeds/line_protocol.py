@@ -146,7 +146,7 @@ class Session:
         if table is None:
             log.warning("feed refused: unknown table %.60r from %s", table_id, self.source)
             return self._refuse(404, "unknown_table", f"there is no table {table_id[:60]!r} here")
-        waiting = intake.too_many_attempts(self.hub, self.client)
+        waiting = intake.too_many_attempts(self.hub, self.client, hello.token)
         if waiting is not None:
             status, body = waiting
             return Reply(status, body, close=True)
@@ -161,7 +161,10 @@ class Session:
                 f"the token is wrong (the table's feed token or an operator's): {self._hello_form()}",
             )
         # An operator's token (a dealer keying at the table) is taken too: what they may do there is asked of the
-        # permissions with each event, as over HTTP.
+        # permissions with each event, as over HTTP. Either is known at this address from now on (a shoe that
+        # reconnects while a device beside it is limited is let through).
+        if self.client:
+            self.hub.attempts.succeeded(self.client, hello.token)
         self.table, self.token = table_id, hello.token
         who = f"operator {operator.name}" if operator is not None else "the feed token"
         log.info("feed %s authenticated for table %s with %s (%s)", self.source, table_id, who, self.driver.name)

@@ -4,7 +4,8 @@ A connection that has not authenticated yet holds a slot for nothing, so it is b
 must arrive within HELLO_SECONDS of the connection (a byte now and then does not keep it open), an address has at
 most HELLO_PER_ADDRESS of them and the feed HELLO_LIMIT in all (past either, the oldest such connection is closed:
 a shoe connecting is the newest and says its hello at once), and an address that gave too many wrong tokens waits
-(the hub's limit, shared with the HTTP feed and API: its hello is answered 429 and the connection closed).
+(the hub's limit, shared with the HTTP feed and API: its hello is answered 429 and the connection closed, unless its
+token authenticated from that address before: a shoe reconnecting beside a misconfigured device is let through).
 """
 
 from __future__ import annotations

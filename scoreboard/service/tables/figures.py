@@ -13,6 +13,13 @@
 - `scoreboard_webhook_deliveries_total{receiver, outcome}`: webhook attempts by receiver and what they came to
   (`delivered`: a 2xx; `failed`: tried again later; `dead`: failed past its 24 hours), and
   `scoreboard_webhook_attempt_seconds{receiver}`: how long each attempt took.
+- the limits on guessing tokens (server/attempts.py), each `limit` either `tokens` (the feeds and the API) or `login`
+  (the operator page): `scoreboard_tokens_refused_total{limit, reason}`, tokens refused (`wrong`: compared and
+  counted against their address; `limited`: refused 429 uncompared, the address waiting);
+  `scoreboard_known_clients_let_through_total{limit}`, tokens let through a waiting address because they had
+  authenticated from it before; `scoreboard_addresses_limited{limit}`, addresses waiting now, and
+  `scoreboard_known_clients`, the (token, address) pairs remembered (both read at each scrape, from the process asked:
+  each process keeps its own).
 
 Several processes (`PROMETHEUS_MULTIPROC_DIR` set, an empty directory they share, before they start): each writes its
 counters to files there and any of them answers for all: counters and histograms add up, displays add up over the
@@ -88,8 +95,24 @@ class Metrics:
             buckets=LATENCY_BUCKETS + (10.0,),
             registry=r,
         )
+        self._tokens_refused = Counter(
+            "scoreboard_tokens_refused",
+            "Tokens refused by a limit on guessing (tokens: the feeds and the API; login: the operator page): wrong "
+            "(compared and counted against the address) or limited (429, not compared: the address is waiting).",
+            ["limit", "reason"],
+            registry=r,
+        )
+        self._let_through = Counter(
+            "scoreboard_known_clients_let_through",
+            "Tokens let through a waiting address because they had authenticated from it before.",
+            ["limit"],
+            registry=r,
+        )
+        for attempts in (hub.attempts, hub.logins):
+            self.watch(attempts)
         if r is not None:
             r.register(_Tables(hub))
+            r.register(_Guessing(hub))
         # Each event counts on the card path: look a label set's child up once, not on every event.
         self._children: dict[tuple[str, str], tuple] = {}
 
@@ -114,6 +137,15 @@ class Metrics:
         self._deliveries.labels(receiver, outcome).inc()
         self._attempt.labels(receiver).observe(seconds)
 
+    def watch(self, attempts) -> None:
+        """Count what a limit on guessing (server/attempts.Attempts) tells, under its name."""
+        counters = {
+            "wrong": self._tokens_refused.labels(attempts.name, "wrong"),
+            "limited": self._tokens_refused.labels(attempts.name, "limited"),
+            "known": self._let_through.labels(attempts.name),
+        }
+        attempts.observe = lambda outcome: counters[outcome].inc()
+
     def committed(self, seconds: float, posts: int) -> None:
         self._write.observe(seconds)
         self._posts.observe(posts)
@@ -128,6 +160,7 @@ class Metrics:
         registry = CollectorRegistry()
         MultiProcessCollector(registry, path=self.multiprocess_dir)
         registry.register(_Tables(self.hub))
+        registry.register(_Guessing(self.hub))
         return generate_latest(registry)
 
 
@@ -162,6 +195,28 @@ class _Tables:
             for (table_id, kind), count in sorted(counts.items()):
                 active.add_metric([table_id, kind], count)
             yield active
+
+
+class _Guessing:
+    """The limits on guessing as they stand, read at each scrape from this process (each process keeps its own)."""
+
+    def __init__(self, hub):
+        self.hub = hub
+
+    def collect(self) -> Iterator[Metric]:
+        limited = GaugeMetricFamily(
+            "scoreboard_addresses_limited",
+            "Addresses whose tokens wait now (too many wrong ones lately), by limit.",
+            labels=["limit"],
+        )
+        for attempts in (self.hub.attempts, self.hub.logins):
+            limited.add_metric([attempts.name], attempts.limited())
+        yield limited
+        yield GaugeMetricFamily(
+            "scoreboard_known_clients",
+            "(token, address) pairs remembered as having authenticated, let through a limit on their address.",
+            value=len(self.hub.attempts.known),
+        )
 
 
 def _forget_dead(path: str) -> None:

@@ -33,7 +33,7 @@ from ...shapes import FeedReply, Result
 from ...table import Delta, ShoeState, TableConfig, TableState, apply, canonical_json, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
-from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
+from ..server.attempts import LOGIN_WINDOW, LOGINS, Attempts, GuessLimits, KnownClients
 from . import permissions
 from .alarms import Alarms, Raised, of_events
 from .bets_clock import BetsClock
@@ -90,12 +90,18 @@ class TableHub:
         operators: Iterable = (),
         listening: Callable[[str], bool] | None = None,
         outbox: Outbox | None = None,
+        guesses: GuessLimits | None = None,
     ):
         self.store = store
         # The webhooks' deliveries each event makes, written in its transaction (none without receivers).
         self.outbox = outbox or Outbox()
         self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
-        self.attempts = Attempts(GUESSES, GUESS_WINDOW)  # wrong tokens per client address, on every route and feed
+        # Wrong tokens per client address, on every route and feed (`attempts`) and at the operator page's sign-in
+        # (`logins`); a token that authenticated from an address by either is known there to both.
+        guesses = guesses or GuessLimits()
+        known = KnownClients(guesses.known_for)
+        self.attempts = Attempts(guesses.guesses, guesses.window, known=known, name="tokens")
+        self.logins = Attempts(LOGINS, LOGIN_WINDOW, known=known, name="login")
         self.log_id: str = store.log_id
         self.tables: dict[str, TableView] = {c.id: TableView(TableState(c), self.log_id) for c in configs}
         self._locks = {table_id: threading.Lock() for table_id in self.tables}

@@ -46,7 +46,6 @@ from ...errors import Malformed
 from ...options import BadOption
 from ...seqs import SEQ_MAX
 from ...variants import VARIANTS
-from ..server.attempts import Attempts
 from ..tables import permissions
 from ..tables.config import Operator
 from ..tables.current import current_hub
@@ -66,7 +65,6 @@ bp = Blueprint("operator", __name__, url_prefix="/operator")
 csrf = CSRFProtect()
 
 SESSION_HOURS = 12  # a shift: after that the operator logs in again
-LOGIN_ATTEMPTS, LOGIN_WINDOW = 5, 300.0  # refused logins from one address, then it waits out the five minutes
 EVENT_TYPES = {  # the pages' actions: the operator page's, then the keypad's
     "void": "void",
     "correct": "correct",
@@ -111,7 +109,6 @@ def init_app(app: Flask, secret_file: str) -> None:
     app.config["WTF_CSRF_TIME_LIMIT"] = None  # bounded by the session's lifetime: a page open all shift still works
     csrf.init_app(app)
     app.extensions["operator_seqs"] = SeqIssuer()
-    app.extensions["operator_logins"] = Attempts(LOGIN_ATTEMPTS, LOGIN_WINDOW)
 
     @app.before_request
     def check_csrf() -> None:
@@ -326,28 +323,28 @@ def keypad():
 
 @bp.post("/login")
 def login():
-    attempts = current_app.extensions["operator_logins"]
+    attempts = current_hub().logins  # refused logins per screen (server/attempts.py: LOGINS in LOGIN_WINDOW)
     client = request.remote_addr or ""
-    wait = attempts.wait(client)
-    if wait > 0:  # not even compared: a guesser learns nothing more until the window has passed
+    token = request.form.get("token", "").strip()
+    wait = attempts.wait(client, token)
+    if wait > 0:  # not even compared, unless it signed in (or authenticated) from here before: nothing to learn
         seconds = math.ceil(wait)
         log.warning("operator login from %s not tried: too many refused tokens (%d s to wait)", client, seconds)
-        minutes = f"{LOGIN_WINDOW / 60:g}"
+        minutes = f"{attempts.window / 60:g}"
         page, status = _render(
             429,
             login=True,
             problem=lambda: _(
                 "%(count)s wrong tokens from this screen in %(minutes)s minutes: wait %(seconds)s s, then try again",
-                count=LOGIN_ATTEMPTS,
+                count=attempts.limit,
                 minutes=minutes,
                 seconds=seconds,
             ),
         )
         return page, status, {"Retry-After": str(seconds)}
-    token = request.form.get("token", "").strip()
     for op in current_hub().operators:
         if op.takes_token(token):
-            attempts.succeeded(client)
+            attempts.succeeded(client, token)
             sign_in(op)
             log.info("operator %s logged in from %s", op.name, client)
             back = _local_next(request.form.get("next"))

@@ -27,8 +27,8 @@ def bearer_operator(what: str):
         )
     hub = current_hub()
     client = request.remote_addr or ""
-    waiting = too_many_attempts(hub, client)
-    if waiting is not None:  # too many wrong tokens from this address lately: this one is not even compared
+    waiting = too_many_attempts(hub, client, token)
+    if waiting is not None:  # too many wrong tokens from here lately: this one, not known here, is not compared
         _, body = waiting
         answer, code = error(429, body["error"], body["message"])
         answer.headers["Retry-After"] = str(body["retry_after"])
@@ -40,6 +40,8 @@ def bearer_operator(what: str):
         if client:
             hub.attempts.refused(client)
         return None, error(401, "unauthorized", f"the token is wrong: {what} needs an operator's token")
+    if client:
+        hub.attempts.succeeded(client, token)
     return op, None
 
 
