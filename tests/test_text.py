@@ -4,20 +4,29 @@ stored is served with U+FFFD in place of what UTF-8 cannot carry, never a 500.""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
+import requests
 from click.testing import CliRunner
 
 from scoreboard.__main__ import main
+from scoreboard.errors import Malformed
+from scoreboard.events import parse_event
 from scoreboard.service import create_app
 from scoreboard.service.feeds import drivers
 from scoreboard.service.feeds.line_protocol import Session
 from scoreboard.service.tables.config import ConfigError, load_config
+from scoreboard.text import Text
 from testing.operators import PageSession
-from testing.servers import Server
+from testing.receivers import Receiver
+from testing.screens import Screen
+from testing.servers import Server, run_cli
 from testing.tables import TOKEN, with_seq
 from tests.test_roles import ROLE_TOKENS, ROLES_TOML
 
@@ -316,6 +325,140 @@ def test_n11r_the_operator_page_s_void_with_a_bad_reason_is_a_400_and_so_is_its_
         assert r.status_code == 200, r.text
     finally:
         server.kill(signal.SIGTERM)
+
+
+# -- a log an older release wrote -----------------------------------------------------------------------------------
+
+
+def older_release(monkeypatch) -> None:
+    """Take text as a release before the rule did: anything a JSON string can hold."""
+    monkeypatch.setattr(Text, "checked", lambda self, value: value.strip() if isinstance(value, str) else value)
+
+
+OLD_SETTINGS = {"name": "Salon\ud8003", "dealer": "Mei\udc00", "announcement": "Bets\ud800 open"}
+SHOWN = {"name": "Salon\ufffd3", "dealer": "Mei\ufffd", "announcement": "Bets\ufffd open"}
+
+
+def write_an_older_log(tmp_path: Path, monkeypatch) -> Path:
+    """A log as a release before the rule wrote it: live settings holding lone surrogates, and a correction's reason
+    with a control character (both taken then)."""
+    db = tmp_path / "old.sqlite3"
+    config = tmp_path / "old.toml"
+    config.write_text(ROLES_TOML)
+    with monkeypatch.context() as patch:
+        older_release(patch)
+        app = create_app({"TESTING": True, "DATABASE": str(db), "TABLES_FILE": str(config)})
+        try:
+            client = app.test_client()
+            r = feed(client, [{"type": "shoe", "shoe": "S1"}, RESULT, {**RESULT, "winner": "P", "player_points": 8}])
+            assert r.status_code == 200, r.get_data()
+            fix = {"type": "correct", "round": 2, "winner": "B", "player_points": 2, "banker_points": 8}
+            assert feed(client, {**fix, "reason": "camera\x07two"}, SUPERVISOR).status_code == 200
+            r = send(client, "PATCH", "/api/tables/T1/settings", OLD_SETTINGS, SUPERVISOR)
+            assert r.status_code == 200, r.get_data()
+        finally:
+            app.extensions["scoreboard"].close()
+    with sqlite3.connect(db) as lite:  # what the log holds: the escapes JSON wrote, the record's hashes over them
+        stored = [e for (e,) in lite.execute("SELECT event FROM events WHERE table_id = 'T1' ORDER BY version")]
+    assert "Salon\\ud8003" in stored[-1] and "camera\\u0007two" in stored[-2]
+    return db
+
+
+def test_r2_an_event_read_back_from_the_log_is_taken_as_stored_a_lone_surrogate_as_u_fffd():
+    # The rule is for what comes in: what a release before it stored replays (a control character as it was, a lone
+    # surrogate as U+FFFD, which every output can carry); the same event from a client is refused.
+    stored = {"type": "shoe_end", "reason": "end\x07of\ud800shift", "feed": "keypad\udc00", "seq": 3}
+    assert parse_event(stored, trusted=True) == {**stored, "reason": "end\x07of\ufffdshift", "feed": "keypad\ufffd"}
+    with pytest.raises(Malformed, match="must be "):
+        parse_event(stored)
+
+
+@pytest.mark.slow
+def test_r2_text_an_older_release_stored_replays_as_it_was_with_its_record_whole(tmp_path, monkeypatch):
+    db = write_an_older_log(tmp_path, monkeypatch)
+    config = tmp_path / "tables.toml"
+    config.write_text(ROLES_TOML)
+    app = create_app({"TESTING": True, "DATABASE": str(db), "TABLES_FILE": str(config)})
+    try:
+        client = app.test_client()
+        settings = client.get("/api/tables/T1/settings").get_json()
+        assert {k: settings[k] for k in SHOWN} == SHOWN, "the live settings as stored, shown with U+FFFD"
+        rounds = client.get("/api/tables/T1/rounds").get_json()["rounds"]
+        assert [r["winner"] for r in rounds] == ["B", "B"], "the correction replays, its reason as it was"
+        assert [
+            a for a in client.get("/api/alarms", headers=bearer(ADMIN)).get_json()["alarms"] if a["kind"] == "integrity"
+        ] == []
+        all_pages_answer(client)
+    finally:
+        app.extensions["scoreboard"].close()
+    checked = run_cli("check-log", str(db))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    out = checked.stdout + checked.stderr
+    assert "the record is whole" in out
+    assert "warning: table T1, version 4 (correct): reason holds U+0007" in out, out
+    assert "warning: table T1, version 5 (settings): after.announcement holds a lone surrogate" in out, out
+
+
+@pytest.mark.slow
+def test_r2_a_log_an_older_release_wrote_with_such_text_is_served_with_u_fffd_never_a_500(tmp_path, monkeypatch):
+    # The service of this release on that log: every page, JSON answer, CSV, export, image, Socket.IO message and
+    # webhook delivery 200 (or delivered), the text shown with U+FFFD, in UTF-8 a strict decoder reads.
+    db = write_an_older_log(tmp_path, monkeypatch)
+    with Receiver() as receiver:
+        config = tmp_path / "tables.toml"
+        config.write_text(
+            ROLES_TOML + f'\n[webhooks.studio]\nurl = "{receiver.url}"\nsecret = "a long random secret"\n'
+            'events = ["settings", "round"]\n'
+        )
+        server = Server(db, config).start()
+        try:
+            for path in (*PAGES, *IMAGES):
+                r = server.get(path, timeout=30)  # (the first image starts the drawing process)
+                assert r.status_code == 200, (path, r.status_code)
+            assert SHOWN["announcement"] in server.get("/tables/T1").content.decode("utf-8"), "the board's own HTML"
+            for path in (
+                "/api/tables",
+                "/api/tables/T1",
+                "/api/tables/T1/rounds",
+                "/api/tables/T1/shoes",
+                "/api/tables/T1/settings",
+                "/api/tables/T1/audit",
+                "/api/tables/T1/audit?format=csv",
+                "/api/tables/T1/shoes/1/export",
+                "/api/tables/T1/shoes/1/export?format=csv",
+                "/api/alarms?state=all",
+            ):
+                r = server.get(path, headers=bearer(ADMIN), timeout=15)
+                assert r.status_code == 200, (path, r.text)
+                text = r.content.decode("utf-8")  # strict: a lone surrogate's bytes would not decode
+                assert "\\ud8" not in text.lower() and "\\udc" not in text.lower(), path
+            audit_text = server.get("/api/tables/T1/audit", headers=bearer(ADMIN)).content.decode("utf-8")
+            assert "Salon\ufffd3" in audit_text and "Mei\ufffd" in audit_text
+            rows = list(
+                csv.reader(io.StringIO(server.get("/api/tables/T1/audit?format=csv", headers=bearer(ADMIN)).text))
+            )
+            assert any("Bets\ufffd open" in cell for row in rows for cell in row)
+            export = server.get("/api/tables/T1/shoes/1/export", headers=bearer(ADMIN)).json()
+            assert any(e.get("reason") == "camera\x07two" for e in export["events"]), "as it was: JSON escapes it"
+            screen = Screen(server.url, "T1")
+            try:
+                snapshot = screen.snapshot
+                assert (snapshot["state"]["name"], snapshot["state"]["announcement"]) == (
+                    SHOWN["name"],
+                    SHOWN["announcement"],
+                )
+            finally:
+                screen.close()
+            r = requests.patch(
+                f"{server.url}/api/tables/T1/settings", json={"status": "break"}, headers=bearer(SUPERVISOR), timeout=5
+            )
+            assert r.status_code == 200, r.text
+            receiver.wait_for(lambda got: any(g.json["type"] == "settings" for g in got), what="the settings delivery")
+            [delivered] = [g for g in receiver.received if g.json["type"] == "settings"]
+            assert delivered.signed_with("a long random secret")
+            assert (delivered.json["data"]["name"], delivered.json["data"]["status"]) == (SHOWN["name"], "break")
+        finally:
+            server.kill(signal.SIGTERM)
 
 
 def test_r2_what_a_screen_says_of_itself_is_kept_only_if_it_is_text_by_the_rule(app, client):
