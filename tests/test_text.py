@@ -473,3 +473,33 @@ def test_r2_what_a_screen_says_of_itself_is_kept_only_if_it_is_text_by_the_rule(
     [listed] = client.get("/api/screens", headers=bearer(ADMIN)).get_json()["screens"]
     assert (listed["version"], listed["lang"], listed["options"]) == (None, None, {"clock": "24h"})
     page.disconnect()
+
+
+@pytest.mark.services
+def test_n11r_on_postgresql_a_refusal_holding_a_nul_or_a_lone_surrogate_is_kept_not_a_503(tmp_path):
+    # PostgreSQL's text holds no NUL, and UTF-8 no lone surrogate: what a refused action sent is kept all the same.
+    from testing.services import postgres_database
+
+    with postgres_database() as db:
+        path = tmp_path / "tables.toml"
+        path.write_text(ROLES_TOML)
+        app = create_app({"TESTING": True, "DATABASE": db, "TABLES_FILE": str(path)})
+        try:
+            client = app.test_client()
+            assert feed(client, [{"type": "shoe"}, RESULT]).status_code == 200
+            before = table_now(client)
+            for event, status in (
+                ({"type": "v\x00id", "seq": 50}, 400),
+                ({"type": "void", "round": 1, "reason": LONE, "seq": 51}, 400),
+                ({"type": "void", "round": 1, "reason": "a\x00b", "seq": 52}, 400),
+                ({"type": "void", "round": 1, "reason": LONE, "seq": 53}, 403),
+            ):
+                token = DEALER if status == 403 else SUPERVISOR
+                for attempt in ("first", "retry"):
+                    r = feed(client, event, token)
+                    assert r.status_code == status, (event, attempt, r.get_data())
+            assert table_now(client) == before
+            assert len([e for e in audit(client) if e["kind"] == "refused"]) == 8
+            all_pages_answer(client)
+        finally:
+            app.extensions["scoreboard"].close()
