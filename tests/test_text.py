@@ -503,3 +503,15 @@ def test_n11r_on_postgresql_a_refusal_holding_a_nul_or_a_lone_surrogate_is_kept_
             all_pages_answer(client)
         finally:
             app.extensions["scoreboard"].close()
+
+
+def test_r2_an_event_type_of_any_text_is_counted_without_it_and_metrics_answer(client):
+    # A refused event's type was a label of /metrics as sent: one with a lone surrogate made /metrics a 500 from
+    # then on, and every other text a series of its own.
+    for i, kind in enumerate((LONE, "x\x07", "anything at all")):
+        r = feed(client, {"type": kind, "seq": i + 1})
+        assert r.status_code == 400 and r.get_json()["error"] == "unknown_type", r.get_data()
+    r = client.get("/metrics")
+    assert r.status_code == 200, r.get_data()
+    refused = [line for line in r.get_data().decode("utf-8").splitlines() if "unknown_type" in line and "{" in line]
+    assert refused and all('type=""' in line for line in refused), refused
