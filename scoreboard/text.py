@@ -10,7 +10,7 @@ the field; `Text.checked` applies the rule, and a text that breaks it is a `BadT
 request changes nothing.
 
 >>> REASON = Text("reason", 200)
->>> REASON.checked("  card exposed ")
+>>> REASON.checked("  card exposed \\n")
 'card exposed'
 >>> REASON.checked("莊家 😀")
 '莊家 😀'
@@ -82,9 +82,10 @@ class Text:
         code = self.code or f"bad_{self.field}"
         if not isinstance(value, str):
             raise BadText(f"{self.field} must be text of {self._length()}, not {_shown(value)}", code, self.field)
-        wrong = problem(value)
-        if wrong is not None:
-            raise BadText(f"{self.field} must be {wrong}", code, self.field)
+        # Blanks around it (a trailing newline a paste left) are dropped, not refused: the rule is for what is kept.
+        found = _found(value, len(value) - len(value.lstrip()), len(value.rstrip()))
+        if found is not None:
+            raise BadText(f"{self.field} must be {found[0]}: it holds {found[1]}", code, self.field)
         value = value.strip()
         if not self.min_chars <= len(value) <= self.max_chars:
             count = len(value) if value else "blank"
@@ -114,12 +115,13 @@ def problem(value: str) -> str | None:
     return None if found is None else f"{found[0]}: it holds {found[1]}"
 
 
-def _found(value: str) -> tuple[str, str] | None:
-    """(the rule `value` breaks, what it holds where), or None."""
-    found = _SURROGATE.search(value)
+def _found(value: str, start: int = 0, end: int | None = None) -> tuple[str, str] | None:
+    """(the rule `value[start:end]` breaks, what it holds where in `value`), or None."""
+    end = len(value) if end is None else end
+    found = _SURROGATE.search(value, start, end)
     if found is not None:
         return "Unicode text", f"a lone surrogate (\\u{ord(found.group()):04x}) at character {found.start() + 1}"
-    found = _CONTROL.search(value)
+    found = _CONTROL.search(value, start, end)
     if found is not None:
         char = found.group()
         what = _CONTROL_NAMES.get(char, "a control character")
