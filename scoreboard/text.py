@@ -83,10 +83,12 @@ class Text:
         if not isinstance(value, str):
             raise BadText(f"{self.field} must be text of {self._length()}, not {_shown(value)}", code, self.field)
         # Blanks around it (a trailing newline a paste left) are dropped, not refused: the rule is for what is kept.
-        found = _found(value, len(value) - len(value.lstrip()), len(value.rstrip()))
+        kept = value.strip()
+        lead = 0 if len(kept) == len(value) else len(value) - len(value.lstrip())
+        found = _found(value, lead, lead + len(kept))
         if found is not None:
             raise BadText(f"{self.field} must be {found[0]}: it holds {found[1]}", code, self.field)
-        value = value.strip()
+        value = kept
         if not self.min_chars <= len(value) <= self.max_chars:
             count = len(value) if value else "blank"
             raise BadText(f"{self.field} must be text of {self._length()}, not {count}", code, self.field)
@@ -118,6 +120,8 @@ def problem(value: str) -> str | None:
 def _found(value: str, start: int = 0, end: int | None = None) -> tuple[str, str] | None:
     """(the rule `value[start:end]` breaks, what it holds where in `value`), or None."""
     end = len(value) if end is None else end
+    if (value if start == 0 and end == len(value) else value[start:end]).isprintable():
+        return None  # (the common case, at C's speed: a printable text holds neither a surrogate nor a control)
     found = _SURROGATE.search(value, start, end)
     if found is not None:
         return "Unicode text", f"a lone surrogate (\\u{ord(found.group()):04x}) at character {found.start() + 1}"
