@@ -24,8 +24,16 @@ from .errors import Malformed, Refusal
 from .seqs import SEQ_MAX
 from .shapes import Event, JSONObject, Word
 from .sides import hand_code, result_code
+from .text import Text, repaired
 
-TEXT_MAX = 200  # a reason, an id or a feed name longer than this is a mistake, not a message
+# The text fields of feed events, each with its length (text.py's rule): longer is a mistake, not a message.
+REASON = Text("reason", 200)
+VOID_REASON = Text("reason", REASON.max_chars, code="reason_required")  # a void's, which it cannot go without
+SHOE_ID = Text("shoe", 64)
+FEED = Text("feed", 64)
+AT = Text("at", 64)
+OPERATOR = Text("operator", 64)
+READ = Text("card", 16)  # what a shoe read of a foreign card, kept for the audit trail (cut to this, not refused)
 CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _SEED = re.compile(r"^[0-9a-f]{16,128}$")
@@ -53,39 +61,18 @@ def parse_event(raw: object, trusted: bool = False) -> Event:
     return event
 
 
-def text(raw: JSONObject, name: str, code: str, limit: int = TEXT_MAX) -> str | None:
-    """An optional text field, stripped; Malformed if it is not text, empty, or too long."""
-    value = raw.get(name)
+def text(raw: JSONObject, field: Text, trusted: bool = False) -> str | None:
+    """An optional text field, by text.py's rule (stripped; Malformed naming the field if it breaks it).
+
+    `trusted` (read back from the log): the text as it was stored, taken as it is (a release before the rule took a
+    control character; the record holds what it took), a lone surrogate shown as U+FFFD.
+    """
+    value = raw.get(field.field)
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip():
-        raise Malformed(f"{name} must be text", code)
-    if len(value) > limit:
-        raise Malformed(f"{name} must be at most {limit} characters, not {len(value)}", code)
-    unicode_text(value, name, code)
-    return value.strip()
-
-
-def unicode_text(value: str, name: str, code: str) -> str:
-    """`value` if it is Unicode text that UTF-8 can carry; a lone surrogate (JSON's "\\ud800", which Python reads but
-    no log can store) is a Malformed naming the field, never a storage failure.
-
-    >>> unicode_text("莊家 😀", "reason", "bad_reason")
-    '莊家 😀'
-    >>> unicode_text("x\\ud800", "shoe", "bad_shoe")
-    Traceback (most recent call last):
-    ...
-    scoreboard.errors.Malformed: shoe must be Unicode text: it holds a lone surrogate (\\ud800) at character 2
-    """
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise Malformed(
-            f"{name} must be Unicode text: it holds a lone surrogate (\\u{ord(value[e.start]):04x}) at character "
-            f"{e.start + 1}",
-            code,
-        ) from None
-    return value
+    if trusted and isinstance(value, str):
+        return repaired(value)
+    return field.checked(value)
 
 
 def iso_time(value: str, name: str = "at") -> str:
@@ -118,14 +105,14 @@ def _common(raw: JSONObject, trusted: bool) -> Event:
                 shown = shown[:40] + "…"
             raise Malformed(f"seq must be a whole number from 1 to {SEQ_MAX}, not {shown!r}", "bad_seq")
         out["seq"] = seq
-    for name in ("at", "feed"):
-        value = text(raw, name, f"bad_{name}", 64)
+    for field in (AT, FEED):
+        value = text(raw, field, trusted)
         if value is not None:
-            out[name] = iso_time(value) if name == "at" and not trusted else value
+            out[field.field] = iso_time(value) if field is AT and not trusted else value
     if trusted:
         if isinstance(raw.get("received_at"), int | float) and not isinstance(raw.get("received_at"), bool):
             out["received_at"] = float(raw["received_at"])
-        operator = text(raw, "operator", "bad_operator", 64)
+        operator = text(raw, OPERATOR, trusted)
         if operator is not None:
             out["operator"] = operator
     return out
@@ -135,9 +122,9 @@ def _shoe(raw: JSONObject, trusted: bool) -> Event:
     out: Event = {}
     shoe = raw.get("shoe")
     if shoe is not None:
-        if isinstance(shoe, bool) or not isinstance(shoe, str | int) or not str(shoe).strip() or len(str(shoe)) > 64:
-            raise Malformed("shoe must be the shoe's id, as text of at most 64 characters", "bad_shoe")
-        out["shoe"] = unicode_text(str(shoe).strip(), "shoe", "bad_shoe")
+        if isinstance(shoe, bool) or not isinstance(shoe, str | int):
+            raise Malformed("shoe must be the shoe's id, as text of at most 64 characters", "bad_shoe", "shoe")
+        out["shoe"] = text({"shoe": str(shoe)}, SHOE_ID, trusted)
     if raw.get("decks") is not None:
         try:
             out["decks"] = check_decks(raw["decks"], TABLE_DECKS)
@@ -171,9 +158,6 @@ def _cards(items: object, name: str) -> tuple[str, ...]:
     return parse_cards(items, name)
 
 
-READ_MAX = 16  # what a shoe read of a foreign card, kept for the audit trail
-
-
 def _card(raw: JSONObject, trusted: bool) -> Event:
     foreign = raw.get("foreign")
     if foreign is not None and not isinstance(foreign, bool):
@@ -184,8 +168,8 @@ def _card(raw: JSONObject, trusted: bool) -> Event:
         read = raw.get("read" if trusted else "card")
         if read is not None and not isinstance(read, str):
             raise Malformed("card must be text: what the shoe read", "bad_card")
-        read = (read or "").strip()[:READ_MAX]
-        return {"foreign": True, **({"read": unicode_text(read, "card", "bad_card")} if read else {})}
+        read = (read or "").strip()[: READ.max_chars]
+        return {"foreign": True, **({"read": text({"card": read}, READ, trusted)} if read else {})}
     if "card" not in raw:
         raise Malformed('a card event needs "card", such as "9H"', "bad_card")
     out: Event = {"card": parse_card(raw["card"])}
@@ -243,7 +227,7 @@ def _round_number(raw: JSONObject, required: bool) -> Event:
 
 
 def _void(raw: JSONObject, trusted: bool) -> Event:
-    reason = text(raw, "reason", "reason_required")
+    reason = text(raw, VOID_REASON, trusted)
     if reason is None:
         raise Malformed('a void needs its reason, such as "card exposed"', "reason_required")
     out = {"reason": reason, **_round_number(raw, required=False)}
@@ -254,7 +238,7 @@ def _void(raw: JSONObject, trusted: bool) -> Event:
 
 def _correct(raw: JSONObject, trusted: bool) -> Event:
     out = _round_number(raw, required=True)
-    reason = text(raw, "reason", "bad_reason")
+    reason = text(raw, REASON, trusted)
     if reason is not None:
         out["reason"] = reason
     if "player" in raw or "banker" in raw:
@@ -292,7 +276,7 @@ def _shoe_end(raw: JSONObject, trusted: bool) -> Event:
         out["seed"] = seed.lower()
     if raw.get("undealt") is not None:
         out["undealt"] = list(_cards(raw["undealt"], "undealt"))
-    reason = text(raw, "reason", "bad_reason")
+    reason = text(raw, REASON, trusted)
     if reason is not None:
         out["reason"] = reason
     return out
@@ -329,7 +313,7 @@ def _undo(raw: JSONObject, trusted: bool) -> Event:
     """Undo the last result keyed (a `result` or a `round`), before anything else happens at the table; `round`,
     if given, must be that round's number (a guard against undoing another)."""
     out = _round_number(raw, required=False)
-    reason = text(raw, "reason", "bad_reason")
+    reason = text(raw, REASON, trusted)
     if reason is not None:
         out["reason"] = reason
     if trusted and isinstance(raw.get("before"), dict):

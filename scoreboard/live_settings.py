@@ -21,13 +21,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import Malformed
+from .text import BadText, Text
 
 SETTINGS = ("name", "status", "dealer", "limits", "announcement", "stale_after", "expected_screens")
 STATUSES = ("open", "closed", "reserved", "break")
 GROUPS = ("main", "tie", "pair", "side")  # the bet groups a table's limits name, in the order boards show them
-NAME_MAX = 60
-DEALER_MAX = 60
-ANNOUNCEMENT_MAX = 200
+# The text settings and their lengths (text.py's rule: one line, no control characters). An announcement is one line
+# too: the boards and overlays show it on one line (a page would fold a newline into a space) and the operator page
+# types it in a one-line field, so a newline would be a character nobody sees as one.
+TEXTS = {
+    "name": Text("name", 60),
+    "dealer": Text("dealer", 60, nullable=True),
+    "announcement": Text("announcement", 200, nullable=True),
+}
 STALE_AFTER = (10, 3600)  # seconds
 EXPECTED_SCREENS = (0, 50)
 LIMIT_MAX = 10**12  # a bet limit past a trillion is a typing mistake
@@ -113,14 +119,12 @@ announcement, stale_after, expected_screens
 
 def check(name: str, value: object) -> object:
     """One setting's value, normalised (text stripped, a currency upper-cased), or BadSetting."""
-    if name == "name":
-        return _text(name, value, NAME_MAX, nullable=False)
+    if name in TEXTS:
+        return _text(name, value)
     if name == "status":
         if value not in STATUSES:
             raise BadSetting(name, f"status must be one of {', '.join(STATUSES)}, not {_shown(value)}")
         return value
-    if name in ("dealer", "announcement"):
-        return _text(name, value, DEALER_MAX if name == "dealer" else ANNOUNCEMENT_MAX, nullable=True)
     if name == "limits":
         return _limits(value)
     if name == "stale_after":
@@ -144,16 +148,11 @@ def check_config(config: object) -> None:
         raise BadSetting("limits", "limits must be the table's Limits")
 
 
-def _text(name: str, value: object, limit: int, *, nullable: bool) -> str | None:
-    if value is None and nullable:
-        return None
-    accepts = f"text of 1 to {limit} characters" + (", or null" if nullable else "")
-    if not isinstance(value, str) or not value.strip():
-        raise BadSetting(name, f"{name} must be {accepts}, not {_shown(value)}")
-    value = value.strip()
-    if len(value) > limit or any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in value):
-        raise BadSetting(name, f"{name} must be {accepts} (no control characters), not {len(value)} characters")
-    return value
+def _text(name: str, value: object) -> str | None:
+    try:
+        return TEXTS[name].or_none(value)
+    except BadText as e:
+        raise BadSetting(name, e.message) from None
 
 
 def _whole(name: str, value: object, low: int, high: int, unit: str) -> int:

@@ -36,6 +36,7 @@ from .roads import Thresholds
 from .seqs import SeqMemory
 from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
+from .text import repaired_json
 from .variants import Variant, check_super_six_pays, variant
 
 ROUND_CARDS = 4  # every round starts with four cards (004 rule 3.8, 000 and 003 rule 3.4): a shoe's rounds at most
@@ -200,7 +201,9 @@ def with_settings(config: TableConfig, after: JSONObject) -> TableConfig:
     >>> c.status, c.bet_limits.as_json(), sorted(c.live)
     ('break', {'tie': [1, 5]}, ['limits', 'status'])
     """
-    changes: dict[str, object] = {k: v for k, v in after.items() if k in LIVE_FIELDS}
+    # Text a release before text.py's rule stored (a lone surrogate) is taken with U+FFFD in its place: the event
+    # stays as it was stored, and the table shows what UTF-8 can carry.
+    changes: dict[str, object] = {k: repaired_json(v) for k, v in after.items() if k in LIVE_FIELDS}
     if "limits" in after:
         changes["limits"] = Limits.from_json(after["limits"])
         if Limits.from_json(after["limits"]).main is None:  # the file's min_bet/max_bet no longer stand in

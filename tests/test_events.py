@@ -11,7 +11,7 @@ from scoreboard.seqs import CHUNK, WINDOW, SeqMemory
     "event, code, words",
     [
         ({"type": "card", "card": "9H", "at": 5}, "bad_at", "at must be text"),
-        ({"type": "card", "card": "9H", "at": "x" * 65}, "bad_at", "at most 64"),
+        ({"type": "card", "card": "9H", "at": "x" * 65}, "bad_at", "1 to 64 characters, not 65"),
         ({"type": "card", "card": "9H", "feed": ""}, "bad_feed", "feed must be text"),
         ({"type": "shoe", "shoe": True}, "bad_shoe", "shoe's id"),
         ({"type": "shoe", "shoe": "S" * 65}, "bad_shoe", "64 characters"),
@@ -28,7 +28,7 @@ from scoreboard.seqs import CHUNK, WINDOW, SeqMemory
         ({"type": "burn", "cards": ["AS"] * 417}, "bad_card", "no shoe holds more than 416"),
         ({"type": "round", "player": "9H KD", "banker": ["2C", "3S"]}, "bad_card", "list of cards"),
         ({"type": "round", "player": ["9H", "KD"]}, "bad_round", "both"),
-        ({"type": "void", "reason": "r" * 201}, "reason_required", "at most 200"),
+        ({"type": "void", "reason": "r" * 201}, "reason_required", "1 to 200 characters, not 201"),
         ({"type": "reveal", "hand": "dealer"}, "bad_hand", "all"),
         ({"type": "void", "reason": "x", "round": 0}, "bad_round_number", "1 or more"),
         ({"type": "void", "reason": "x", "round": "2"}, "bad_round_number", "'2'"),

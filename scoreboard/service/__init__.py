@@ -34,7 +34,7 @@ from .tables.config import DEMO, Config, ConfigError, load_config, origins_of
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
 from .tables.outbox import Outbox
-from .web.app_json import AppJSON
+from .web.app_json import AppJSON, AppResponse
 
 CHANNEL = "scoreboard"  # the message queue's channel: this prefix, then the log's id (one channel per service)
 
@@ -72,6 +72,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     if overrides:
         app.config.update(overrides)
     app.json = AppJSON(app)
+    app.response_class = AppResponse
     db = app.config["DATABASE"] or os.path.join(app.instance_path, "scoreboard.sqlite3")
     # What belongs to one log (the simulated shoes' secrets, the operator sessions' key) sits beside it: next to a
     # SQLite file, or for a PostgreSQL log in the data directory (`serve --data-dir`; else the instance folder).

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
+from ...text import problem
 from .intake import NOT_JSON
 
 ENTRY_POINTS = "scoreboard.feed_formats"
@@ -137,5 +138,9 @@ class NDJSON(Driver):
             table, token = body.get("table"), body["token"]
             if not isinstance(token, str) or not (table is None or isinstance(table, str)):
                 raise BadFrame('the hello is {"table": "T1", "token": "<the table\'s feed token>"}, both text')
+            for name, value in (("table", table), ("token", token)):
+                wrong = None if value is None else problem(value)  # text.py's rule, as for every text sent
+                if wrong is not None:
+                    raise BadFrame(f"{name} must be {wrong}", "bad_hello")
             return Hello(table, token)
         return NOT_JSON if body is None else body

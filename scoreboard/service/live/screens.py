@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...text import problem
 from ..log import ScreenAssigned
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,9 @@ class Shows:
         options = data.get("options")
         options = options if isinstance(options, dict) else {}
         kept = {
-            str(k)[:TEXT_CHARS]: v[:OPTION_CHARS] for k, v in list(options.items())[:MAX_OPTIONS] if isinstance(v, str)
+            str(k)[:TEXT_CHARS]: v[:OPTION_CHARS]
+            for k, v in list(options.items())[:MAX_OPTIONS]
+            if isinstance(v, str) and _text(str(k)) and _text(v)
         }
         return Shows(
             page=page,
@@ -120,7 +123,8 @@ class Shows:
 
 
 def _text(value: object) -> str | None:
-    return value[:TEXT_CHARS] if isinstance(value, str) and value else None
+    """What a page says of itself, if it is text by text.py's rule (else it is not kept: as any other bad value)."""
+    return value[:TEXT_CHARS] if isinstance(value, str) and value and problem(value) is None else None
 
 
 @dataclass

@@ -14,16 +14,19 @@ import orjson
 from flask_socketio import SocketIO
 from socketio.packet import Packet
 
+from ...text import json_bytes
+
 
 class WireJSON:
     """The JSON of Socket.IO packets (python-socketio's `json` option). Written by orjson: an update is encoded once
     per table and sent to all its displays, and the standard library's encoder took a tenth of a feed event's time
-    on the server (orjson: a tenth of that). Read by the standard library: what a client sends is small and rare,
-    and python-socketio expects its errors."""
+    on the server (orjson: a tenth of that), a lone surrogate (text a release before text.py's rule stored) as
+    U+FFFD. Read by the standard library: what a client sends is small and rare, and python-socketio expects its
+    errors."""
 
     @staticmethod
     def dumps(obj: object, **_compact: object) -> str:  # orjson's output is compact: python-socketio's separators
-        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+        return json_bytes(obj, orjson.OPT_NON_STR_KEYS).decode()
 
     loads = staticmethod(json.loads)
 

@@ -16,6 +16,8 @@ from typing import ClassVar, Literal, Protocol
 
 import orjson
 
+from ...text import storable
+
 ColumnType = Literal["text", "integer", "real"]
 
 
@@ -283,10 +285,14 @@ class RefusedAction:
     message: str
 
     def values(self, stored_at: float) -> tuple:
-        """The row, in REFUSALS' column order: the event as JSON text, cut short if it is long.
+        """The row, in REFUSALS' column order: the event as JSON text, cut short if it is long. What was sent is
+        kept whatever it held: a lone surrogate or a NUL (which a log cannot store) as U+FFFD (text.py), so the
+        refusal is kept and answered, never a storage failure.
 
         >>> RefusedAction("T1", None, {"type": "void", "round": 1}, "operator_required", "…").values(2.0)
         ('T1', 2.0, None, 'void', 'operator_required', '…', '{"type":"void","round":1}')
+        >>> RefusedAction("T1", "sam", {"type": "v\\ud800", "reason": "a\\udfff"}, "unknown_type", "…").values(2.0)[3:]
+        ('v�', 'unknown_type', '…', '{"type":"v�","reason":"a�"}')
         """
         kind = self.event.get("type") if isinstance(self.event, dict) else None
         text = json.dumps(self.event, separators=(",", ":"), ensure_ascii=False, default=str)[:REFUSED_EVENT_CHARS]
@@ -294,10 +300,10 @@ class RefusedAction:
             self.table_id,
             stored_at,
             self.operator,
-            kind if isinstance(kind, str) else None,
+            storable(kind) if isinstance(kind, str) else None,
             self.code,
-            self.message,
-            text,
+            storable(self.message),
+            storable(text),
         )
 
 

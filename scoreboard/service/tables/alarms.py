@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from ...table import Delta, TableState
+from ...text import Text
 from ..log import AlarmAcknowledged, AlarmCleared, AlarmRaised, Row
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Severity = Literal["alarm", "info"]
-NOTE_CHARS = 200  # an acknowledgement's note, at most
+NOTE = Text("note", 200, nullable=True)  # an acknowledgement's note (text.py's rule), optional
 PIT_HISTORY = 50  # alarms a pit shows whatever their state (the active ones it shows all)
 
 

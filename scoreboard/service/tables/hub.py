@@ -26,7 +26,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import Refusal
-from ...events import FLOOR_TYPES
+from ...events import FLOOR_TYPES, TYPES
 from ...record import Break, Entry, Refold, decided_of, link_written
 from ...seqs import WINDOW, SeqMemory
 from ...shapes import FeedReply, Result
@@ -456,7 +456,9 @@ class TableHub:
 
     def _count_refused(self, table_id: str, kind: object, code: str) -> None:
         if self.metrics is not None:
-            self.metrics.refused(table_id, kind if isinstance(kind, str) else "", code)
+            # A type no event has is counted without it: a label of whatever text a client sent would be a series per
+            # text (and one UTF-8 cannot carry would break /metrics).
+            self.metrics.refused(table_id, kind if kind in TYPES or kind in FLOOR_TYPES else "", code)
 
     def audit_refusal(self, table_id: str, operator: str | None, tried: object, refusal: Refusal) -> None:
         """Keep a refused operator action that is no feed event (a read, an acknowledgement: `tried` is

@@ -12,7 +12,8 @@ import json
 
 from flask import jsonify
 
-from ..tables.alarms import KINDS, NOTE_CHARS, AlreadyAcknowledged
+from ...text import BadText
+from ..tables.alarms import KINDS, NOTE, AlreadyAcknowledged
 from ..tables.config import Operator
 from ..tables.current import current_hub
 from .json_errors import error
@@ -23,7 +24,7 @@ ALARM_ID_CHARS = 64
 
 def read_note(data: bytes) -> tuple[str | None, object]:
     """(the note, None), or (None, the 400 answer). The body is empty, or a JSON object with at most a `note`: text
-    of up to NOTE_CHARS characters, or null."""
+    by text.py's rule of up to NOTE's length, or null (blank is no note)."""
     if not data.strip():
         return None, None
     try:
@@ -36,11 +37,12 @@ def read_note(data: bytes) -> tuple[str | None, object]:
     if unknown:
         return None, error(400, "unknown_field", f"an acknowledgement takes a note only, not {unknown[0][:40]!r}")
     note = body.get("note")
-    if note is None:
+    if isinstance(note, str) and not note.strip():
         return None, None
-    if not isinstance(note, str) or len(note.strip()) > NOTE_CHARS:
-        return None, error(400, "bad_note", f"note must be text of at most {NOTE_CHARS} characters, or null")
-    return note.strip() or None, None
+    try:
+        return NOTE.or_none(note), None
+    except BadText as e:
+        return None, error(400, e.code, e.message, field=e.field)
 
 
 def acknowledge(op: Operator, alarm_id: str, data: bytes):

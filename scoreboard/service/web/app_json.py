@@ -1,11 +1,17 @@
-"""The app's JSON (Flask's `jsonify`, the feed's replies), written by orjson."""
+"""The app's answers as bytes: its JSON (Flask's `jsonify`, the feed's replies) written by orjson, and its text (the
+pages, whatever a view returns as a string) in UTF-8. Either way a lone surrogate, which UTF-8 cannot carry (text a
+release before text.py's rule stored), is written as U+FFFD: an answer, never a 500."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
+from flask import Response
 from flask.json.provider import DefaultJSONProvider
+
+from ...text import json_bytes, utf8
 
 
 class AppJSON(DefaultJSONProvider):
@@ -14,7 +20,8 @@ class AppJSON(DefaultJSONProvider):
     standard library's encoder took 7 % of a single-event post's time on the server.
 
     Flask's own conversions stay (dates as HTTP dates, objects with `__html__`: its `default`); a value orjson
-    refuses (an integer past 64 bits), or an option it has no equivalent for, goes to Flask's encoder.
+    refuses (an integer past 64 bits), or an option it has no equivalent for, goes to Flask's encoder (which escapes
+    a lone surrogate as `\\ud800`: a value past 64 bits with one is the only JSON that shows it so).
     """
 
     sort_keys = False
@@ -29,7 +36,22 @@ class AppJSON(DefaultJSONProvider):
             if kwargs.get("indent"):
                 option |= orjson.OPT_INDENT_2
             try:
-                return orjson.dumps(obj, default=kwargs.get("default", self.default), option=option).decode()
+                return json_bytes(obj, option, kwargs.get("default", self.default)).decode()
             except TypeError:
                 pass
         return super().dumps(obj, **kwargs)
+
+
+class AppResponse(Response):
+    """Flask's response (the app's `response_class`: every page, and every string a view returns), its text written
+    in UTF-8 with a lone surrogate as U+FFFD (text.utf8) rather than a UnicodeEncodeError and a 500."""
+
+    def set_data(self, value: bytes | str) -> None:
+        super().set_data(utf8(value) if isinstance(value, str) else value)
+
+    def iter_encoded(self) -> Iterator[bytes]:
+        # (A generator expression: `self.response` is read now, as Werkzeug's own does.)
+        return (utf8(item) if isinstance(item, str) else item for item in self.response)
+
+
+__all__ = ["AppJSON", "AppResponse"]

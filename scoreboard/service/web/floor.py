@@ -22,6 +22,7 @@ from flask import Blueprint, jsonify, request
 from ...errors import Refusal
 from ...live_settings import BadSetting
 from ...table import token_digest
+from ...text import problem
 from ..tables.config import (
     NAME,
     OPERATOR_SETTINGS,
@@ -62,6 +63,9 @@ def _new_token(body: object, what: str) -> tuple[str | None, object]:
     low, high = TOKEN_CHARS
     if not isinstance(body, str) or not low <= len(body) <= high or body != body.strip():
         return None, error(400, "bad_token", f"{what} must be text of {low} to {high} characters without spaces around")
+    wrong = problem(body)  # text.py's rule (a lone surrogate has no bytes to hash)
+    if wrong is not None:
+        return None, error(400, "bad_token", f"{what} must be {wrong}")
     return body, None
 
 
