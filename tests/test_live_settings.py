@@ -150,7 +150,7 @@ def test_each_role_may_take_the_new_actions_its_row_allows_and_is_refused_403_wi
         # What the admin makes first for this role to act on.
         for prep in (
             ("POST", "/api/tables", new_table(f"X-{role}", f"x-feed-{role}-token")),
-            ("PUT", f"/api/operators/gone-{role}", {"token": f"gone-{role}-token", "role": "dealer"}),
+            ("PUT", f"/api/operators/gone-{role}", {"token": f"gone-{role}-token", "role": "dealer", "tables": None}),
         ):
             assert call(srv, prep[0], prep[1], ADMIN, prep[2]).status_code == 200
         before = {t: settings(srv, t) for t in ("T1", f"X-{role}")}
@@ -163,7 +163,13 @@ def test_each_role_may_take_the_new_actions_its_row_allows_and_is_refused_403_wi
                 srv, "POST", f"/api/tables/X-{role}/feed-token", token, {"feed_token": f"new-{role}-token"}
             ),
             "retire_table": call(srv, "DELETE", f"/api/tables/X-{role}", token),
-            "operators": call(srv, "PUT", f"/api/operators/op-{role}", token, {"token": f"op-{role}-token"}),
+            "operators": call(
+                srv,
+                "PUT",
+                f"/api/operators/op-{role}",
+                token,
+                {"token": f"op-{role}-token", "role": "supervisor", "tables": None},
+            ),
         }
         for action in actions:
             allowed = role in permissions.PERMISSIONS[action].roles
@@ -287,7 +293,8 @@ def test_tables_added_retired_and_tokens_set_live_take_effect_at_once_and_after_
         assert srv.get("/api/tables/T2/shoes").status_code == 200
         assert patch(srv, {"status": "open"}, table="T2").status_code == 409
         # Operators added and removed live.
-        assert call(srv, "PUT", "/api/operators/lee", ADMIN, {"token": "lee-dealer-token", "role": "dealer"}).ok
+        lee = {"token": "lee-dealer-token", "role": "dealer", "tables": None}
+        assert call(srv, "PUT", "/api/operators/lee", ADMIN, lee).ok
         assert srv.post("T1", RESULT, "lee-dealer-token").status_code == 200, "a dealer added live deals"
         assert call(srv, "DELETE", "/api/operators/dan", ADMIN).status_code == 200
         assert srv.post("T1", RESULT, DEALER).status_code == 401, "an operator removed live is refused at once"
@@ -296,7 +303,7 @@ def test_tables_added_retired_and_tokens_set_live_take_effect_at_once_and_after_
         assert call(srv, "DELETE", "/api/operators/ada", ADMIN).status_code == 200
         r = call(srv, "DELETE", "/api/operators/ann", ADMIN)
         assert r.status_code == 409 and r.json()["error"] == "last_admin", r.text
-        r = call(srv, "PUT", "/api/operators/ann", ADMIN, {"role": "supervisor"})
+        r = call(srv, "PATCH", "/api/operators/ann", ADMIN, {"role": "supervisor"})
         assert r.status_code == 409 and r.json()["error"] == "last_admin", r.text
     finally:
         srv.kill(signal.SIGTERM)

@@ -157,8 +157,13 @@ def receive(
     events = body if isinstance(body, list) else [body]
     if not events:
         return 400, error_body("malformed", "the list of events is empty", applied=0)
+    # The feed's token goes with its post: judged again where the post is stored, so that a token set anew (on any
+    # process) refuses the posts stored after it.
+    feed_token = token if caller.operator is None else None
     try:
-        return 200, hub.submit(table_id, events, operator=caller.operator, is_list=isinstance(body, list))
+        return 200, hub.submit(
+            table_id, events, operator=caller.operator, is_list=isinstance(body, list), token=feed_token
+        )
     except FeedRefused as e:
         refused_log.info(
             "feed refused: table %s, %s %s, from %s (%r)", table_id, e.refusal.status, e.refusal.code, source, caller
