@@ -74,6 +74,25 @@ def operator_of(hub: TableHub, token: str | None) -> Operator | None:
     return None
 
 
+def credential(hub: TableHub, table_id: str, token: str | None) -> tuple[bool, Operator | None]:
+    """Whether `token` is the feed token of `table_id` (a table that exists), else the operator it is, if any. On a log
+    other processes share, a token known to neither is looked for again once the table and the floor are read from
+    the log: a feed token set, or an operator added, on another process a moment ago works here at once too (a token
+    set anew or removed is refused there: hub.submit judges every post again in its transaction)."""
+    table = hub.tables[table_id]
+    if table.config.takes_token(token):
+        return True, None
+    op = operator_of(hub, token)
+    if op is not None or token is None or not hub.store.shared:
+        return False, op
+    try:
+        hub.floor.refresh()
+    except StorageFailed:  # the log does not answer: the token is judged on what this process knows
+        return False, None
+    hub.catch_up(table_id, wait=True)
+    return hub.tables[table_id].config.takes_token(token), operator_of(hub, token)
+
+
 def too_many_attempts(hub: TableHub, client: str | None) -> tuple[int, dict] | None:
     """The 429 for a client address that gave too many wrong tokens lately (hub.attempts), or None. Its token is not
     even compared: a guesser learns nothing more until its window has passed."""
@@ -105,9 +124,9 @@ def identify(hub: TableHub, table_id: str, token: str | None, client: str | None
     waiting = too_many_attempts(hub, client)
     if waiting is not None:
         return waiting
-    if table.config.takes_token(token):
+    feed, op = credential(hub, table_id, token)
+    if feed:
         return Caller()
-    op = operator_of(hub, token)
     if op is not None:
         return Caller(op)
     if client and token is not None:
