@@ -20,19 +20,19 @@ from testing.servers import Server, run_cli
 from testing.tables import TABLES_TOML, TOKEN, with_seq
 
 ROLE_TOKENS = {
-    "admin": "admin-token-ann",
+    "admin": "admin-token-of-ann",
     "supervisor": "supervisor-token-sam",
     "dealer": "dealer-token-dan",
     "auditor": "auditor-token-aud",
 }
 NAMES = {"admin": "ann", "supervisor": "sam", "dealer": "dan", "auditor": "aud"}
 DEALER_T2 = "dealer-token-tia"  # a dealer of T2 only
-ADMIN_T2 = "admin-token-ada"  # an admin whose list is T2
+ADMIN_T2 = "admin-token-of-ada"  # an admin whose list is T2
 ROLES_TOML = (
     TABLES_TOML
     + """
 [operators.ann]
-token = "admin-token-ann"
+token = "admin-token-of-ann"
 role = "admin"
 
 [operators.sam]
@@ -52,7 +52,7 @@ role = "dealer"
 tables = ["T2"]
 
 [operators.ada]
-token = "admin-token-ada"
+token = "admin-token-of-ada"
 role = "admin"
 tables = ["T2"]
 """
@@ -101,7 +101,7 @@ def srv(tmp_path_factory):
 def fresh_shoe(server: Server, table: str = "T1") -> None:
     """A new shoe of two keypad rounds (Banker, Player), with the feed's token."""
     events = [{"type": "shoe"}, RESULT, {**RESULT, "winner": "P", "player_points": 8}]
-    r = server.post(table, events, TOKEN if table == "T1" else f"secret-{table}")
+    r = server.post(table, events, TOKEN if table == "T1" else f"secret-{table}-feed-token")
     assert r.status_code == 200, r.text
 
 
@@ -317,7 +317,7 @@ def test_the_role_key_of_the_table_file(tmp_path):
         "ada": "admin",
     }
     for bad in ('"boss"', '"Admin"', "3"):
-        path.write_text(TABLES_TOML + f'\n[operators.bob]\ntoken = "bob-token-1"\nrole = {bad}\n')
+        path.write_text(TABLES_TOML + f'\n[operators.bob]\ntoken = "bob-operator-token-1"\nrole = {bad}\n')
         with pytest.raises(ConfigError, match=r"\[operators.bob\] role must be"):
             load_config(str(path))
 
