@@ -45,7 +45,9 @@ def post_lists(root: str, posts: int, tables: int) -> None:
     folder = Path(tempfile.mkdtemp(prefix="feed-cost-"))
     config = folder / "tables.toml"
     config.write_text(
-        "".join(f'[tables.X{i}]\nvariant = "super-six-plus"\nfeed_token = "token-{i}"\n\n' for i in range(tables))
+        "".join(
+            f'[tables.X{i}]\nvariant = "super-six-plus"\nfeed_token = "feed-token-of-X{i}"\n\n' for i in range(tables)
+        )
     )
     app = create_app({"DATABASE": str(folder / "log.sqlite3"), "TABLES_FILE": str(config)})
     client = app.test_client()
@@ -64,7 +66,7 @@ def post_lists(root: str, posts: int, tables: int) -> None:
         answer = client.post(
             f"/api/tables/X{i}/feed",
             data=json.dumps(events),
-            headers={"Authorization": f"Bearer token-{i}", "Content-Type": "application/json"},
+            headers={"Authorization": f"Bearer feed-token-of-X{i}", "Content-Type": "application/json"},
         )
         if answer.status_code != 200:
             raise SystemExit(f"the feed refused a post: {answer.status_code} {answer.get_data(as_text=True)}")

@@ -18,7 +18,7 @@ from scoreboard.service.server.request_head import RequestHead
 
 HEADS = {
     "feed post": b"Host: 127.0.0.1:8000\r\nUser-Agent: shoe/2.1\r\nAccept-Encoding: gzip, deflate\r\nAccept: */*\r\n"
-    b"Connection: keep-alive\r\nAuthorization: Bearer secret-T1\r\nContent-Type: application/json\r\n"
+    b"Connection: keep-alive\r\nAuthorization: Bearer secret-T1-feed-token\r\nContent-Type: application/json\r\n"
     b"Content-Length: 52\r\n\r\n",
     "image request": b"Host: floor.example:8000\r\nUser-Agent: signage/1.0\r\nAccept: image/png\r\n"
     b'If-None-Match: "v42-0123456789abcdef"\r\nAccept-Language: zh-TW,zh;q=0.9,en;q=0.8\r\n'

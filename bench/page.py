@@ -28,7 +28,7 @@ CONFIG = """
 [tables.B1]
 name = "Bench"
 variant = "super-six-plus"
-feed_token = "bench"
+feed_token = "bench-table-feed-token"
 min_bet = 100
 max_bet = 50000
 """
@@ -42,7 +42,10 @@ def deal(server: Server, rounds: int) -> None:
         points = {"B": (2, 7), "P": (8, 3), "T": (5, 5)}[w]
         events.append({"type": "result", "winner": w, "player_points": points[0], "banker_points": points[1]})
     r = requests.post(
-        f"{server.url}/api/tables/B1/feed", json=with_seq(events), headers={"Authorization": "Bearer bench"}, timeout=10
+        f"{server.url}/api/tables/B1/feed",
+        json=with_seq(events),
+        headers={"Authorization": "Bearer bench-table-feed-token"},
+        timeout=10,
     )
     r.raise_for_status()
 

@@ -55,7 +55,7 @@ def config_text(tables: int) -> str:
 
 def token(table: str) -> str:
     """Each table's feed token (every token must be its own)."""
-    return f"bench-{table}"
+    return f"bench-feed-token-{table}"
 
 
 def no_token(table: str) -> None:

@@ -33,7 +33,7 @@ CONFIG = """
 [tables.B1]
 name = "Bench"
 variant = "no-commission"
-feed_token = "bench"
+feed_token = "bench-table-feed-token"
 """
 SEQ = itertools.count(1)  # the shoe's sequence numbers, across both phases
 
@@ -95,7 +95,7 @@ def stall(port: int) -> tuple[websocket.WebSocket, threading.Event]:
 def deal(server: Served, readers: Readers, cards: int, interval: float, rng: random.Random, shoe: list[str]):
     """Post `cards` cards from `shoe` (a new shoe when it runs low); the card-to-screen latencies."""
     session = requests.Session()
-    url, headers = f"{server.url}/api/tables/B1/feed", {"Authorization": "Bearer bench"}
+    url, headers = f"{server.url}/api/tables/B1/feed", {"Authorization": "Bearer bench-table-feed-token"}
     sent: dict[int, float] = {}
     phase = "ready"
     for _ in range(cards):

@@ -35,7 +35,9 @@ OPERATOR = "bench-operator-token"
 
 
 def config(tables: int, receiver: str | None) -> str:
-    text = "".join(f'[tables.B{i}]\nvariant = "no-commission"\nfeed_token = "bench-{i}"\n' for i in range(tables))
+    text = "".join(
+        f'[tables.B{i}]\nvariant = "no-commission"\nfeed_token = "bench-feed-token-{i}"\n' for i in range(tables)
+    )
     text += f'[operators.bench]\ntoken = "{OPERATOR}"\n'
     if receiver:
         text += f'[webhooks.bench]\nurl = "{receiver}"\nsecret = "bench secret"\n'
@@ -79,7 +81,9 @@ class Side:
     def post(self, table: str, event: dict) -> dict:
         index = int(table[1:])
         url = f"{self.server.url}/api/tables/{table}/feed"
-        answer = self.session.post(url, json=event, headers={"Authorization": f"Bearer bench-{index}"}, timeout=10)
+        answer = self.session.post(
+            url, json=event, headers={"Authorization": f"Bearer bench-feed-token-{index}"}, timeout=10
+        )
         answer.raise_for_status()
         return answer.json()
 

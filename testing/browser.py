@@ -27,7 +27,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-TOKENS = {"T1": "secret-T1", "T2": "secret-T2", "INS": "secret-INS", "T3": "secret-T3"}
+TOKENS = {"T1": "secret-T1-feed-token", "T2": "secret-T2-feed-token", "INS": "secret-INS-feed-token", "T3": "secret-T3"}
 BOARD_SIZES = [(1920, 1080), (1366, 768), (1280, 720), (1080, 1920), (3840, 2160)]
 
 

@@ -10,7 +10,7 @@ import requests
 
 from testing.tables import OPERATOR, TABLES_TOML, TOKEN, with_seq
 
-ALICE = "alice-token-T2"  # operator "alice": table T2 only
+ALICE = "alice-operator-token-T2"  # operator "alice": table T2 only
 OPS_TOML = (
     TABLES_TOML
     + f"""
@@ -19,16 +19,16 @@ token = "{ALICE}"
 tables = ["T2"]
 
 [operators.o1]
-token = "o1-token-xyz"
+token = "o1-operator-token-xyz"
 
 [operators.o2]
-token = "o2-token-xyz"
+token = "o2-operator-token-xyz"
 
 [operators.o3]
-token = "o3-token-xyz"
+token = "o3-operator-token-xyz"
 """
 )
-THREE = ("o1-token-xyz", "o2-token-xyz", "o3-token-xyz")
+THREE = ("o1-operator-token-xyz", "o2-operator-token-xyz", "o3-operator-token-xyz")
 
 # Every round has a natural (8 or 9 on two cards), so nobody draws: the winner is plain from the cards.
 ROUNDS = [

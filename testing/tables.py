@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import itertools
 
-TOKEN = "secret-T1"
-OPERATOR = "pit-boss-token"  # operator "pit", every table
+TOKEN = "secret-T1-feed-token"
+OPERATOR = "pit-boss-operator-token"  # operator "pit", every table
 TABLES_TOML = """
 [tables.T1]
 name = "Baccarat 1"
 variant = "super-six-plus"
 decks = 8
-feed_token = "secret-T1"
+feed_token = "secret-T1-feed-token"
 min_bet = 100
 max_bet = 50000
 
@@ -19,15 +19,15 @@ max_bet = 50000
 name = "Baccarat 2"
 variant = "no-commission"
 decks = 6
-feed_token = "secret-T2"
+feed_token = "secret-T2-feed-token"
 
 [tables.INS]
 name = "Insurance"
 variant = "insurance"
-feed_token = "secret-INS"
+feed_token = "secret-INS-feed-token"
 
 [operators.pit]
-token = "pit-boss-token"
+token = "pit-boss-operator-token"
 """
 
 _seqs = itertools.count(1)

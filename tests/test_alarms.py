@@ -22,7 +22,7 @@ from testing.tables import TABLES_TOML, TOKEN
 
 SAM = "supervisor-token-sam"
 DAN = "dealer-token-dan"
-ANN = "admin-token-ann"
+ANN = "admin-token-of-ann"
 TIA = "supervisor-token-tia"  # a supervisor of T2 only
 ALARMS_TOML = (
     TABLES_TOML.replace("[tables.T2]\n", "[tables.T2]\nstale_after = 1\n").replace(
@@ -91,7 +91,9 @@ def wait_alarms(server: Server, check, query: str = "?state=all", timeout: float
 
 
 def shoe(server: Server, table: str = "T1", results: int = 2) -> None:
-    r = server.post(table, [{"type": "shoe"}] + [RESULT] * results, TOKEN if table == "T1" else f"secret-{table}")
+    r = server.post(
+        table, [{"type": "shoe"}] + [RESULT] * results, TOKEN if table == "T1" else f"secret-{table}-feed-token"
+    )
     assert r.status_code == 200, r.text
 
 
@@ -143,8 +145,8 @@ def test_each_event_raises_its_kind_and_a_new_shoe_clears_the_cut_card(srv):
     r = srv.post("T1", {"type": "correct", "round": 1, "winner": "P", "reason": "keyed wrong"}, SAM)
     assert r.status_code == 200, r.text
     shoe(srv, "INS", results=0)
-    srv.post("INS", [{"type": "card", "card": "8D"}] * 8, "secret-INS")
-    srv.post("INS", {"type": "round", "player": ["8D", "2C"], "banker": ["8D", "KH"]}, "secret-INS")
+    srv.post("INS", [{"type": "card", "card": "8D"}] * 8, "secret-INS-feed-token")
+    srv.post("INS", {"type": "round", "player": ["8D", "2C"], "banker": ["8D", "KH"]}, "secret-INS-feed-token")
     srv.post("T1", {"type": "cut"}, TOKEN)
     found = alarms(srv, query="?table=T1")
     assert [a["kind"] for a in found] == ["cut_card", "correction", "void"], "newest first"

@@ -105,7 +105,7 @@ def test_an_alarm_raised_on_one_process_is_on_the_other_s_pit_and_acknowledged_o
 
 def test_a_condition_alarm_is_raised_once_by_one_process_and_taken_over_when_it_dies(pair):
     a, b = pair
-    r = a.post("T2", [{"type": "shoe"}, RESULT], "secret-T2")  # stale_after = 1
+    r = a.post("T2", [{"type": "shoe"}, RESULT], "secret-T2-feed-token")  # stale_after = 1
     assert r.status_code == 200, r.text
     until(lambda: [x for x in alarms(b) if x["kind"] == "feed_silent"], timeout=20)
     time.sleep(3)
@@ -120,6 +120,6 @@ def test_a_condition_alarm_is_raised_once_by_one_process_and_taken_over_when_it_
     until(lambda: "this process watches them (1 uncleared)" in other.log_text(), timeout=25)
     time.sleep(2)
     assert [x["id"] for x in alarms(other) if x["kind"] == "feed_silent"] == [silent[0]["id"]]
-    assert other.post("T2", RESULT, "secret-T2").status_code == 200
+    assert other.post("T2", RESULT, "secret-T2-feed-token").status_code == 200
     cleared = until(lambda: [x for x in alarms(other) if x["kind"] == "feed_silent" and x["cleared_at"]])
     assert cleared[0]["id"] == silent[0]["id"] and cleared[0]["active"]

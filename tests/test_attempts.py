@@ -123,8 +123,8 @@ def test_r3_the_settings_are_checked(values, message):
 
 FLOOR = "floor-token-never-used"  # an operator whose token is right but never shown from the scenario's address
 R3_TABLES = TABLES_TOML + f'\n[operators.floor]\ntoken = "{FLOOR}"\n'
-T2_TOKEN = "secret-T2"  # T2's feed token: right, and never used from the scenario's address either
-INS_TOKEN = "secret-INS"  # the table the metrics' scenario deals at, apart from the others
+T2_TOKEN = "secret-T2-feed-token"  # T2's feed token: right, and never used from the scenario's address either
+INS_TOKEN = "secret-INS-feed-token"  # the table the metrics' scenario deals at, apart from the others
 
 
 @pytest.fixture(scope="module")

@@ -292,7 +292,7 @@ def test_the_service_closes_the_window_when_the_time_is_up(dealer_app):
     assert time.time() >= closes_at
     state = client.get("/api/tables/T1").json
     assert state["bets"]["announce"] == "no_more_bets" and state["version"] == 3
-    export = client.get("/api/tables/T1/shoes/1/export", headers={"Authorization": "Bearer pit-boss-token"})
+    export = client.get("/api/tables/T1/shoes/1/export", headers={"Authorization": "Bearer pit-boss-operator-token"})
     closed = export.json["events"][-1]
     assert closed["type"] == "bets_closed" and closed["feed"] == "service" and closed["received_at"] >= closes_at
 
@@ -307,7 +307,9 @@ def test_undo_over_the_feed_by_a_dealer_then_refused_after_the_next_round(dealer
     assert r.json["table"]["rounds"] == 1 and r.json["table"]["last_result"]["winner"] == "P"
     assert r.json["table"]["notice"]["kind"] == "undo"
     assert [x["winner"] for x in client.get("/api/tables/T1/rounds").json["rounds"]] == ["P"]
-    audit = client.get("/api/tables/T1/audit", headers={"Authorization": "Bearer pit-boss-token"}).json["audit"]
+    audit = client.get("/api/tables/T1/audit", headers={"Authorization": "Bearer pit-boss-operator-token"}).json[
+        "audit"
+    ]
     [undo] = [e for e in audit if e["kind"] == "undo"]
     assert (undo["operator"], undo["round"], undo["before"]["winner"]) == ("dan", 2, "B"), "the undo is audited"
     post(client, [{"type": "result", "winner": "T"}, {"type": "card", "card": "9H"}], token=DEALER)

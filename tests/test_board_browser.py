@@ -277,7 +277,7 @@ def test_themes_take_their_colours_from_the_palette(browser, server, theme):
 
 def test_a_squeezed_round_shows_backs_until_revealed(browser, tmp_path):
     config = tmp_path / "squeeze.toml"
-    config.write_text('[tables.T1]\nfeed_token = "secret-T1"\nsqueeze = true\nvariant = "super-six"\n')
+    config.write_text('[tables.T1]\nfeed_token = "secret-T1-feed-token"\nsqueeze = true\nvariant = "super-six"\n')
     server = Server(tmp_path / "squeeze.sqlite3", config).start()
     try:
         post(server, "T1", {"type": "shoe", "shoe": "S1"})

@@ -22,7 +22,7 @@ CONFIG = f"""
 [tables.LONG]
 name = "{LATIN_NAME}"
 variant = "super-six"
-feed_token = "long"
+feed_token = "long-table-feed-token"
 rounds_after_cut = 5
 min_bet = 1000
 max_bet = 1000000
@@ -30,7 +30,7 @@ max_bet = 1000000
 [tables.CJK]
 name = "{CJK_NAME}"
 variant = "super-six-plus"
-feed_token = "cjk"
+feed_token = "cjk-table-feed-token"
 rounds_after_cut = 5
 min_bet = 1000
 max_bet = 1000000
@@ -38,12 +38,12 @@ max_bet = 1000000
 [tables.NC]
 name = "No Commission"
 variant = "no-commission"
-feed_token = "nc"
+feed_token = "nc-table-feed-token"
 
 [tables.CM]
 name = "Commission"
 variant = "commission"
-feed_token = "cm"
+feed_token = "cm-table-feed-token"
 
 [operators.pit]
 token = "{OPERATOR}"
@@ -51,7 +51,12 @@ token = "{OPERATOR}"
 [display]
 notice_seconds = 3600
 """
-TOKENS = {"LONG": "long", "CJK": "cjk", "NC": "nc", "CM": "cm"}
+TOKENS = {
+    "LONG": "long-table-feed-token",
+    "CJK": "cjk-table-feed-token",
+    "NC": "nc-table-feed-token",
+    "CM": "cm-table-feed-token",
+}
 # Streak lengths of the test shoe's Big Road columns: 50 columns, no dragon tail, 70 rounds and ties between.
 STREAKS = [1, 1, 2, 1, 3, 1, 1, 2, 1, 1]
 

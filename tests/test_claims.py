@@ -14,7 +14,9 @@ from scoreboard.service.log.postgres import PostgresLog
 from scoreboard.service.log.sqlite import SQLiteLog
 from testing.services import Node, postgres_database
 
-SIMULATED = '[tables.S1]\nname = "Simulated"\nvariant = "super-six"\nfeed_token = "sim-token"\nsimulate = true\n'
+SIMULATED = (
+    '[tables.S1]\nname = "Simulated"\nvariant = "super-six"\nfeed_token = "simulated-table-token"\nsimulate = true\n'
+)
 
 
 def test_a_sqlite_log_has_one_process_and_it_holds_every_claim(tmp_path):

@@ -22,7 +22,7 @@ def test_a_good_config(tmp_path):
 name = "Baccarat 1"
 variant = "super-six"
 super_six_pays = 15
-feed_token = "x"
+feed_token = "x-table-feed-token"
 simulate = true
 require_seq = false
 squeeze = true
@@ -32,14 +32,14 @@ stale_after = 30
 long = 5
 
 [tables.T2]
-feed_token = "y"
+feed_token = "y-table-feed-token"
 
 [operators.alice]
-token = "alice-token-1"
+token = "alice-token-of-T1"
 tables = ["T1"]
 
 [operators.bob]
-token = "bob-token-22"
+token = "bob-token-of-all-22"
 """,
         )
     )
@@ -60,23 +60,48 @@ token = "bob-token-22"
         ("[tables]\n", "has no tables"),
         ("[other]\nx = 1\n", "unknown section 'other'"),
         ('[tables.T1]\nvariant = "no-commission"\n', "[tables.T1] needs a feed_token"),
-        ('[tables.T1]\nfeed_token = "x"\nvariant = "baccarat-deluxe"\n', "unknown variant 'baccarat-deluxe'"),
-        ('[tables.T1]\nfeed_token = "x"\nvariant = "super-six"\nsuper_six_pays = 20\n', "super_six_pays"),
-        ('[tables.T1]\nfeed_token = "x"\ndecks = 3\n', "decks must be a whole number from 4 to 8"),
-        ('[tables.T1]\nfeed_token = "x"\ncolour = "red"\n', "[tables.T1] has an unknown setting 'colour'"),
-        ('[tables.T1]\nfeed_token = "x"\n[tables.T1.patterns]\nlong = 0\n', "at least 1"),
-        # The four the issue names: an id with "/", min above max, a wrong type, an unknown key.
-        ('[tables."A/B"]\nfeed_token = "x"\n', "table id 'A/B' must be"),
         (
-            '[tables.T1]\nfeed_token = "x"\nmin_bet = 500\nmax_bet = 100\n',
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\nvariant = "baccarat-deluxe"\n',
+            "unknown variant 'baccarat-deluxe'",
+        ),
+        (
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\nvariant = "super-six"\nsuper_six_pays = 20\n',
+            "super_six_pays",
+        ),
+        ('[tables.T1]\nfeed_token = "x-table-feed-token"\ndecks = 3\n', "decks must be a whole number from 4 to 8"),
+        (
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\ncolour = "red"\n',
+            "[tables.T1] has an unknown setting 'colour'",
+        ),
+        ('[tables.T1]\nfeed_token = "x-table-feed-token"\n[tables.T1.patterns]\nlong = 0\n', "at least 1"),
+        # The four the issue names: an id with "/", min above max, a wrong type, an unknown key.
+        ('[tables."A/B"]\nfeed_token = "x-table-feed-token"\n', "table id 'A/B' must be"),
+        (
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\nmin_bet = 500\nmax_bet = 100\n',
             "[tables.T1] min_bet 500 is more than max_bet",
         ),
-        ('[tables.T1]\nfeed_token = "x"\ndecks = "8"\n', "[tables.T1] decks must be a whole number, not '8'"),
-        ('[tables.T1]\nfeed_token = "x"\nsqueeze = 1\n', "[tables.T1] squeeze must be true or false, not 1"),
-        ('[tables.T1]\nfeed_token = "x"\nlang = "fr"\n', "lang must be one of en, zh-Hans, zh-Hant"),
-        ('[tables.T1]\nfeed_token = "x"\n[operators.al]\ntoken = "short"\n', "[operators.al] needs a token of at"),
-        ('[tables.T1]\nfeed_token = "x"\n[operators.al]\ntoken = "long-enough"\ntables = ["T9"]\n', "'T9'"),
-        ('[tables.T1]\nfeed_token = "same-token"\n[operators.al]\ntoken = "same-token"\n', "share a token"),
+        (
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\ndecks = "8"\n',
+            "[tables.T1] decks must be a whole number, not '8'",
+        ),
+        (
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\nsqueeze = 1\n',
+            "[tables.T1] squeeze must be true or false, not 1",
+        ),
+        ('[tables.T1]\nfeed_token = "x-table-feed-token"\nlang = "fr"\n', "lang must be one of en, zh-Hans, zh-Hant"),
+        (
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\n[operators.al]\ntoken = "short"\n',
+            "[operators.al] token must be text of 16 to 200",
+        ),
+        (
+            '[tables.T1]\nfeed_token = "x-table-feed-token"\n'
+            '[operators.al]\ntoken = "a-long-enough-token"\ntables = ["T9"]\n',
+            "'T9'",
+        ),
+        (
+            '[tables.T1]\nfeed_token = "the-same-long-token"\n[operators.al]\ntoken = "the-same-long-token"\n',
+            "share a token",
+        ),
     ],
 )
 def test_config_mistakes(tmp_path, text, words):
@@ -87,7 +112,7 @@ def test_config_mistakes(tmp_path, text, words):
 
 
 def test_serve_refuses_a_bad_config_with_the_reason(tmp_path):
-    path = write(tmp_path, '[tables.T1]\nfeed_token = "x"\nvariant = "nope"\n')
+    path = write(tmp_path, '[tables.T1]\nfeed_token = "x-table-feed-token"\nvariant = "nope"\n')
     out = CliRunner().invoke(main, ["serve", "--config", path, "--db", str(tmp_path / "x.sqlite3")])
     assert out.exit_code != 0 and "unknown variant 'nope'" in out.output
     assert "Traceback" not in out.output

@@ -68,7 +68,9 @@ def test_the_unit_command_line_is_the_cli(tmp_path):
     environment = dict(line.split("=", 1) for line in unit()["Service"]["Environment"].split("\n") if line)
     environment["SCOREBOARD_DATA_DIR"] = str(tmp_path / "state")
     server = Served(tmp_path, *args, config=None, db=False, port=port, env=environment)
-    (tmp_path / "tables.toml").write_text('[tables.T1]\nname = "One"\nvariant = "no-commission"\nfeed_token = "t"\n')
+    (tmp_path / "tables.toml").write_text(
+        '[tables.T1]\nname = "One"\nvariant = "no-commission"\nfeed_token = "deploy-table-feed-token"\n'
+    )
     server.cmd = [sys.executable, "-m", "scoreboard", "serve", *args]
     server.start()
     try:

@@ -24,10 +24,10 @@ CONFIG = """
 [tables.T1]
 name = "Baccarat 1"
 variant = "super-six-plus"
-feed_token = "shoe-secret"
+feed_token = "a-long-shoe-secret"
 
 [operators.alice]
-token = "alice-secret"
+token = "alice-long-secret"
 """
 TIMES = ("at", "last_event_at")
 

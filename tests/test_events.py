@@ -75,7 +75,7 @@ def test_a_stored_event_that_no_longer_applies_is_a_break_of_the_record_and_the_
     from testing.tables import TOKEN
 
     config = tmp_path / "t.toml"
-    config.write_text('[tables.T1]\nfeed_token = "secret-T1"\nrequire_seq = false\n')
+    config.write_text('[tables.T1]\nfeed_token = "secret-T1-feed-token"\nrequire_seq = false\n')
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "l.sqlite3"), "TABLES_FILE": str(config)})
     client = app.test_client()
     auth = {"Authorization": f"Bearer {TOKEN}"}

@@ -156,7 +156,7 @@ def test_insurance_offers_in_the_state(client):
     ins = Feed(
         lambda url, body, token: client.post(url, json=body, headers={"Authorization": f"Bearer {token}"}),
         "INS",
-        "secret-INS",
+        "secret-INS-feed-token",
     )
     ok(ins({"type": "shoe"}))
     for c in ("KH", "KS", "6D", "5C"):
@@ -235,7 +235,13 @@ def test_no_or_wrong_token_is_401(client, shoe):
     refused(client, shoe({"type": "result", "winner": "B"}, token="wrong"), 401, "unauthorized", before=before)
     r = client.post("/api/tables/T1/feed", json={"type": "cut"}, headers={"Authorization": f"Basic {TOKEN}"})
     refused(client, r, 401, "unauthorized", before=before)
-    refused(client, shoe({"type": "result", "winner": "B"}, token="secret-T2"), 401, "unauthorized", before=before)
+    refused(
+        client,
+        shoe({"type": "result", "winner": "B"}, token="secret-T2-feed-token"),
+        401,
+        "unauthorized",
+        before=before,
+    )
 
 
 def test_unknown_table_is_404(client):

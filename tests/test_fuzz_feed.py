@@ -136,7 +136,7 @@ def table_bytes(state: TableState) -> tuple[bytes, ...]:
 @given(st.lists(posts, min_size=PER_EXAMPLE, max_size=PER_EXAMPLE))
 def test_apply_takes_or_refuses_any_post_and_a_refusal_changes_nothing(batch):
     # The server's table of the smoke below: 4 decks, seqs required.
-    state = TableState(TableConfig("T1", feed_token="secret-T1", decks=4))
+    state = TableState(TableConfig("T1", feed_token="secret-T1-feed-token", decks=4))
     for at, (kind, body) in enumerate(batch):
         data = encoded(kind, body)
         parsed = read_json(data)
@@ -159,7 +159,10 @@ def test_apply_takes_or_refuses_any_post_and_a_refusal_changes_nothing(batch):
 def fuzzed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("fuzz")
     config = tmp / "tables.toml"
-    config.write_text('[tables.T1]\nfeed_token = "secret-T1"\ndecks = 4\n\n[operators.pit]\ntoken = "pit-boss-token"\n')
+    config.write_text(
+        '[tables.T1]\nfeed_token = "secret-T1-feed-token"\ndecks = 4\n\n'
+        '[operators.pit]\ntoken = "pit-boss-operator-token"\n'
+    )
     server = Server(tmp / "fuzz.sqlite3", config).start()
     with requests.Session() as session:
         yield server, session

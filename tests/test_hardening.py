@@ -38,7 +38,10 @@ def view(client, table="T1"):
     return tuple(client.get(f"/api/tables/{table}{p}").get_data() for p in ("", "/roads", "/rounds"))
 
 
-T1 = '[tables.T1]\nfeed_token = "secret-T1"\ndecks = {decks}\n\n[operators.pit]\ntoken = "pit-boss-token"\n'
+T1 = (
+    '[tables.T1]\nfeed_token = "secret-T1-feed-token"\ndecks = {decks}\n\n'
+    '[operators.pit]\ntoken = "pit-boss-operator-token"\n'
+)
 
 
 # 2. A config change between restarts must not rewrite acknowledged rounds.
@@ -96,13 +99,15 @@ def test_a_retried_seq_after_a_shoe_change_and_a_restart_is_a_duplicate(tmp_path
 
 
 def test_events_without_seq_are_refused_unless_the_table_opts_out(tmp_path):
-    app = make_app(tmp_path, T1.format(decks=8) + '\n[tables.BENCH]\nfeed_token = "bench"\nrequire_seq = false\n')
+    app = make_app(
+        tmp_path, T1.format(decks=8) + '\n[tables.BENCH]\nfeed_token = "bench-table-feed-token"\nrequire_seq = false\n'
+    )
     client, post = poster(app)
     before = view(client)
     r = post({"type": "shoe"}, seq=False)
     assert r.status_code == 400 and r.get_json()["error"] == "seq_required" and "seq" in r.get_json()["message"]
     assert view(client) == before
-    _, bench = poster(app, "BENCH", "bench")
+    _, bench = poster(app, "BENCH", "bench-table-feed-token")
     assert bench({"type": "shoe"}, seq=False).status_code == 200
     app.extensions["scoreboard"].close()
 
@@ -173,7 +178,7 @@ def test_a_flood_of_excess_cards_stops_when_the_shoe_could_hold_no_more(tmp_path
 def test_a_shoe_entered_on_the_keypad_holds_no_more_rounds_than_its_cards(tmp_path):
     # Issue 23: 40,000 keypad results in one shoe made a 13.4 MB /roads and boards that could no longer join. Every
     # round starts with four cards, so 4 decks (208 cards) hold at most 52 rounds, a Banker third card one more.
-    app = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8"\ndecks = 8\n')
+    app = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8-feed-token"\ndecks = 8\n')
     client, post = poster(app)
     post({"type": "shoe"})
     assert post(*([{"type": "result", "winner": "B", "banker_cards": 3}] * 10)).status_code == 200  # 50 cards
@@ -197,14 +202,14 @@ def test_a_shoe_entered_on_the_keypad_holds_no_more_rounds_than_its_cards(tmp_pa
     assert client.get("/api/tables/T1").get_json()["shoe"]["cards_left"] == 1
     assert post({"type": "result", "winner": "T"}).status_code == 422, "6 cards for 5: 207 out, still full"
     # An 8-deck shoe: at most 104 rounds, then the same refusal; the next shoe starts afresh.
-    _, post8 = poster(app, "T8", "secret-T8")
+    _, post8 = poster(app, "T8", "secret-T8-feed-token")
     post8({"type": "shoe"})
     r = post8(*([{"type": "result", "winner": "B"}] * 105))
     assert r.status_code == 422 and r.get_json()["applied"] == 104
     assert post8({"type": "shoe"}).status_code == 200 and post8({"type": "result", "winner": "B"}).status_code == 200
     # A restart replays the shoe as it was accepted.
     app.extensions["scoreboard"].close()
-    again = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8"\ndecks = 8\n')
+    again = make_app(tmp_path, T1.format(decks=4) + '[tables.T8]\nfeed_token = "secret-T8-feed-token"\ndecks = 8\n')
     assert again.test_client().get("/api/tables/T1").get_json()["rounds"] == 49
     again.extensions["scoreboard"].close()
 

@@ -126,9 +126,9 @@ def test_every_bad_input_is_a_400_naming_the_setting_and_nothing_changes(srv):
     for method, path in (("PATCH", "/api/tables/T9/settings"), ("GET", "/api/tables/T9/settings")):
         r = call(srv, method, path, SUPERVISOR, {"status": "closed"})
         assert r.status_code == 404 and r.json()["error"] == "unknown_table", r.text
-    r = call(srv, "POST", "/api/tables", ADMIN, new_table("N1", "n1-feed-token", limits={"main": [5, 1]}))
+    r = call(srv, "POST", "/api/tables", ADMIN, new_table("N1", "n1-table-feed-token", limits={"main": [5, 1]}))
     assert r.status_code == 400 and r.json()["setting"] == "limits.main", r.text
-    r = call(srv, "POST", "/api/tables", ADMIN, new_table("N1", "n1-feed-token", colour="red"))
+    r = call(srv, "POST", "/api/tables", ADMIN, new_table("N1", "n1-table-feed-token", colour="red"))
     assert r.status_code == 400 and "colour" in r.json()["message"], r.text
     r = call(srv, "POST", "/api/tables", ADMIN, new_table("T1", "another-feed-token"))
     assert r.status_code == 409 and r.json()["error"] == "table_exists", r.text
@@ -150,7 +150,7 @@ def test_each_role_may_take_the_new_actions_its_row_allows_and_is_refused_403_wi
         # What the admin makes first for this role to act on.
         for prep in (
             ("POST", "/api/tables", new_table(f"X-{role}", f"x-feed-{role}-token")),
-            ("PUT", f"/api/operators/gone-{role}", {"token": f"gone-{role}-token", "role": "dealer"}),
+            ("PUT", f"/api/operators/gone-{role}", {"token": f"gone-{role}-token", "role": "dealer", "tables": None}),
         ):
             assert call(srv, prep[0], prep[1], ADMIN, prep[2]).status_code == 200
         before = {t: settings(srv, t) for t in ("T1", f"X-{role}")}
@@ -160,10 +160,16 @@ def test_each_role_may_take_the_new_actions_its_row_allows_and_is_refused_403_wi
             "settings": call(srv, "PATCH", "/api/tables/T1/settings", token, {"dealer": f"Dealer of {role}"}),
             "add_table": call(srv, "POST", "/api/tables", token, new_table(f"N-{role}", f"n-feed-{role}-token")),
             "rotate_token": call(
-                srv, "POST", f"/api/tables/X-{role}/feed-token", token, {"feed_token": f"new-{role}-token"}
+                srv, "POST", f"/api/tables/X-{role}/feed-token", token, {"feed_token": f"new-{role}-feed-token"}
             ),
             "retire_table": call(srv, "DELETE", f"/api/tables/X-{role}", token),
-            "operators": call(srv, "PUT", f"/api/operators/op-{role}", token, {"token": f"op-{role}-token"}),
+            "operators": call(
+                srv,
+                "PUT",
+                f"/api/operators/op-{role}",
+                token,
+                {"token": f"op-{role}-operator-token", "role": "supervisor", "tables": None},
+            ),
         }
         for action in actions:
             allowed = role in permissions.PERMISSIONS[action].roles
@@ -200,7 +206,7 @@ def test_each_role_may_take_the_new_actions_its_row_allows_and_is_refused_403_wi
     refused = [e for e in audit if e["kind"] == "refused"]
     assert {e["operator"] for e in refused if e["action"] == "settings"} == {"dan", "aud"}
     # An operator limited to other tables may not change this one's settings (wrong_table).
-    r = patch(srv, {"status": "closed"}, token="admin-token-ada")
+    r = patch(srv, {"status": "closed"}, token="admin-token-of-ada")
     assert r.status_code == 403 and r.json()["error"] == "wrong_table", r.text
     r = patch(srv, {"status": "closed"}, token=TOKEN)
     assert r.status_code == 403 and r.json()["error"] == "operator_required", "a feed token is no operator"
@@ -261,33 +267,34 @@ def test_tables_added_retired_and_tokens_set_live_take_effect_at_once_and_after_
     db, tcp = tmp_path / "log.sqlite3", free_port()
     srv = Server(db, roles_file, ["--feed-tcp", str(tcp)]).start()
     try:
-        body = new_table("T9", "t9-feed-token", limits={"currency": "MOP", "main": [50, 5000]}, status="reserved")
+        body = new_table("T9", "t9-table-feed-token", limits={"currency": "MOP", "main": [50, 5000]}, status="reserved")
         r = call(srv, "POST", "/api/tables", ADMIN, body)
         assert r.status_code == 200, r.text
         assert r.json()["state"]["status"] == "reserved" and r.json()["limits"]["currency"] == "MOP"
-        r = srv.post("T9", [{"type": "shoe"}, RESULT], "t9-feed-token")
+        r = srv.post("T9", [{"type": "shoe"}, RESULT], "t9-table-feed-token")
         assert r.status_code == 200 and r.json()["applied"] == 2, "a table added live takes feed events at once"
-        assert hello(tcp, "T9", "t9-feed-token")["ok"]
+        assert hello(tcp, "T9", "t9-table-feed-token")["ok"]
         # A new token: the old one is refused from the next request, over HTTP and TCP.
-        r = call(srv, "POST", "/api/tables/T9/feed-token", ADMIN, {"feed_token": "t9-second-token"})
-        assert r.status_code == 200 and r.json()["feed_token"] == "t9-second-token", r.text
-        assert srv.post("T9", RESULT, "t9-feed-token").status_code == 401
-        assert hello(tcp, "T9", "t9-feed-token")["status"] == 401
-        assert srv.post("T9", RESULT, "t9-second-token").status_code == 200
-        assert hello(tcp, "T9", "t9-second-token")["ok"]
+        r = call(srv, "POST", "/api/tables/T9/feed-token", ADMIN, {"feed_token": "t9-second-feed-token"})
+        assert r.status_code == 200 and r.json()["feed_token"] == "t9-second-feed-token", r.text
+        assert srv.post("T9", RESULT, "t9-table-feed-token").status_code == 401
+        assert hello(tcp, "T9", "t9-table-feed-token")["status"] == 401
+        assert srv.post("T9", RESULT, "t9-second-feed-token").status_code == 200
+        assert hello(tcp, "T9", "t9-second-feed-token")["ok"]
         made = call(srv, "POST", "/api/tables/T1/feed-token", ADMIN)  # no body: the service makes one
         assert made.status_code == 200 and len(made.json()["feed_token"]) >= 24
         assert srv.post("T1", {"type": "shoe"}, TOKEN).status_code == 401
         assert srv.post("T1", {"type": "shoe"}, made.json()["feed_token"]).status_code == 200
         # Retired: no more events; the log stays readable; the table shows closed.
         assert call(srv, "DELETE", "/api/tables/T2", ADMIN).status_code == 200
-        r = srv.post("T2", {"type": "shoe"}, "secret-T2")
+        r = srv.post("T2", {"type": "shoe"}, "secret-T2-feed-token")
         assert r.status_code == 409 and r.json()["error"] == "table_retired", r.text
         assert srv.get("/api/tables/T2").json()["status"] == "closed"
         assert srv.get("/api/tables/T2/shoes").status_code == 200
         assert patch(srv, {"status": "open"}, table="T2").status_code == 409
         # Operators added and removed live.
-        assert call(srv, "PUT", "/api/operators/lee", ADMIN, {"token": "lee-dealer-token", "role": "dealer"}).ok
+        lee = {"token": "lee-dealer-token", "role": "dealer", "tables": None}
+        assert call(srv, "PUT", "/api/operators/lee", ADMIN, lee).ok
         assert srv.post("T1", RESULT, "lee-dealer-token").status_code == 200, "a dealer added live deals"
         assert call(srv, "DELETE", "/api/operators/dan", ADMIN).status_code == 200
         assert srv.post("T1", RESULT, DEALER).status_code == 401, "an operator removed live is refused at once"
@@ -296,7 +303,7 @@ def test_tables_added_retired_and_tokens_set_live_take_effect_at_once_and_after_
         assert call(srv, "DELETE", "/api/operators/ada", ADMIN).status_code == 200
         r = call(srv, "DELETE", "/api/operators/ann", ADMIN)
         assert r.status_code == 409 and r.json()["error"] == "last_admin", r.text
-        r = call(srv, "PUT", "/api/operators/ann", ADMIN, {"role": "supervisor"})
+        r = call(srv, "PATCH", "/api/operators/ann", ADMIN, {"role": "supervisor"})
         assert r.status_code == 409 and r.json()["error"] == "last_admin", r.text
     finally:
         srv.kill(signal.SIGTERM)
@@ -304,11 +311,11 @@ def test_tables_added_retired_and_tokens_set_live_take_effect_at_once_and_after_
     try:
         state = srv.get("/api/tables/T9").json()
         assert (state["status"], state["rounds"], state["limits"]["currency"]) == ("reserved", 2, "MOP")
-        assert srv.post("T9", RESULT, "t9-feed-token").status_code == 401
-        assert srv.post("T9", RESULT, "t9-second-token").status_code == 200
-        assert hello(tcp, "T9", "t9-feed-token")["status"] == 401
+        assert srv.post("T9", RESULT, "t9-table-feed-token").status_code == 401
+        assert srv.post("T9", RESULT, "t9-second-feed-token").status_code == 200
+        assert hello(tcp, "T9", "t9-table-feed-token")["status"] == 401
         assert srv.post("T1", {"type": "burn", "count": 1}, TOKEN).status_code == 401
-        assert srv.post("T2", {"type": "shoe"}, "secret-T2").status_code == 409
+        assert srv.post("T2", {"type": "shoe"}, "secret-T2-feed-token").status_code == 409
         names = [o["name"] for o in call(srv, "GET", "/api/operators", ADMIN).json()["operators"]]
         assert "lee" in names and "dan" not in names and "ada" not in names and "ann" in names
         assert srv.post("T1", RESULT, DEALER).status_code == 401

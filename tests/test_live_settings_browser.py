@@ -124,8 +124,8 @@ def test_a_change_made_on_one_process_reaches_a_screen_of_another(browser, tmp_p
     from testing.services import Node, postgres_database, redis_url
 
     config = tmp_path / "tables.toml"
-    config.write_text(TABLES_TOML + '\n[operators.ann]\ntoken = "admin-token-ann"\nrole = "admin"\n')
-    admin = {"Authorization": "Bearer admin-token-ann"}
+    config.write_text(TABLES_TOML + '\n[operators.ann]\ntoken = "admin-token-of-ann"\nrole = "admin"\n')
+    admin = {"Authorization": "Bearer admin-token-of-ann"}
     with postgres_database() as db:
         a, b = (Node(db, config, tmp_path, ["--message-queue", redis_url()]).start() for _ in range(2))
         try:
@@ -139,13 +139,15 @@ def test_a_change_made_on_one_process_reaches_a_screen_of_another(browser, tmp_p
             print(f"a change on process A on a board of process B after {time.monotonic() - started:.2f} s")
             assert b.get("/api/tables/T1/settings").json()["status"] == "reserved"
             # A table added and a feed token set on A are B's too (the floor's log and the table's, followed).
-            body = {"id": "T9", "feed_token": "t9-feed-token", "name": "Nine"}
+            body = {"id": "T9", "feed_token": "t9-table-feed-token", "name": "Nine"}
             assert requests.post(f"{a.url}/api/tables", json=body, headers=admin, timeout=5).status_code == 200
-            until(lambda: b.post("T9", {"type": "shoe"}, "t9-feed-token").status_code == 200)
-            r = requests.post(f"{a.url}/api/tables/T1/feed-token", json={"feed_token": "t1-second"}, headers=admin)
+            until(lambda: b.post("T9", {"type": "shoe"}, "t9-table-feed-token").status_code == 200)
+            r = requests.post(
+                f"{a.url}/api/tables/T1/feed-token", json={"feed_token": "t1-second-feed-token"}, headers=admin
+            )
             assert r.status_code == 200, r.text
             until(lambda: b.post("T1", {"type": "burn", "count": 1}, TOKEN).status_code == 401)
-            assert b.post("T1", {"type": "burn", "count": 1}, "t1-second").status_code == 200
+            assert b.post("T1", {"type": "burn", "count": 1}, "t1-second-feed-token").status_code == 200
             assert problems == []
         finally:
             a.kill(signal.SIGKILL)

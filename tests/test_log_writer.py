@@ -27,7 +27,7 @@ EVENTS_PER_POST = 50  # twenty lists of 50 make a group commit of more than one 
 
 def race_config(path: Path) -> Path:
     tables = "".join(
-        f'[tables.R{i}]\nname = "Race {i}"\nvariant = "commission"\nfeed_token = "race-feed-{i}"\n\n'
+        f'[tables.R{i}]\nname = "Race {i}"\nvariant = "commission"\nfeed_token = "race-feed-token-{i}"\n\n'
         for i in range(1, TABLES + 1)
     )
     path.write_text(tables + f'[operators.pit]\ntoken = "{OPERATOR_TOKEN}"\n')
@@ -35,7 +35,7 @@ def race_config(path: Path) -> Path:
 
 
 def feed_token(table: str) -> str:
-    return f"race-feed-{table[1:]}"
+    return f"race-feed-token-{table[1:]}"
 
 
 class Acknowledged:

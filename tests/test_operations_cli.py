@@ -64,7 +64,9 @@ def test_serve_help_names_an_environment_variable_for_every_option():
 
 def test_every_setting_from_the_environment_and_the_data_directory_created(tmp_path):
     data_dir = tmp_path / "var" / "lib" / "scoreboard"  # does not exist yet
-    (tmp_path / "tables.toml").write_text('[tables.E1]\nname = "Env"\nvariant = "no-commission"\nfeed_token = "e"\n')
+    (tmp_path / "tables.toml").write_text(
+        '[tables.E1]\nname = "Env"\nvariant = "no-commission"\nfeed_token = "env-table-feed-token"\n'
+    )
     elsewhere = tmp_path / "cwd"
     elsewhere.mkdir()
     server = Served(tmp_path, config=None, db=False, cwd=elsewhere)
@@ -79,7 +81,9 @@ def test_every_setting_from_the_environment_and_the_data_directory_created(tmp_p
     server.start()
     try:
         assert [t["table"] for t in server.get("/api/tables").json()["tables"]] == ["E1"]
-        assert server.post_feed("E1", {"type": "shoe", "shoe": "S1", "seq": 1}, "e").status_code == 200
+        assert (
+            server.post_feed("E1", {"type": "shoe", "shoe": "S1", "seq": 1}, "env-table-feed-token").status_code == 200
+        )
         assert (data_dir / "scoreboard.sqlite3").is_file()
         assert f"event log {data_dir / 'scoreboard.sqlite3'}" in server.log()
         server.wait_for_log(r'"GET /api/tables HTTP/1.1" 200')

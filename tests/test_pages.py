@@ -111,7 +111,9 @@ def test_each_language_links_its_own_cjk_font(client, lang, stylesheet):
 
 def test_an_english_page_with_a_chinese_table_name_links_the_simplified_font(tmp_path):
     config = tmp_path / "tables.toml"
-    config.write_text('[tables.VIP]\nname = "貴賓廳 8"\nvariant = "no-commission"\nfeed_token = "t"\n')
+    config.write_text(
+        '[tables.VIP]\nname = "貴賓廳 8"\nvariant = "no-commission"\nfeed_token = "page-table-feed-token"\n'
+    )
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite3"), "TABLES_FILE": str(config)})
     client = app.test_client()
     for path in ["/", "/tables/VIP", "/pit", "/overlay/VIP"]:
@@ -256,7 +258,9 @@ def test_a_bad_display_setting_stops_the_service_at_start(tmp_path):
 
 def test_display_settings_come_from_the_config_file(tmp_path):
     config = tmp_path / "tables.toml"
-    config.write_text('[tables.T]\nfeed_token = "t"\n\n[display]\nidle_after = 600\nnotice_seconds = 12\n')
+    config.write_text(
+        '[tables.T]\nfeed_token = "page-table-feed-token"\n\n[display]\nidle_after = 600\nnotice_seconds = 12\n'
+    )
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite3"), "TABLES_FILE": str(config)})
     board = app.test_client().get("/tables/T").text
     assert 'data-idle-after="600"' in board and 'data-notice-seconds="12"' in board and 'data-shift-pixels="4"' in board

@@ -77,7 +77,7 @@ def test_rounds_appear_and_a_quiet_table_raises_its_alarm(browser, pit_server):
 def test_a_fresh_pit_of_twelve_tables_shows_no_alarm(browser, tmp_path):
     """No display is no alarm: a table raises screen_missing only below its expected_screens (0 by default)."""
     config = tmp_path / "tables.toml"
-    config.write_text("".join(f'[tables.F{i:02}]\nfeed_token = "f{i}-token"\n\n' for i in range(1, 13)))
+    config.write_text("".join(f'[tables.F{i:02}]\nfeed_token = "feed-token-of-F{i:02}"\n\n' for i in range(1, 13)))
     server = Server(tmp_path / "live.sqlite3", config, env={"SCOREBOARD_ALARM_SCREEN_GRACE": "0"}).start()
     try:
         page, problems = open_pit(browser, server)
@@ -184,7 +184,7 @@ def forty_tables(tmp_path):
     config.write_text(
         "".join(
             f'[tables.P{i:02}]\nname = "{"貴賓廳 " if i % 5 == 0 else "Table "}{i}"\n'
-            f'variant = "{"super-six" if i % 2 else "no-commission"}"\nfeed_token = "t{i}"\n\n'
+            f'variant = "{"super-six" if i % 2 else "no-commission"}"\nfeed_token = "feed-token-of-P{i:02}"\n\n'
             for i in range(1, 41)
         )
     )
@@ -199,7 +199,7 @@ def forty_tables(tmp_path):
             }
             for w in ("BBPPBBPPBBBB", "BPBPBPBPTBP", "PPPPPPB")[i % 3]
         ]
-        r = srv.post(f"P{i:02}", events, f"t{i}")
+        r = srv.post(f"P{i:02}", events, f"feed-token-of-P{i:02}")
         assert r.status_code == 200, r.text
     yield srv
     srv.kill()
@@ -220,7 +220,7 @@ def test_forty_tables_fit_one_screen(browser, forty_tables, width, height):
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720), (1080, 1920)])
 def test_forty_tables_and_their_alarms_fit_one_screen(browser, forty_tables, width, height):
     for i in (3, 17, 40):
-        r = forty_tables.post(f"P{i:02}", {"type": "cut"}, f"t{i}")
+        r = forty_tables.post(f"P{i:02}", {"type": "cut"}, f"feed-token-of-P{i:02}")
         assert r.status_code == 200, r.text
     page, problems = open_pit(browser, forty_tables, width=width, height=height)
     wait_for(page, "document.querySelectorAll('#alarm-list .alarm-item').length === 3")
@@ -237,19 +237,21 @@ def test_forty_tables_late_in_a_shoe_go_live(browser, tmp_path):
     # tables at 100 rounds each is the largest answer a floor of forty tables gives, about 1.4 MB.
     config = tmp_path / "tables.toml"
     config.write_text(
-        "".join(f'[tables.P{i:02}]\nvariant = "super-six"\nfeed_token = "t{i}"\n\n' for i in range(1, 41))
+        "".join(
+            f'[tables.P{i:02}]\nvariant = "super-six"\nfeed_token = "feed-token-of-P{i:02}"\n\n' for i in range(1, 41)
+        )
     )
     server = Server(tmp_path / "live.sqlite3", config).start()
     try:
         for i in range(1, 41):
             events = [{"type": "shoe"}] + [{"type": "result", "winner": "BPBBPTPB"[(n + i) % 8]} for n in range(100)]
-            r = server.post(f"P{i:02}", events, f"t{i}")
+            r = server.post(f"P{i:02}", events, f"feed-token-of-P{i:02}")
             assert r.status_code == 200, r.text
         page, problems = open_page(browser, f"{server.url}/pit", 1920, 1080)
         wait_for(page, "[...document.querySelectorAll('.tcard')].every((c) => c.dataset.version === '101')", 20)
         assert page.locator("#live").get_attribute("class") == "live"
         assert page.locator("#t-P40 svg.big_road .circle").count() > 0
-        server.post("P07", {"type": "result", "winner": "B"}, "t7")
+        server.post("P07", {"type": "result", "winner": "B"}, "feed-token-of-P07")
         wait_for(page, "document.getElementById('t-P07').dataset.version === '102'")
         assert problems == []
     finally:

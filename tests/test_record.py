@@ -21,11 +21,11 @@ from tests.test_hardening import make_app, poster
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = (
-    '[tables.T1]\nfeed_token = "secret-T1"\ndecks = 8\n\n'
-    '[operators.pit]\ntoken = "pit-boss-token"\n\n'
-    '[operators.root]\ntoken = "admin-token-1"\nrole = "admin"\n'
+    '[tables.T1]\nfeed_token = "secret-T1-feed-token"\ndecks = 8\n\n'
+    '[operators.pit]\ntoken = "pit-boss-operator-token"\n\n'
+    '[operators.root]\ntoken = "admin-token-of-root"\nrole = "admin"\n'
 )
-ADMIN = "admin-token-1"
+ADMIN = "admin-token-of-root"
 SHOE = [
     {"type": "shoe", "shoe": "S1"},
     {"type": "burn", "cards": ["AS"]},

@@ -20,19 +20,19 @@ from testing.servers import Server, run_cli
 from testing.tables import TABLES_TOML, TOKEN, with_seq
 
 ROLE_TOKENS = {
-    "admin": "admin-token-ann",
+    "admin": "admin-token-of-ann",
     "supervisor": "supervisor-token-sam",
     "dealer": "dealer-token-dan",
     "auditor": "auditor-token-aud",
 }
 NAMES = {"admin": "ann", "supervisor": "sam", "dealer": "dan", "auditor": "aud"}
 DEALER_T2 = "dealer-token-tia"  # a dealer of T2 only
-ADMIN_T2 = "admin-token-ada"  # an admin whose list is T2
+ADMIN_T2 = "admin-token-of-ada"  # an admin whose list is T2
 ROLES_TOML = (
     TABLES_TOML
     + """
 [operators.ann]
-token = "admin-token-ann"
+token = "admin-token-of-ann"
 role = "admin"
 
 [operators.sam]
@@ -52,7 +52,7 @@ role = "dealer"
 tables = ["T2"]
 
 [operators.ada]
-token = "admin-token-ada"
+token = "admin-token-of-ada"
 role = "admin"
 tables = ["T2"]
 """
@@ -101,7 +101,7 @@ def srv(tmp_path_factory):
 def fresh_shoe(server: Server, table: str = "T1") -> None:
     """A new shoe of two keypad rounds (Banker, Player), with the feed's token."""
     events = [{"type": "shoe"}, RESULT, {**RESULT, "winner": "P", "player_points": 8}]
-    r = server.post(table, events, TOKEN if table == "T1" else f"secret-{table}")
+    r = server.post(table, events, TOKEN if table == "T1" else f"secret-{table}-feed-token")
     assert r.status_code == 200, r.text
 
 
@@ -189,7 +189,7 @@ def test_a_dealer_deals_a_finished_shoe_s_end_and_the_next_shoe_but_never_closes
     assert srv.get("/api/tables/T1").json()["shoe"]["id"] == "S-next"
 
 
-def test_an_operator_s_tables_limit_every_role_and_an_admin_s_only_its_table_actions(srv):
+def test_an_operator_s_tables_limit_every_role_an_admin_s_included(srv):
     fresh_shoe(srv)
     fresh_shoe(srv, "T2")
     before = table_now(srv)
@@ -213,19 +213,19 @@ def test_an_operator_s_tables_limit_every_role_and_an_admin_s_only_its_table_act
     ]
 
 
-def test_an_admin_s_tables_do_not_limit_an_action_of_no_table(monkeypatch):
-    """Adding a table or an operator (a later issue's actions) is no table's: an admin limited to T2 may take it,
-    a supervisor never. The entry below is such an action, declared the way those will be."""
-    monkeypatch.setitem(
-        permissions.PERMISSIONS,
-        "add_table",
-        permissions.Permission("adding a table", permissions.ADMINS, per_table=False),
-    )
-    limited_admin = Operator("ada", "x" * 8, ("T2",), role="admin")
-    assert permissions.check(limited_admin, "add_table", None) is None
-    assert permissions.check(limited_admin, "add_table", "T1") is None
-    assert permissions.check(limited_admin, "void", "T1").code == "wrong_table"  # type: ignore[union-attr]
-    denied = permissions.check(Operator("sam", "x" * 8), "add_table", None)
+def test_an_admin_s_tables_limit_its_actions_of_no_one_table_too():
+    """Scope is part of every permission (issue 34 R1): an admin limited to T2 adds no table (that reaches every
+    table), and adds, changes or removes only the operators within T2; a supervisor never does either."""
+    limited_admin = Operator("ada", "x" * 16, ("T2",), role="admin")
+    denied = permissions.check(limited_admin, "add_table")
+    assert denied is not None and denied.code == "wrong_table"
+    assert permissions.check(Operator("ann", "x" * 16, role="admin"), "add_table") is None
+    assert permissions.check(limited_admin, "rotate_token", "T2") is None
+    assert permissions.check(limited_admin, "rotate_token", "T1").code == "wrong_table"  # type: ignore[union-attr]
+    of_t2, of_all = Operator("tia", "t" * 16, ("T2",), role="dealer"), Operator("sam", "s" * 16)
+    assert permissions.check(limited_admin, "operators", over=[of_t2]) is None
+    assert permissions.check(limited_admin, "operators", over=[of_all]).code == "wrong_table"  # type: ignore[union-attr]
+    denied = permissions.check(Operator("sam", "x" * 16), "add_table")
     assert (
         denied is not None
         and denied.code == "role_required"
@@ -317,7 +317,7 @@ def test_the_role_key_of_the_table_file(tmp_path):
         "ada": "admin",
     }
     for bad in ('"boss"', '"Admin"', "3"):
-        path.write_text(TABLES_TOML + f'\n[operators.bob]\ntoken = "bob-token-1"\nrole = {bad}\n')
+        path.write_text(TABLES_TOML + f'\n[operators.bob]\ntoken = "bob-operator-token-1"\nrole = {bad}\n')
         with pytest.raises(ConfigError, match=r"\[operators.bob\] role must be"):
             load_config(str(path))
 

@@ -136,7 +136,7 @@ def test_every_role_and_every_screen_action(roles_app):
         ("screen_forgotten", "sam", "bar-1"),
     ]
     # A dealer of T2 only: refused the table of T1's screen; an admin of T2 only may not move it to T1 either.
-    r = http.put("/api/screens/bar-1", json={"table": "T2"}, headers=auth("admin-token-ada"))
+    r = http.put("/api/screens/bar-1", json={"table": "T2"}, headers=auth("admin-token-of-ada"))
     assert r.status_code == 403 and r.json["error"] == "wrong_table"
     assert http.get("/api/screens", headers=auth("dealer-token-tia")).json["screens"] == []
     r = http.get("/api/screens", headers=auth("feed-token-is-no-operator"))

@@ -125,12 +125,13 @@ def test_a_squeezed_round_reaches_displays_face_down_until_revealed(tmp_path, si
 
     config = tmp_path / "squeeze.toml"
     config.write_text(
-        '[tables.SQ]\nfeed_token = "sq-token"\nsqueeze = true\n\n[operators.pit]\ntoken = "pit-boss-token"\n'
+        '[tables.SQ]\nfeed_token = "squeeze-table-feed-token"\nsqueeze = true\n\n'
+        '[operators.pit]\ntoken = "pit-boss-operator-token"\n'
     )
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "sq.sqlite3"), "TABLES_FILE": str(config)})
     client = app.test_client()
 
-    def post(*events, token="sq-token"):
+    def post(*events, token="squeeze-table-feed-token"):
         from testing.tables import with_seq
 
         r = client.post(
@@ -150,7 +151,7 @@ def test_a_squeezed_round_reaches_displays_face_down_until_revealed(tmp_path, si
     public = client.get("/api/tables/SQ").get_json()
     assert public["deal"]["banker"] == [None, None], "the read API hides the faces"
     assert public["deal"]["player"] == [None, None] and public["deal"]["player_points"] is None
-    private = client.get("/api/tables/SQ", headers={"Authorization": "Bearer pit-boss-token"}).get_json()
+    private = client.get("/api/tables/SQ", headers={"Authorization": "Bearer pit-boss-operator-token"}).get_json()
     assert private["deal"]["banker"] == ["5D", "3C"], "an operator sees them"
     assert client.get("/api/tables/SQ/roads").get_json()["rounds"] == 0, "the roads wait for the reveal"
     post({"type": "reveal", "hand": "player"})
@@ -164,7 +165,9 @@ def test_a_squeezed_round_reaches_displays_face_down_until_revealed(tmp_path, si
     assert done["kind"] == "round" and done["round"]["winner"] == "B" and done["cells"]["bead"] == [0, 0]
     assert client.get("/api/tables/SQ/roads").get_json()["rounds"] == 1
     refused = client.post(
-        "/api/tables/SQ/feed", json={"type": "reveal", "seq": 10**9}, headers={"Authorization": "Bearer sq-token"}
+        "/api/tables/SQ/feed",
+        json={"type": "reveal", "seq": 10**9},
+        headers={"Authorization": "Bearer squeeze-table-feed-token"},
     )
     assert refused.status_code == 409 and refused.get_json()["error"] == "nothing_to_reveal"
     screen.disconnect()
@@ -211,7 +214,7 @@ def test_a_table_nobody_listens_to_makes_no_updates_and_a_display_that_comes_lat
     made.clear()
     feed({"type": "result", "winner": "B"})
     assert made == [] and view.snapshot() == TableView(view.state, hub.log_id).snapshot()
-    feed.table, feed.token = "T2", "secret-T2"
+    feed.table, feed.token = "T2", "secret-T2-feed-token"
     feed({"type": "shoe", "shoe": "S2"}, {"type": "result", "winner": "P"})
     assert len(made) == 2 and len(updates(pit)) == 2, "a pit monitor showing a table listens to it"
 

@@ -216,7 +216,7 @@ def test_r2_a_token_with_bad_text_is_a_400_not_a_500(client):
     for value in (f"a-long-token-{LONE}", "a-long-token-\x07-here"):
         r = send(client, "POST", "/api/tables/T1/feed-token", {"feed_token": value}, ADMIN)
         assert r.status_code == 400 and r.get_json()["error"] == "bad_token", r.get_data()
-        r = send(client, "PUT", "/api/operators/zed", {"token": value, "role": "dealer"}, ADMIN)
+        r = send(client, "PUT", "/api/operators/zed", {"token": value, "role": "dealer", "tables": None}, ADMIN)
         assert r.status_code == 400 and r.get_json()["error"] == "bad_token", r.get_data()
     assert feed(client, [{"type": "shoe"}]).status_code == 200, "the feed token is as it was"
     assert "zed" not in {o["name"] for o in client.get("/api/operators", headers=bearer(ADMIN)).get_json()["operators"]}

@@ -210,7 +210,7 @@ def test_authentication_refused_then_accepted(feed_line):
         assert link.closed_by_server()
         link.disconnect()
     else:
-        reply = link.post({"table": "T2", "token": "secret-T2"})
+        reply = link.post({"table": "T2", "token": "secret-T2-feed-token"})
         assert reply["status"] == 404 and "T1 only" in reply["message"], "a serial line feeds its own table only"
         assert link.post({"type": "shoe", "seq": 1})["status"] == 401, "a refused hello leaves the line closed"
     assert state(server)["version"] == 0, "nothing before a good hello reaches the table"

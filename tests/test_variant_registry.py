@@ -94,7 +94,7 @@ def test_a_table_of_it_shows_its_capabilities(ez, tmp_path):
     from scoreboard.service import create_app
 
     config = tmp_path / "ez.toml"
-    config.write_text('[tables.EZ]\nfeed_token = "ez-token"\nvariant = "ez-dragon"\n')
+    config.write_text('[tables.EZ]\nfeed_token = "ez-table-feed-token"\nvariant = "ez-dragon"\n')
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "ez.sqlite3"), "TABLES_FILE": str(config)})
     try:
         state = app.test_client().get("/api/tables/EZ").get_json()
@@ -115,7 +115,7 @@ def _rules_page(tmp_path, variant_name: str) -> str:
     from scoreboard.service import create_app
 
     config = tmp_path / "rules.toml"
-    config.write_text(f'[tables.R]\nfeed_token = "r-token"\nvariant = "{variant_name}"\n')
+    config.write_text(f'[tables.R]\nfeed_token = "r-table-feed-token"\nvariant = "{variant_name}"\n')
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "r.sqlite3"), "TABLES_FILE": str(config)})
     try:
         return app.test_client().get("/tables/R/rules").text

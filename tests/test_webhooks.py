@@ -333,7 +333,9 @@ def test_a_receiver_takes_only_its_events_and_tables(hooked):
     app, receiver, _ = hooked(extra='events = ["shoe"]\ntables = ["T2"]\n')
     client = app.test_client()
     feed(client, [{"type": "shoe", "seq": 1}, {**shoe_rounds(1)[0], "seq": 2}])
-    feed(client, [{"type": "shoe", "seq": 1}, {**shoe_rounds(1)[0], "seq": 2}], token="secret-T2", table="T2")
+    feed(
+        client, [{"type": "shoe", "seq": 1}, {**shoe_rounds(1)[0], "seq": 2}], token="secret-T2-feed-token", table="T2"
+    )
     receiver.wait_for(lambda got: len(got) >= 1, what="T2's shoe")
     time.sleep(0.5)
     assert [(b["table"], b["type"]) for b in receiver.bodies()] == [("T2", "shoe")]
@@ -462,7 +464,7 @@ def test_a_stuck_receiver_holds_few_sockets_and_delays_no_one(tmp_path):
         try:
             client = app.test_client()
             started = time.monotonic()
-            for table, token in (("T1", TOKEN), ("T2", "secret-T2"), ("INS", "secret-INS")):
+            for table, token in (("T1", TOKEN), ("T2", "secret-T2-feed-token"), ("INS", "secret-INS-feed-token")):
                 body = [{"type": "shoe", "seq": 1}] + [{**r, "seq": 2 + i} for i, r in enumerate(shoe_rounds(5))]
                 for event in body:
                     feed(client, event, token=token, table=table)
@@ -566,14 +568,14 @@ def test_kill_9_with_deliveries_pending_then_a_restart_delivers_them_all(tmp_pat
 def test_only_a_supervisor_or_an_admin_sends_a_delivery_again(hooked):
     app, receiver, _ = hooked(
         lambda r: status(500),
-        extra='\n[operators.dan]\ntoken = "dealer-token-1"\nrole = "dealer"\n'
-        '\n[operators.al]\ntoken = "auditor-token-1"\nrole = "auditor"\n',
+        extra='\n[operators.dan]\ntoken = "dealer-token-of-dan"\nrole = "dealer"\n'
+        '\n[operators.al]\ntoken = "auditor-token-of-al"\nrole = "auditor"\n',
     )
     client = app.test_client()
     feed(client, {"type": "shoe", "seq": 1})
     receiver.wait_for(lambda got: len(got) >= 1, what="the first attempt")
     delivery = client.get("/api/webhooks/studio/deliveries", headers=AS_OPERATOR).get_json()["deliveries"][0]
-    for token in ("dealer-token-1", "auditor-token-1"):
+    for token in ("dealer-token-of-dan", "auditor-token-of-al"):
         as_them = {"Authorization": f"Bearer {token}"}
         assert client.get("/api/webhooks", headers=as_them).status_code == 200, "every role reads the webhooks"
         refused = client.post(f"/api/webhooks/studio/deliveries/{delivery['id']}/retry", headers=as_them)
@@ -602,7 +604,7 @@ def test_two_processes_on_postgresql_send_each_delivery_once(tmp_path):
         nodes = [Node(db, config, tmp_path, ["--message-queue", queue]).start() for _ in range(2)]
         try:
             versions = {"T1": 0, "T2": 0}
-            tokens = {"T1": TOKEN, "T2": "secret-T2"}
+            tokens = {"T1": TOKEN, "T2": "secret-T2-feed-token"}
 
             def deal(node, table, event):
                 reply = node.post(table, event, tokens[table])

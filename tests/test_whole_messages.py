@@ -25,14 +25,17 @@ ROUNDS = 100  # keypad results in each table's shoe: late in an 8-deck shoe (416
 def forty_tables_late_in_a_shoe(tmp_path) -> Server:
     config = tmp_path / "tables.toml"
     config.write_text(
-        "".join(f'[tables.P{i:02}]\nvariant = "super-six"\nfeed_token = "t{i}"\n\n' for i in range(1, TABLES + 1))
+        "".join(
+            f'[tables.P{i:02}]\nvariant = "super-six"\nfeed_token = "feed-token-of-P{i:02}"\n\n'
+            for i in range(1, TABLES + 1)
+        )
     )
     server = Server(tmp_path / "live.sqlite3", config).start()
     for i in range(1, TABLES + 1):
         events = [{"type": "shoe"}] + [
             {"type": "result", "winner": "BPBBPTPB"[(n * 7 + i) % 8], "player_pair": n % 11 == 0} for n in range(ROUNDS)
         ]
-        r = server.post(f"P{i:02}", events, f"t{i}")
+        r = server.post(f"P{i:02}", events, f"feed-token-of-P{i:02}")
         assert r.status_code == 200, r.text
     return server
 

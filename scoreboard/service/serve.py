@@ -26,7 +26,7 @@ from .server import collector, logs
 from .server.attempts import GuessLimits
 from .server.session_limits import SessionLimits
 from .server.wsgi_server import BACKLOG, Server, listen, raise_open_files_limit
-from .tables.config import ConfigError
+from .tables.config import DEMO_OPERATOR_TOKEN, ConfigError
 from .tables.current import hub_of
 
 
@@ -88,8 +88,8 @@ def run(options: ServeOptions) -> None:
     say(f"event log {hub.store.url}")
     if not options.config_file:
         say(
-            'demo tables, dealt by the simulated shoe; their feed token is "demo", the operator "pit" has the '
-            'token "demo-pit" (/operator)'
+            'demo tables, dealt by the simulated shoe alone (they have no feed token); the operator "pit" has the '
+            f'token "{DEMO_OPERATOR_TOKEN}" (/operator)'
         )
     app.extensions[RELAY].start()
     app.extensions["displays"].start()

@@ -74,6 +74,25 @@ def operator_of(hub: TableHub, token: str | None) -> Operator | None:
     return None
 
 
+def credential(hub: TableHub, table_id: str, token: str | None) -> tuple[bool, Operator | None]:
+    """Whether `token` is the feed token of `table_id` (a table that exists), else the operator it is, if any. On a log
+    other processes share, a token known to neither is looked for again once the table and the floor are read from
+    the log: a feed token set, or an operator added, on another process a moment ago works here at once too (a token
+    set anew or removed is refused there: hub.submit judges every post again in its transaction)."""
+    table = hub.tables[table_id]
+    if table.config.takes_token(token):
+        return True, None
+    op = operator_of(hub, token)
+    if op is not None or token is None or not hub.store.shared:
+        return False, op
+    try:
+        hub.floor.refresh()
+    except StorageFailed:  # the log does not answer: the token is judged on what this process knows
+        return False, None
+    hub.catch_up(table_id, wait=True)
+    return hub.tables[table_id].config.takes_token(token), operator_of(hub, token)
+
+
 def too_many_attempts(hub: TableHub, client: str | None, token: str | None) -> tuple[int, dict] | None:
     """The 429 for a client address that gave too many wrong tokens lately (hub.attempts), or None. Its token is not
     even compared, unless it authenticated from that address before (a shoe working beside a misconfigured device):
@@ -108,8 +127,7 @@ def identify(hub: TableHub, table_id: str, token: str | None, client: str | None
     waiting = too_many_attempts(hub, client, token)
     if waiting is not None:
         return waiting
-    feed = table.config.takes_token(token)
-    op = None if feed else operator_of(hub, token)
+    feed, op = credential(hub, table_id, token)
     if feed or op is not None:
         if client and token is not None:
             hub.attempts.succeeded(client, token)
@@ -161,8 +179,13 @@ def receive(
     events = body if isinstance(body, list) else [body]
     if not events:
         return 400, error_body("malformed", "the list of events is empty", applied=0)
+    # The feed's token goes with its post: judged again where the post is stored, so that a token set anew (on any
+    # process) refuses the posts stored after it.
+    feed_token = token if caller.operator is None else None
     try:
-        return 200, hub.submit(table_id, events, operator=caller.operator, is_list=isinstance(body, list))
+        return 200, hub.submit(
+            table_id, events, operator=caller.operator, is_list=isinstance(body, list), token=feed_token
+        )
     except FeedRefused as e:
         refused_log.info(
             "feed refused: table %s, %s %s, from %s (%r)", table_id, e.refusal.status, e.refusal.code, source, caller

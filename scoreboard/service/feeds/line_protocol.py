@@ -150,8 +150,8 @@ class Session:
         if waiting is not None:
             status, body = waiting
             return Reply(status, body, close=True)
-        operator = intake.operator_of(self.hub, hello.token)
-        if not table.config.takes_token(hello.token) and operator is None:
+        feed, operator = intake.credential(self.hub, table_id, hello.token)
+        if not feed and operator is None:
             log.warning("feed refused: table %s, 401 unauthorized, from %s", table_id, self.source)
             if self.client:
                 self.hub.attempts.refused(self.client)

@@ -102,6 +102,15 @@ class Job(Protocol):
         ...
 
 
+# A job may also read other logs in its transaction: `reads` (a mapping of log name -> the version it knows) are
+# locked with its table and read past that version, and handed to its `read(newer)` before `stage` (an operator's
+# post reads the floor's log: who the operator is then holds at the commit, on every process).
+
+
+def _reads(job: Job) -> Mapping[str, int]:
+    return getattr(job, "reads", None) or {}
+
+
 class Outcome(Protocol):
     """What `write` returns: a `concurrent.futures.Future`, or the runner's cheaper equivalent under gevent."""
 
@@ -234,7 +243,9 @@ class Writer:
 
     def _commit(self, batch: list[tuple[Job, Outcome]]) -> None:
         jobs = [job for job, _ in batch]
-        tables = sorted({job.table_id for job in jobs if job.table_id is not None})
+        tables = sorted(
+            {job.table_id for job in jobs if job.table_id is not None} | {t for j in jobs for t in _reads(j)}
+        )
         try:
             started = time.perf_counter()
             self._use(self._transact, jobs, tables)
@@ -267,7 +278,15 @@ class Writer:
         """One transaction for `jobs`, driven here with the side's primitives (on the writer's thread)."""
         with self._side.transaction() as tx:
             tx.lock(tables)
-            newer = tx.newer({job.table_id: job.after for job in jobs if job.table_id is not None})
+            after: dict[str, int] = {}
+            for job in jobs:  # a log several jobs read is read past the oldest version they know
+                for name, version in _reads(job).items():
+                    after[name] = min(version, after.get(name, version))
+            after.update({job.table_id: job.after for job in jobs if job.table_id is not None})
+            newer = tx.newer(after)
+            for job in jobs:
+                if _reads(job):
+                    job.read({name: newer.get(name, ()) for name in _reads(job)})  # type: ignore[attr-defined]
             tx.insert([job.stage(newer.get(job.table_id, ()) if job.table_id is not None else ()) for job in jobs])
 
 
@@ -291,8 +310,9 @@ def _one_job_per_table(
     pending: list[tuple[Job, Outcome]],
 ) -> tuple[list[tuple[Job, Outcome]], list[tuple[Job, Outcome]]]:
     """The next commit's jobs and the ones left for the one after: a table's second job waits for its first to be
-    committed (it is staged on the version that one makes). The hub sends one post per table at a time; this keeps
-    the rule for any other job.
+    committed (it is staged on the version that one makes), and so does a job reading a log another job of the
+    commit writes, or writing one another reads (it must read it as committed). The hub sends one post per table
+    at a time; this keeps the rule for any other job.
 
     >>> class J:
     ...     def __init__(self, t): self.table_id = t
@@ -303,14 +323,16 @@ def _one_job_per_table(
     """
     now: list[tuple[Job, Outcome]] = []
     later: list[tuple[Job, Outcome]] = []
-    seen: set[str] = set()
+    written: set[str] = set()
+    read: set[str] = set()
     for item in pending:
-        table_id = item[0].table_id
-        if table_id is not None and table_id in seen:
+        table_id, reads = item[0].table_id, set(_reads(item[0]))
+        if (table_id is not None and (table_id in written or table_id in read)) or reads & written:
             later.append(item)
             continue
         if table_id is not None:
-            seen.add(table_id)
+            written.add(table_id)
+        read |= reads
         now.append(item)
     return now, later
 

@@ -17,10 +17,14 @@ from ...errors import Refusal
 from ...live_settings import Limits, check
 from ...roads import Thresholds
 from ...table import TableConfig, token_digest
+from ...text import problem
 from .outbox import EVENT_TYPES
 from .permissions import DEFAULT_ROLE, ROLES, Role
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+# A token's length, in the table file and set live (a feed's, an operator's): long enough that guessing is hopeless
+# (configuration.md), short enough for a header. web/floor.py reads it from here.
+TOKEN_CHARS = (16, 200)
 
 # Each table setting and the type it takes; the meanings and defaults live on TableConfig.
 TABLE_SETTINGS: dict[str, type | tuple[type, ...]] = {
@@ -52,7 +56,28 @@ TYPE_NAMES = {str: "text", int: "a whole number", bool: "true or false", dict: "
 
 
 class ConfigError(ValueError):
-    """The configuration cannot be used; the message names the file, the section and the setting."""
+    """The configuration cannot be used; the message names the file, the section and the setting (`setting`, where
+    one setting is wrong: the API names it as the field)."""
+
+    def __init__(self, message: str, setting: str | None = None):
+        super().__init__(message)
+        self.setting = setting
+
+
+def token_problem(name: str, token: object) -> str | None:
+    """What is wrong with a token (a feed's or an operator's, in the file or set live), or None.
+
+    >>> token_problem("feed_token", "a long random secret") is None
+    True
+    >>> token_problem("token", "short")
+    'token must be text of 16 to 200 characters without spaces around (5 given)'
+    """
+    low, high = TOKEN_CHARS
+    if isinstance(token, str) and low <= len(token) <= high and token == token.strip():
+        wrong = problem(token)  # text.py's rule: a lone surrogate has no bytes to hash, a control character no place
+        return None if wrong is None else f"{name} must be {wrong}"
+    given = f" ({len(token)} given)" if isinstance(token, str) and not low <= len(token) <= high else ""
+    return f"{name} must be text of {low} to {high} characters without spaces around{given}"
 
 
 @dataclass(frozen=True)
@@ -69,12 +94,18 @@ class Operator:
     def may_act_on(self, table_id: str) -> bool:
         return self.tables is None or table_id in self.tables
 
+    @property
+    def digest(self) -> str:
+        """Their token's SHA-256, however it was given (the file's token, or a digest set live)."""
+        return self.token_sha256 if self.token_sha256 is not None else token_digest(self.token)
+
     def takes_token(self, given: str | None) -> bool:
         """Whether `given` is this operator's token, compared in constant time (an empty token never matches).
 
-        >>> Operator("sue", "sue-token").takes_token("sue-token"), Operator("sue", "sue-token").takes_token("x")
+        >>> sue = Operator("sue", "sue-token-of-the-pit")
+        >>> sue.takes_token("sue-token-of-the-pit"), sue.takes_token("x")
         (True, False)
-        >>> Operator("al", "", token_sha256=token_digest("al-token")).takes_token("al-token")
+        >>> Operator("al", "", token_sha256=token_digest("al-token-of-the-pit")).takes_token("al-token-of-the-pit")
         True
         """
         if given is None:
@@ -133,23 +164,18 @@ class Config:
     allowed_origins: tuple[str, ...] = ()  # [server] allowed_origins: pages of these origins may read the API
 
 
+# The demo tables are dealt by the built-in simulated shoe alone: they have no feed token (every feed post to them is
+# refused 401). Their operator's token is printed at the start (serve.py) and in deployment.md.
+DEMO_OPERATOR_TOKEN = "demo-pit-operator"
 DEMO = Config(
     tables=(
-        TableConfig("demo-1", "Demo Super Six Plus", "super-six-plus", feed_token="demo", min_bet=100, max_bet=50_000),
-        TableConfig("demo-2", "Demo No Commission", "no-commission", feed_token="demo", min_bet=50, max_bet=20_000),
-        TableConfig(
-            "demo-3",
-            "Demo Super Six 15:1",
-            "super-six",
-            super_six_pays=15,
-            feed_token="demo",
-            min_bet=100,
-            max_bet=30_000,
-        ),
-        TableConfig("demo-4", "Demo Commission", "commission", feed_token="demo", min_bet=25, max_bet=10_000),
+        TableConfig("demo-1", "Demo Super Six Plus", "super-six-plus", min_bet=100, max_bet=50_000),
+        TableConfig("demo-2", "Demo No Commission", "no-commission", min_bet=50, max_bet=20_000),
+        TableConfig("demo-3", "Demo Super Six 15:1", "super-six", super_six_pays=15, min_bet=100, max_bet=30_000),
+        TableConfig("demo-4", "Demo Commission", "commission", min_bet=25, max_bet=10_000),
     ),
     simulated=frozenset({"demo-1", "demo-2", "demo-3", "demo-4"}),
-    operators=(Operator("pit", "demo-pit"),),
+    operators=(Operator("pit", DEMO_OPERATOR_TOKEN),),
 )
 
 
@@ -202,7 +228,8 @@ def _checked(where: str, settings: object, known: dict) -> dict:
             raise ConfigError(f"{where} has an unknown setting {key!r}; known: {', '.join(known)}")
         wrong = (isinstance(value, bool) and expected is not bool) or not isinstance(value, expected)
         if wrong:
-            raise ConfigError(f"{where} {key} must be {TYPE_NAMES.get(expected, expected)}, not {value!r}")
+            shown = "a token" if "token" in str(key) else repr(value)[:60]
+            raise ConfigError(f"{where} {key} must be {TYPE_NAMES.get(expected, expected)}, not {shown}", str(key))
     return settings
 
 
@@ -215,7 +242,10 @@ def _table(path: str, table_id: str, settings: object) -> TableConfig:
         )
     values = dict(_checked(where, settings, TABLE_SETTINGS))
     if not values.get("feed_token"):
-        raise ConfigError(f"{where} needs a feed_token: the shoe's key to post to this table's feed")
+        raise ConfigError(f"{where} needs a feed_token: the shoe's key to post to this table's feed", "feed_token")
+    problem = token_problem("feed_token", values["feed_token"])
+    if problem:
+        raise ConfigError(f"{where} {problem}", "feed_token")
     values.pop("simulate", None)
     try:
         return table_config(table_id, values)
@@ -233,31 +263,42 @@ def table_config(table_id: str, values: dict) -> TableConfig:
     return TableConfig(table_id, patterns=patterns, **values)
 
 
-def operator_of_settings(name: str, settings: dict, tables: set[str]) -> Operator:
-    """An operator from their settings as the table file gives them (or `PUT /api/operators/<name>`); a ConfigError
-    names what is wrong."""
-    return _operator("the operator", name, settings, tables)
-
-
 def _operator(path: str, name: str, settings: dict, tables: set[str]) -> Operator:
     where = f"{path}: [operators.{name}]"
     if not NAME.match(name):
         raise ConfigError(f"{path}: operator name {name!r} must be 1 to 40 letters, digits, '-', '_' or '.'")
     _checked(where, settings, OPERATOR_SETTINGS)
     token = settings.get("token")
-    if not token or len(token) < 8:
-        raise ConfigError(f"{where} needs a token of at least 8 characters")
+    if token is None:
+        raise ConfigError(f"{where} needs a token: the operator's key to sign in and act", "token")
+    problem = token_problem("token", token)
+    if problem:
+        raise ConfigError(f"{where} {problem}", "token")
     role = settings.get("role", DEFAULT_ROLE)
     if role not in ROLES:
-        raise ConfigError(f"{where} role must be one of {', '.join(ROLES)}, not {role!r}")
+        raise ConfigError(f"{where} role must be one of {', '.join(ROLES)}, not {str(role)[:40]!r}", "role")
     names = settings.get("tables")
     if names is not None:
-        unknown = [t for t in names if t not in tables]
-        if unknown or not all(isinstance(t, str) for t in names):
-            raise ConfigError(f"{where} tables names {unknown[0] if unknown else names!r}, which is not a table here")
-
-        return Operator(name, token, tuple(names), role)
+        return Operator(name, token, table_ids(where, names, tables), role)
     return Operator(name, token, role=role)
+
+
+def table_ids(where: str, names: object, tables: set[str]) -> tuple[str, ...]:
+    """An operator's `tables`: a list of the ids of tables here; ConfigError naming `tables` otherwise.
+
+    >>> table_ids("[operators.dan]", ["T1"], {"T1", "T2"})
+    ('T1',)
+    >>> table_ids("[operators.dan]", [{}], {"T1"})
+    Traceback (most recent call last):
+    ...
+    scoreboard.service.tables.config.ConfigError: [operators.dan] tables must be a list of table ids, not [{}]
+    """
+    if not isinstance(names, list) or not all(isinstance(t, str) for t in names):
+        raise ConfigError(f"{where} tables must be a list of table ids, not {str(names)[:60]}", "tables")
+    unknown = [t for t in names if t not in tables]
+    if unknown:
+        raise ConfigError(f"{where} tables names {unknown[0][:40]!r}, which is not a table here", "tables")
+    return tuple(names)
 
 
 def _receiver(path: str, name: str, settings: dict, tables: set[str]) -> Receiver:
@@ -290,9 +331,7 @@ def _receiver(path: str, name: str, settings: dict, tables: set[str]) -> Receive
             raise ConfigError(f"{where} events is empty: name the event types to deliver, or leave it out for all")
     names = settings.get("tables")
     if names is not None:
-        unknown = [t for t in names if t not in tables]
-        if unknown or not all(isinstance(t, str) for t in names):
-            raise ConfigError(f"{where} tables names {unknown[0] if unknown else names!r}, which is not a table here")
+        names = table_ids(where, names, tables)
     return Receiver(
         name,
         url,

@@ -13,6 +13,11 @@ floor posts); what belongs to no table yet, or to none, is here:
 A start folds the table file, then this log; every process follows it (a shared log tells of each commit), so a
 table added or an operator removed on one process is known to all. Writes go through the log's writer like any
 table's, locked and caught up the same way.
+
+A removal or a change holds on every process from the moment it is answered (scale-out.md "Removals and
+rotations"): a request with an operator's token reads this log's newest events before the token is taken
+(`refresh`), and an operator's post is judged again in its own transaction, which locks this log and reads it
+(`standing`), so that no process takes the old token once the change is committed.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ...errors import Refusal
 from ...record import Entry, link
 from ..log import Record, Stored, Writes
 from .config import ConfigError, Operator, table_config
+from .idempotency import Asked, Repeated
 
 if TYPE_CHECKING:
     from .hub import TableHub
@@ -48,17 +54,55 @@ class Floor:
             entries = self.hub.blocking(self.hub.store.entries_after, FLOOR, self.version)
             self._follow(entries)
 
-    def write(self, event: dict) -> None:
-        """Store a floor event and take it; StorageFailed (a 503) if the log does not commit it in time."""
+    def refresh(self) -> None:
+        """`catch_up` for a request about to take an operator's token: StorageFailed (a 503) if the log does not
+        answer in time (an operator removed meanwhile on another process must not be taken)."""
+        with self._lock:
+            self._follow(self.hub.read(self.hub.store.entries_after, FLOOR, self.version))
+
+    def follow(self, entries: Sequence[Entry]) -> None:
+        """Take floor events another process stored, read in a transaction of this process's writer (which holds
+        this log's lock there): the writer runs one job at a time, and nothing here waits."""
+        self._follow(entries)
+
+    def standing(self, op: Operator) -> Operator | Refusal:
+        """`op` as the floor has them now (their role or tables may have changed since their token was taken), or
+        the 401 if they were removed or given another token since."""
+        now = next((o for o in self.hub.operators if o.name == op.name), None)
+        if now is None or now.digest != op.digest:
+            return Refusal(
+                f"operator {op.name}'s token is no longer valid: they were removed or given another token",
+                "unauthorized",
+                401,
+            )
+        return now
+
+    def write(
+        self, event: dict, asked: Asked | None = None, answer: dict | None = None, by: Operator | None = None
+    ) -> None:
+        """Store a floor event and take it; StorageFailed (a 503) if the log does not commit it in time. `asked`: the
+        request had an Idempotency-Key, stored with the event and its `answer` (a key stored before raises
+        Repeated, storing nothing). `by`: the operator making the change, judged again in its transaction (a
+        Refusal if they were removed or changed meanwhile)."""
         from .hub import StorageFailed
 
         with self._lock:
-            done = self.hub.writer.write(_FloorJob(self, event))
+            repeated = self.hub.requests.find(asked)
+            if repeated is not None:
+                raise repeated
+            if asked is not None:
+                event = {**event, "request": asked.stored(answer or {})}
+            job = _FloorJob(self, event, asked, by)
+            done = self.hub.writer.write(job)
             try:
                 done.result(timeout=self.hub.write_timeout)
             except Exception as e:  # a 503: the change may land late, and is then taken when the commit is told
                 log.error("the floor's log: storing %s failed: %s", event.get("type"), e)
                 raise StorageFailed(f"the change could not be stored ({e or type(e).__name__}); try again") from None
+            if job.repeated is not None:
+                raise job.repeated
+            if job.refused is not None:
+                raise job.refused
 
     def _follow(self, entries: Sequence[Entry]) -> None:
         """Take floor events read with their hashes (the chain's head follows them)."""
@@ -96,6 +140,8 @@ class Floor:
             hub.operators = tuple(o for o in hub.operators if o.name != event["name"])
         else:
             log.error("the floor's log holds an event of unknown type %r", kind)
+            return
+        hub.requests.take(event)
 
 
 class _FloorJob:
@@ -103,20 +149,40 @@ class _FloorJob:
 
     table_id = FLOOR
 
-    def __init__(self, floor: Floor, event: dict):
-        self.floor, self.event = floor, event
+    def __init__(self, floor: Floor, event: dict, asked: Asked | None = None, by: Operator | None = None):
+        self.floor, self.event, self.asked, self.by = floor, event, asked, by
         self.after = floor.version
         self.version = floor.version + 1
         self.hash = ""
+        self.repeated: Repeated | None = None
+        self.refused: Refusal | None = None
 
     def stage(self, newer: Sequence[Entry]) -> Writes:
         if newer:
             self.floor._follow(newer)
+        # What another process stored first may be this very request (a retry racing its first try), or may have
+        # removed or changed the operator making it: then nothing is stored.
+        self.repeated = self.floor.hub.requests.find(self.asked)
+        self.refused = None
+        if self.by is not None and self.repeated is None:
+            standing = self.floor.standing(self.by)
+            if isinstance(standing, Refusal):
+                self.refused = standing
+            elif standing != self.by:
+                self.refused = Refusal(
+                    f"operator {self.by.name}'s role or tables changed meanwhile: send it again",
+                    "operator_changed",
+                    409,
+                )
+        if self.repeated is not None or self.refused is not None:
+            return Writes()
         self.version = (newer[-1].version if newer else self.after) + 1
         self.hash = link(self.floor.head or self.floor.hub.log_id, self.version, 0, self.event, None)
         record = Record(FLOOR, self.version, 0, self.event, str(self.event["type"]), hash=self.hash)
         return Writes([record])
 
     def committed(self) -> None:
+        if self.repeated is not None or self.refused is not None:
+            return
         self.floor.head = self.hash
         self.floor._fold([(self.version, self.event)])

@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, cast
 
@@ -38,6 +38,7 @@ from . import permissions
 from .alarms import Alarms, Raised, of_events
 from .bets_clock import BetsClock
 from .floor import FLOOR, Floor
+from .idempotency import Asked, Repeated, Requests
 from .outbox import Outbox
 from .updates import Shown, shown_after, slim
 
@@ -125,6 +126,7 @@ class TableHub:
         self._closing: list[Callable[[], None]] = []
         self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
         self.floor = Floor(self)  # tables added and operators changed live (floor.py)
+        self.requests = Requests()  # the Idempotency-Keys of the writes stored lately (idempotency.py)
         self.bets_clock = BetsClock(self)  # closes a betting window when its time is up (bets_clock.py)
         self._history: dict[str, int] = {}  # per table: the version its current shoe starts after (replay)
         # A simulated table's secret, revealed however its shoe ends (feeds/simulator.py registers it).
@@ -269,6 +271,8 @@ class TableHub:
         after it)."""
         rows = self.blocking(self.store.operator_events, table_id, FLOOR_TYPES)
         state = TableState(config)
+        for _, _, event in rows:
+            self.requests.take(event)  # a write's Idempotency-Key, recognised for a while after it
         for version, _, event in rows:
             if version > before:
                 break
@@ -318,6 +322,7 @@ class TableHub:
             refold = Refold(view.state, view.state.head or self.log_id, table_id)
             for state, delta in refold.fold(rows):
                 view.take(state, delta)
+                self.requests.take(delta.event)
             if refold.breaks:
                 self.runner.spawn(self.report, refold.breaks)
             self.bets_clock.watch(table_id, view.state)
@@ -337,14 +342,22 @@ class TableHub:
         is_list: bool = True,
         floor: bool = False,
         service: bool = False,
+        token: str | None = None,
+        asked: Asked | None = None,
+        answer: Callable[[TableState], dict] | None = None,
     ) -> FeedReply:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
         `operator` is the operator whose token sent them (None for the table's feed token): each event is an action
         their role must allow at this table (permissions.py), judged on the table as that event finds it.
+        `token`: the feed token a feed's post came with. Who sent a post (that token, or the operator) is judged
+        again in the log's transaction, on the table and the floor as it finds them there: a token set, a table
+        retired, an operator removed or changed, on any process, refuses the posts stored after it.
         `floor`: the events are the floor's (a setting changed live, a feed token set, the table retired: events.py
         FLOOR_TYPES), made by the API once it has checked them and the operator's permission; each is completed
-        on the table as it finds it (its `before`) and stored like any other.
+        on the table as it finds it (its `before`) and stored like any other. `asked`: the request had an
+        Idempotency-Key (idempotency.py): stored with the event, with `answer` (the answer, from the table after it);
+        a key stored before raises Repeated, storing nothing.
         `service`: the service made the events itself (bets_clock.py); they need no seq.
         """
         started = time.perf_counter()
@@ -362,9 +375,11 @@ class TableHub:
             raise StorageFailed("the table is still storing an earlier event: try again with the same seq")
         handed_off = False
         try:
+            repeated = self.requests.find(asked)
+            if repeated is not None:
+                raise repeated
             base = self.tables[table_id].state
-            staged, refused = _stage(base, events, operator, service, floor, self.revealers.get(table_id))
-            post = _Post(self, table_id, base, events, operator, staged, refused, started, service, floor)
+            post = _Post(self, table_id, base, events, operator, started, service, floor, token, asked, answer)
             if self.store.shared or post.writes():
                 # A shared log may hold newer events of this table than this process has seen: even a refusal or a
                 # duplicate is only known for sure under the table's lock there, on the caught-up state. A refused
@@ -395,10 +410,12 @@ class TableHub:
         if self._latest.get(table_id, 0) > view.version:
             # Another process committed while this write held the table here: its catch-up was put off till now.
             self.runner.spawn(self.catch_up, table_id)
+        if post.repeated is not None:
+            raise post.repeated
         if post.refused is not None:
             refusal, index = post.refused
             self._count_refused(table_id, _kind(events[index]), refusal.code)
-            raise FeedRefused(refusal, len(post.results), index if is_list else None)
+            raise FeedRefused(refusal, len(post.results), index if is_list and not post.unauthorized else None)
         return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
 
     def _take(self, post: _Post) -> list[Result]:
@@ -408,6 +425,7 @@ class TableHub:
         view = self.tables[table_id]
         for state, delta in post.caught:
             view.take(state, delta)
+            self.requests.take(delta.event)
         results: list[Result] = []
         # Asked once a post: nothing here yields, so no display joins until the post is taken (its snapshot then has
         # all of it).
@@ -416,6 +434,8 @@ class TableHub:
             if delta.duplicate:
                 results.append({"version": view.version, "kind": delta.event["type"], "duplicate": True})
                 continue
+            if "request" in delta.event:
+                self.requests.take(delta.event)
             if listening:
                 before = self._shown_of(table_id, view)
                 update = view.advance(state, delta)
@@ -558,37 +578,82 @@ class _Post:
         base: TableState,
         events: list,
         operator: Operator | None,
-        staged: list[tuple[TableState, Delta]],
-        refused: tuple[Refusal, int] | None,
         started: float,
         service: bool = False,
         floor: bool = False,
+        token: str | None = None,
+        asked: Asked | None = None,
+        answer: Callable[[TableState], dict] | None = None,
     ):
         self.hub, self.table_id, self.base, self.events, self.operator = hub, table_id, base, events, operator
-        self.service, self.floor = service, floor
+        self.service, self.floor, self.token, self.asked, self.answer = service, floor, token, asked, answer
         self.after = base.version
-        self.staged, self.refused, self.started = staged, refused, started
+        self.started = started
         self.caught: list[tuple[TableState, Delta]] = []  # events other processes stored first
         self.results: list[Result] = []
         self.deliveries = False  # its writes hold webhook deliveries
         self._writes: Writes | None = None
         self.raised = Raised()  # the alarms its events raise and clear, stored with them
+        self.staged: list[tuple[TableState, Delta]] = []
+        self.refused: tuple[Refusal, int] | None = None
+        self.repeated: Repeated | None = None  # its Idempotency-Key was stored before: nothing to store
+        self.unauthorized = False  # its token, or its operator, no longer stands
+        self.judged_as: Operator | Refusal | None = None  # the operator its events were judged for
+        self._judge(base)
+
+    @property
+    def reads(self) -> Mapping[str, int]:
+        """The logs besides the table's that the writer locks and reads in its transaction: the floor's, for an
+        operator's post (who they are is judged on the floor as that transaction finds it)."""
+        return {FLOOR: self.hub.floor.version} if self.operator is not None else {}
+
+    def read(self, newer: Mapping[str, Sequence[Entry]]) -> None:
+        """The floor's events another process stored first (before `stage`, in the same transaction)."""
+        self.hub.floor.follow(newer.get(FLOOR, ()))
 
     def stage(self, newer: Sequence[Entry]) -> Writes:
         """What to store, given the events the log holds past `after` (the writer asks in its transaction, the
-        table locked). With none, the post stands as it was staged; else it is staged again on the caught-up state
-        (every call starts from `base`: a retried transaction gets the same answer)."""
-        if newer:
-            refold = Refold(self.base, self.base.head or self.hub.log_id, self.table_id)
-            self.caught = list(refold.fold(newer))
-            if refold.breaks:
-                self.hub.runner.spawn(self.hub.report, refold.breaks)
-            reveal = self.hub.revealers.get(self.table_id)
-            self.staged, self.refused = _stage(
-                self.caught[-1][0], self.events, self.operator, self.service, self.floor, reveal
-            )
+        table locked). With none, and its operator as they were, the post stands as it was staged; else it is
+        staged again on the caught-up state (every call starts from `base`: a retried transaction gets the same
+        answer)."""
+        changed = self.operator is not None and self.hub.floor.standing(self.operator) != self.judged_as
+        if newer or changed:
+            self.caught = []
+            if newer:
+                refold = Refold(self.base, self.base.head or self.hub.log_id, self.table_id)
+                self.caught = list(refold.fold(newer))
+                if refold.breaks:
+                    self.hub.runner.spawn(self.hub.report, refold.breaks)
+            self._judge(self.caught[-1][0] if self.caught else self.base)
             self._writes = None
         return self.writes()
+
+    def _judge(self, state: TableState) -> None:
+        """Stage the events on `state` (the table as the post finds it), for whoever sent them as they stand now: a
+        feed token the table no longer takes, or an operator removed or given another token, is refused (401); an
+        operator whose role or tables changed is judged by those. A key stored before (the table's events, or those
+        another process stored first) stores nothing."""
+        self.repeated = self.hub.requests.find(self.asked, (delta.event for _, delta in self.caught))
+        self.staged, self.refused, self.unauthorized = [], None, False
+        if self.repeated is not None:
+            return
+        operator = self.operator
+        if operator is not None:
+            self.judged_as = standing = self.hub.floor.standing(operator)
+            if isinstance(standing, Refusal):
+                self.refused, self.unauthorized = (standing, 0), True
+                return
+            operator = standing
+        elif self.token is not None and not state.config.takes_token(self.token):
+            refusal = Refusal(
+                f"the token is no longer table {self.table_id}'s: its feed token was set anew", "unauthorized", 401
+            )
+            self.refused, self.unauthorized = (refusal, 0), True
+            return
+        reveal = self.hub.revealers.get(self.table_id)
+        self.staged, self.refused = _stage(
+            state, self.events, operator, self.service, self.floor, reveal, self.asked, self.answer
+        )
 
     def writes(self) -> Writes:
         """The post's new events, the alarms they raise and clear (alarms.py: a void, a correction, an excess card,
@@ -686,20 +751,27 @@ def _stage(
     service: bool = False,
     floor: bool = False,
     reveal: Reveal | None = None,
+    asked: Asked | None = None,
+    answer: Callable[[TableState], dict] | None = None,
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
     """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
     operator's event is first an action their role must allow at this table (permissions.py), judged on the table
     as the event finds it. The floor's events (`floor`) were checked by the API: each is completed on the state it
     finds (floor_event) and applied as the log will replay it. `reveal` (a simulated table's) publishes a shoe's
     secret however it ends: in a `shoe_end` sent without it, and in a `shoe_end` the service adds before a new shoe
-    that replaces one still open."""
+    that replaces one still open. A floor event `asked` with an Idempotency-Key stores the key, and the `answer`
+    from the table after it, in the event."""
     staged: list[tuple[TableState, Delta]] = []
     now = time.time()
     name = operator.name if operator is not None else None
     for index, raw in enumerate(events):
         try:
             if floor:
-                new, delta = apply(state, floor_event(state.config, raw, name), trusted=True)
+                event = floor_event(state.config, raw, name)
+                new, delta = apply(state, event, trusted=True)
+                if asked is not None:
+                    request = asked.stored(answer(new) if answer is not None else {})
+                    new, delta = apply(state, {**event, "request": request}, trusted=True)
                 staged.append((new, delta))
                 state = new
                 continue
@@ -771,9 +843,9 @@ def _proved(proofs: tuple[str | None, ...], at: int, hash_: str) -> tuple[str | 
 
 def _unnamed(event: dict) -> dict:
     """A stored event as the public reads it: without the name of the operator who sent it."""
-    if "operator" not in event and not str(event.get("feed", "")).startswith("operator:"):
+    if "operator" not in event and "request" not in event and not str(event.get("feed", "")).startswith("operator:"):
         return event
-    out = {k: v for k, v in event.items() if k != "operator"}
+    out = {k: v for k, v in event.items() if k not in ("operator", "request")}
     if str(out.get("feed", "")).startswith("operator:"):
         out["feed"] = "operator"
     return out

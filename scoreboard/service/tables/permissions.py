@@ -2,37 +2,41 @@
 transport asks.
 
 An operator of the table file has a role: `admin`, `supervisor` (the default: what every operator was before roles),
-`dealer` or `auditor`. `PERMISSIONS` says, for each action, which roles may take it; `check` answers for one
-operator, one action and one table, and is what the feed (HTTP, its fast path, TCP and serial through the hub),
-the read API, the alarms and the operator page all call. A new action is one entry here, named by the route that
+`dealer` or `auditor`. `PERMISSIONS` says, for each action, which roles may take it and what it reaches; `check`
+answers for one operator, one action and what the action reaches (a table, every table, the operators it adds,
+changes or removes), and is what the feed (HTTP, its fast path, TCP and serial through the hub), the read API, the
+floor's API, the alarms and the operator page all call. A new action is one entry here, named by the route that
 takes it:
 
     "settings": Permission("changing a table's settings", MANAGERS),
-    "add_table": Permission("adding a table", ADMINS, per_table=False),
+    "add_table": Permission("adding a table", ADMINS, reach="floor"),
 
-An operator's `tables` list limits every role to those tables; an admin's list limits only the per-table actions
-(`per_table=False` marks the others: adding a table, rotating a token, managing operators). A feed's token is no
-operator: it deals, and the core refuses it a void or a correction (`operator_required`).
+Scope is part of every permission: an operator's `tables` bound everything they do, an admin's included. What an
+action reaches must lie within the operator's tables and role: the table it acts on (`reach="table"`), every table
+(`"floor"`: adding a table is for an operator of every table), or each operator it adds, changes or removes
+(`"operators"`: their tables, before and after, within the acting operator's, and their role no more than the
+acting operator's). A feed's token is no operator: it deals, and the core refuses it a void or a correction
+(`operator_required`).
 
 >>> from scoreboard.service.tables.config import Operator
->>> check(Operator("dan", "t" * 8, role="dealer"), "deal", "T1") is None
+>>> check(Operator("dan", "t" * 16, role="dealer"), "deal", "T1") is None
 True
->>> print(check(Operator("dan", "t" * 8, role="dealer"), "void", "T1"))
+>>> print(check(Operator("dan", "t" * 16, role="dealer"), "void", "T1"))
 role_required: voiding a round needs a supervisor or an admin: operator dan is a dealer
->>> print(check(Operator("sue", "t" * 8, ("T2",)), "void", "T1"))
+>>> print(check(Operator("sue", "t" * 16, ("T2",)), "void", "T1"))
 wrong_table: operator sue may not act on table T1 (their tables: T2)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from ...errors import Refusal
 
 if TYPE_CHECKING:
     from ...table import TableState
-    from .config import Operator
 
 Role = Literal["admin", "supervisor", "dealer", "auditor"]
 ROLES: tuple[Role, ...] = ("admin", "supervisor", "dealer", "auditor")
@@ -44,15 +48,32 @@ DEALERS: frozenset[Role] = frozenset({"dealer", "supervisor", "admin"})
 MANAGERS: frozenset[Role] = frozenset({"supervisor", "admin"})
 ADMINS: frozenset[Role] = frozenset({"admin"})
 
+# What an action reaches, which the operator's scope must hold: the table it acts on, every table, or the operators
+# it adds, changes or removes.
+Reach = Literal["table", "floor", "operators"]
+
+
+class Scoped(Protocol):
+    """An operator as the check reads them (config.Operator): their name, tables (None: every table) and role."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def tables(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def role(self) -> Role: ...
+
 
 @dataclass(frozen=True)
 class Permission:
-    """An action: what it is called in a refusal's sentence, the roles that may take it, and whether it acts on one
-    table (and so is limited by an operator's `tables`, an admin's included)."""
+    """An action: what it is called in a refusal's sentence, the roles that may take it, and what it reaches (the
+    operator's tables and role must hold it: `check`)."""
 
     what: str
     roles: frozenset[Role]
-    per_table: bool = True
+    reach: Reach = "table"
 
 
 # action -> who may take it. The feed's event types map onto the first four (`action_of`).
@@ -72,21 +93,23 @@ PERMISSIONS: dict[str, Permission] = {
     "screens": Permission("assigning, identifying or reloading a screen", MANAGERS),
     # floor.md "Live table settings": a table's status, limits, dealer, announcement, stale_after, expected_screens.
     "settings": Permission("changing a table's settings", MANAGERS),
-    "add_table": Permission("adding a table", ADMINS, per_table=False),
-    "retire_table": Permission("retiring a table", ADMINS, per_table=False),
-    "rotate_token": Permission("setting a table's feed token", ADMINS, per_table=False),
-    "operators": Permission("adding, changing or removing an operator", ADMINS, per_table=False),
+    "add_table": Permission("adding a table", ADMINS, reach="floor"),
+    "retire_table": Permission("retiring a table", ADMINS),
+    "rotate_token": Permission("setting a table's feed token", ADMINS),
+    "operators": Permission("adding, changing or removing an operator", ADMINS, reach="operators"),
 }
 
 
 class Denied(Refusal):
-    """A refused action: 403 `role_required` or `wrong_table`, naming the roles that may take it (`roles`)."""
+    """A refused action: 403 `role_required` or `wrong_table`, naming the roles that may take it (`roles`); `table`
+    is the table the refusal concerns, if one does (its audit trail keeps it)."""
 
     status = 403
 
-    def __init__(self, message: str, code: str, roles: frozenset[Role]):
+    def __init__(self, message: str, code: str, roles: frozenset[Role], table: str | None = None):
         super().__init__(message, code, status=403)
         self.roles = roles
+        self.table = table
 
     def as_json(self) -> dict:
         return {**super().as_json(), "roles": [r for r in ROLES if r in self.roles]}
@@ -95,29 +118,39 @@ class Denied(Refusal):
         return f"{self.code}: {self.message}"
 
 
-def check(operator: Operator, action: str, table_id: str | None) -> Denied | None:
-    """None when `operator` may take `action` at `table_id` (None: an action of no table), else the refusal.
-    An action missing from PERMISSIONS is a programming error (KeyError), never a silent yes.
+def check(operator: Scoped, action: str, table_id: str | None = None, over: Sequence[Scoped] = ()) -> Denied | None:
+    """None when `operator` may take `action`, else the refusal. What the action reaches is `table_id` (the table it
+    acts on; None: no table) or, for the operators' actions, `over` (each operator as they stand before and after
+    the change). An action missing from PERMISSIONS is a programming error (KeyError), never a silent yes.
 
     >>> from scoreboard.service.tables.config import Operator
-    >>> boss = Operator("ann", "t" * 8, ("T1",), role="admin")
+    >>> boss = Operator("ann", "t" * 16, ("T1",), role="admin")
     >>> print(check(boss, "void", "T2"))
     wrong_table: operator ann may not act on table T2 (their tables: T1)
-    >>> check(boss, "void", "T1") is None
+    >>> check(boss, "void", "T1") is None, check(boss, "rotate_token", "T1") is None
+    (True, True)
+    >>> print(check(boss, "rotate_token", "T2"))
+    wrong_table: operator ann may not act on table T2 (their tables: T1)
+    >>> print(check(boss, "add_table"))
+    wrong_table: operator ann may not act on every table (their tables: T1)
+    >>> check(boss, "operators", over=[Operator("dan", "d" * 16, ("T1",), role="dealer")]) is None
     True
-    >>> print(check(Operator("al", "t" * 8, role="auditor"), "deal", "T1"))
+    >>> print(check(boss, "operators", over=[Operator("eve", "e" * 16, role="admin")]))
+    wrong_table: operator ann may not act on operator eve of every table (their tables: T1)
+    >>> print(check(Operator("al", "t" * 16, role="auditor"), "deal", "T1"))
     role_required: dealing needs a dealer, a supervisor or an admin: operator al is an auditor
-    >>> check(Operator("al", "t" * 8, role="auditor"), "read", "T1") is None
+    >>> check(Operator("al", "t" * 16, role="auditor"), "read", "T1") is None
     True
     """
     permission = PERMISSIONS[action]
-    limited = permission.per_table or operator.role != "admin"
-    if table_id is not None and limited and not operator.may_act_on(table_id):
-        theirs = ", ".join(operator.tables or ())
+    beyond = _beyond_tables(operator, permission, table_id, over)
+    if beyond is not None:
+        what, table = beyond
         return Denied(
-            f"operator {operator.name} may not act on table {table_id} (their tables: {theirs})",
+            f"operator {operator.name} may not act on {what} (their tables: {', '.join(operator.tables or ())})",
             "wrong_table",
             permission.roles,
+            table,
         )
     if operator.role not in permission.roles:
         return Denied(
@@ -126,14 +159,60 @@ def check(operator: Operator, action: str, table_id: str | None) -> Denied | Non
             "role_required",
             permission.roles,
         )
+    for other in over:
+        if not _powers(other.role) <= _powers(operator.role):
+            return Denied(
+                f"operator {operator.name} may not make operator {other.name} {_article(other.role)} {other.role}: "
+                f"{_article(other.role)} {other.role} may do what {_article(operator.role)} {operator.role} may not",
+                "role_required",
+                permission.roles,
+            )
     return None
 
 
-def allowed(operator: Operator, table_id: str | None) -> list[str]:
+def _beyond_tables(
+    operator: Scoped, permission: Permission, table_id: str | None, over: Sequence[Scoped]
+) -> tuple[str, str | None] | None:
+    """What the action reaches beyond the operator's tables, in a refusal's words, with the table the refusal
+    concerns (None: no one table); None when their tables hold all of it.
+
+    >>> from scoreboard.service.tables.config import Operator
+    >>> mine = Operator("ann", "t" * 16, ("T1", "T2"), role="admin")
+    >>> _beyond_tables(mine, PERMISSIONS["operators"], None, [Operator("bo", "b" * 16, ("T2", "T3"))])
+    ('operator bo of tables T2, T3', 'T3')
+    >>> _beyond_tables(Operator("al", "a" * 16), PERMISSIONS["add_table"], None, ()) is None
+    True
+    """
+    mine = operator.tables
+    if mine is None:
+        return None
+    if permission.reach == "floor":
+        return "every table", None
+    if permission.reach == "table":
+        return (f"table {table_id}", table_id) if table_id is not None and table_id not in mine else None
+    for other in over:
+        if other.tables is None:
+            return f"operator {other.name} of every table", None
+        outside = [t for t in other.tables if t not in mine]
+        if outside:
+            return f"operator {other.name} of tables {', '.join(other.tables)}", outside[0]
+    return None
+
+
+def _powers(role: Role) -> frozenset[str]:
+    """The actions a role may take: an operator may give another no more than their own.
+
+    >>> sorted(_powers("dealer")), _powers("auditor") < _powers("dealer") < _powers("supervisor") < _powers("admin")
+    (['deal', 'read'], True)
+    """
+    return frozenset(action for action, permission in PERMISSIONS.items() if role in permission.roles)
+
+
+def allowed(operator: Scoped, table_id: str | None) -> list[str]:
     """The actions `operator` may take at `table_id`, in PERMISSIONS' order (what a page offers them).
 
     >>> from scoreboard.service.tables.config import Operator
-    >>> allowed(Operator("dan", "t" * 8, role="dealer"), "T1")
+    >>> allowed(Operator("dan", "t" * 16, role="dealer"), "T1")
     ['deal', 'read']
     """
     return [action for action in PERMISSIONS if check(operator, action, table_id) is None]

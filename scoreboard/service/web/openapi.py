@@ -27,6 +27,9 @@ from ...roads.patterns import Pattern
 from ..live.screens import ID_PATTERN
 from ..live.screens import PAGES as SCREEN_PAGES
 from ..log import DELIVERY_STATES
+from ..tables.config import TOKEN_CHARS
+from ..tables.idempotency import HEADER as IDEMPOTENCY_HEADER
+from ..tables.idempotency import KEEP as KEY_KEPT
 from ..tables.outbox import EVENT_TYPES
 from ..tables.permissions import ROLES
 
@@ -1051,6 +1054,32 @@ def _body(schema: dict, required: bool = True) -> dict:
 
 SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '
 NAME_PARAM = {"name": "name", "in": "path", "required": True, "description": "The operator's name.", "schema": TEXT}
+TOKEN = {**TEXT, "minLength": TOKEN_CHARS[0], "maxLength": TOKEN_CHARS[1]}
+IDEMPOTENCY_KEY = {
+    "name": IDEMPOTENCY_HEADER,
+    "in": "header",
+    "required": False,
+    "description": "Sent again with the same key (by the same operator, on the same path), the write is stored once "
+    f'and answered as the first time, for {KEY_KEPT / 3600:g} hours (integration.md "Retrying a write"); the same '
+    "key with another body is 422 `idempotency_key_reused`.",
+    "schema": {**TEXT, "pattern": "^[\\x21-\\x7e]{1,200}$"},
+}
+KEY_REUSED = "The Idempotency-Key was used for another request (another body)."
+
+
+def _idempotent(operation: dict) -> dict:
+    """A floor write that takes an Idempotency-Key: the header, and its 400 (a bad key) and 422 (a key reused)."""
+    responses = {**operation["responses"]}
+    responses.setdefault("400", _json(_ref("Error"), ERRORS[400]))
+    responses["422"] = _json(_ref("Error"), responses["422"]["description"] if "422" in responses else KEY_REUSED)
+    return {**operation, "parameters": [*operation.get("parameters", ()), IDEMPOTENCY_KEY], "responses": responses}
+
+
+OPERATOR_BODY = {
+    "token": {**TOKEN, "description": "Not another operator's or table's token."},
+    "role": {"type": "string", "enum": list(ROLES)},
+    "tables": _nullable({"type": "array", "items": TEXT, "description": "null: every table"}),
+}
 
 FLOOR_PATHS: dict[str, dict] = {
     "/api/tables/{table_id}/settings": {
@@ -1063,20 +1092,24 @@ FLOOR_PATHS: dict[str, dict] = {
             "parameters": [_table_param()],
             "responses": _answers(_json(_ref("Settings"), "The settings."), 404),
         },
-        "patch": {
-            "operationId": "changeTableSettings",
-            "summary": "Change a table's settings live",
-            "description": SETTINGS_DOC + "a supervisor's or an admin's. Stored as an event of the table's log "
-            "(audited, replayed after a restart) and on every screen of the table within 2 s.",
-            "tags": ["floor"],
-            "security": OPERATOR,
-            "parameters": [_table_param()],
-            "requestBody": _body(_ref("SettingsChange")),
-            "responses": _answers(_json(_ref("Settings"), "The settings, changed."), 400, 401, 403, 404, 409, 429, 503),
-        },
+        "patch": _idempotent(
+            {
+                "operationId": "changeTableSettings",
+                "summary": "Change a table's settings live",
+                "description": SETTINGS_DOC + "a supervisor's or an admin's. Stored as an event of the table's log "
+                "(audited, replayed after a restart) and on every screen of the table within 2 s.",
+                "tags": ["floor"],
+                "security": OPERATOR,
+                "parameters": [_table_param()],
+                "requestBody": _body(_ref("SettingsChange")),
+                "responses": _answers(
+                    _json(_ref("Settings"), "The settings, changed."), 400, 401, 403, 404, 409, 429, 503
+                ),
+            }
+        ),
     },
     "/api/tables/{table_id}/feed-token": {
-        "post": {
+        "post": {  # taking an Idempotency-Key: _idempotent below
             "operationId": "setFeedToken",
             "summary": "Set a table's feed token",
             "description": SETTINGS_DOC + "an admin's. The old token is refused from the next request; without a "
@@ -1088,7 +1121,7 @@ FLOOR_PATHS: dict[str, dict] = {
             "requestBody": _body(
                 {
                     "type": "object",
-                    "properties": {"feed_token": {**TEXT, "minLength": 8, "maxLength": 200}},
+                    "properties": {"feed_token": TOKEN},
                     "additionalProperties": False,
                 },
                 required=False,
@@ -1109,40 +1142,58 @@ FLOOR_PATHS: dict[str, dict] = {
     "/api/operators/{name}": {
         "put": {
             "operationId": "putOperator",
-            "summary": "Add or change an operator",
-            "description": "An admin's. A new operator needs a `token` (8 to 200 characters, not another's); a "
-            "changed one keeps theirs when it is left out. Stored in the floor's log: it survives a restart.",
+            "summary": "Add or replace an operator",
+            "description": "An admin's, within their tables and role. A PUT replaces: every field is given (one left "
+            "out is 422 `missing_field`, naming it); `tables` null is every table, which only an admin of every table "
+            "gives. Stored in the floor's log: it survives a restart.",
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
             "requestBody": _body(
                 {
                     "type": "object",
-                    "properties": {
-                        "token": {**TEXT, "minLength": 8, "maxLength": 200},
-                        "role": {"type": "string", "enum": list(ROLES)},
-                        "tables": {"type": "array", "items": TEXT},
-                    },
+                    "properties": OPERATOR_BODY,
+                    "required": ["token", "role", "tables"],
                     "additionalProperties": False,
                 }
             ),
-            "responses": _answers(
-                _json(_ref("Operator"), "The operator, added or changed."), 400, 401, 403, 409, 429, 503
-            ),
+            "responses": {
+                **_answers(_json(_ref("Operator"), "The operator, added or replaced."), 400, 401, 403, 409, 429, 503),
+                "422": _json(_ref("Error"), "A field is missing (`field` names it), or " + KEY_REUSED[4:]),
+            },
+        },
+        "patch": {
+            "operationId": "changeOperator",
+            "summary": "Change an operator",
+            "description": "An admin's, within their tables and role: any of `token`, `role`, `tables` (null: every "
+            "table); what is left out stays as it is.",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [NAME_PARAM],
+            "requestBody": _body({"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}),
+            "responses": _answers(_json(_ref("Operator"), "The operator, changed."), 400, 401, 403, 404, 409, 429, 503),
         },
         "delete": {
             "operationId": "deleteOperator",
             "summary": "Remove an operator",
-            "description": "An admin's; one of the table file's included (until it is added again).",
+            "description": "An admin's, within their tables; one of the table file's included (until it is added "
+            "again).",
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
             "responses": _answers(
-                _json(_obj(["removed"], removed=TEXT), "The operator, removed."), 401, 403, 404, 429, 503
+                _json(_obj(["removed"], removed=TEXT), "The operator, removed."), 401, 403, 404, 409, 429, 503
             ),
         },
     },
 }
+for _path, _method in (
+    ("/api/tables/{table_id}/feed-token", "post"),
+    ("/api/operators/{name}", "put"),
+    ("/api/operators/{name}", "patch"),
+    ("/api/operators/{name}", "delete"),
+):
+    FLOOR_PATHS[_path][_method] = _idempotent(FLOOR_PATHS[_path][_method])
 
 
 PATHS["/api/tables"]["post"] = {
@@ -1156,16 +1207,18 @@ PATHS["/api/tables"]["post"] = {
         _json(_ref("Settings"), "The table's settings, and its `state`."), 400, 401, 403, 409, 429, 503
     ),
 }
-PATHS["/api/tables/{table_id}"]["delete"] = {
-    "operationId": "retireTable",
-    "summary": "Retire a table",
-    "description": SETTINGS_DOC + "an admin's. It takes no more events; its log stays readable; its screens "
-    "show it closed.",
-    "tags": ["floor"],
-    "security": OPERATOR,
-    "parameters": [_table_param()],
-    "responses": _answers(_json(_ref("Settings"), "The table's settings, retired."), 401, 403, 404, 409, 429, 503),
-}
+PATHS["/api/tables/{table_id}"]["delete"] = _idempotent(
+    {
+        "operationId": "retireTable",
+        "summary": "Retire a table",
+        "description": SETTINGS_DOC + "an admin's. It takes no more events; its log stays readable; its screens "
+        "show it closed.",
+        "tags": ["floor"],
+        "security": OPERATOR,
+        "parameters": [_table_param()],
+        "responses": _answers(_json(_ref("Settings"), "The table's settings, retired."), 401, 403, 404, 409, 429, 503),
+    }
+)
 PATHS.update(FLOOR_PATHS)
 
 INFO = {

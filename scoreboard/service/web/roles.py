@@ -2,11 +2,18 @@
 take an action at a table. The audit, the exports and the alarms answer an operator's token only: a feed token
 deals, it does not read the pit's records; a display needs no token and gets neither.
 
-A refused operator (403 `role_required` or `wrong_table`) is kept in the table's audit trail, with what they tried.
+A refused operator (403 `role_required` or `wrong_table`) is kept in the table's audit trail, with what they tried
+(the table the refusal concerns: the one acted on, or one of another operator's tables out of the operator's reach).
 The check runs after the table lookup, so an unknown table is a 404 for everyone (the table list is public anyway).
+
+On a log other processes share, the operators are read again from the floor's log before a token is taken (one
+read of its newest events): an operator removed, or given a new token, on another process is refused here from the
+moment that process answered (docs/scale-out.md "Removals and rotations").
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from flask import request
 
@@ -33,6 +40,8 @@ def bearer_operator(what: str):
         answer, code = error(429, body["error"], body["message"])
         answer.headers["Retry-After"] = str(body["retry_after"])
         return None, (answer, code)
+    if hub.store.shared:
+        hub.floor.refresh()
     op = operator_of(hub, token)
     if op is None:
         if any(t.config.takes_token(token) for t in hub.tables.values()):
@@ -45,25 +54,30 @@ def bearer_operator(what: str):
     return op, None
 
 
-def refused(op: Operator, table_id: str | None, action: str, tried: dict | None = None):
-    """The 403 answer if `op` may not take `action` at `table_id` (kept in that table's audit), else None."""
-    denied = permissions.check(op, action, table_id)
+def refused(op: Operator, table_id: str | None, action: str, tried: dict | None = None, over: Sequence[Operator] = ()):
+    """The 403 answer if `op` may not take `action` at `table_id` (or over the operators `over`: permissions.check),
+    kept in the audit of the table it concerns; else None."""
+    denied = permissions.check(op, action, table_id, over)
     if denied is None:
         return None
-    if table_id is not None:
-        current_hub().audit_refusal(table_id, op.name, {"type": action, **(tried or {})}, denied)
+    hub = current_hub()
+    concerned = table_id or denied.table
+    if concerned is not None and concerned in hub.tables:
+        hub.audit_refusal(concerned, op.name, {"type": action, **(tried or {})}, denied)
     return error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
 
 
-def authorised(what: str, action: str, table_id: str | None = None, tried: dict | None = None):
-    """(the operator, None) when the request's token is an operator's who may take `action` at `table_id` (or at no
-    table: adding one, the operators), else (None, the 401/403 answer; 429 for an address that gave too many wrong
-    tokens lately)."""
+def authorised(
+    what: str, action: str, table_id: str | None = None, tried: dict | None = None, over: Sequence[Operator] = ()
+):
+    """(the operator, None) when the request's token is an operator's who may take `action` at `table_id` (or over
+    the operators `over`), else (None, the 401/403 answer; 429 for an address that gave too many wrong tokens
+    lately)."""
     op, answer = bearer_operator(what)
     if answer:
         return None, answer
     assert op is not None
-    answer = refused(op, table_id, action, tried)
+    answer = refused(op, table_id, action, tried, over)
     return (None, answer) if answer else (op, None)
 
 

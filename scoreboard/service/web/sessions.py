@@ -36,7 +36,10 @@ def signed_in() -> Operator | None:
     name, key = session.get("operator"), session.get("key")
     if not isinstance(name, str) or not isinstance(key, str):
         return None
-    for op in current_hub().operators:
+    hub = current_hub()
+    if hub.store.shared:  # an operator removed or changed on another process is signed out here at once
+        hub.floor.refresh()
+    for op in hub.operators:
         if op.name == name and hmac.compare_digest(key, sign("session", op.key)):
             return op
     return None
