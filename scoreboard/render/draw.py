@@ -139,7 +139,7 @@ class Renderer:
         self.fonts = fonts or default_fonts()
         self.sprites = Sprites(self.fonts)
         # Backgrounds are whole images (6 MB at 1920x1080, 44 MB at 3840x3840): a few sizes only.
-        self.backgrounds: Bounded[tuple[Any, ...], Image.Image] = Bounded(96 << 20, weigh=image_bytes)
+        self.backgrounds: Bounded[tuple[Any, ...], Image.Image] = Bounded(96 << 20, weigh=image_bytes, sized=True)
         self.renders = 0
 
     # -- entry points ---------------------------------------------------------------------------------------

@@ -68,7 +68,9 @@ COMPRESS_LEVEL = 2
 BAND_ROWS = 16
 # The deflated bands kept, by their rows' bytes (a band of a board is 30 KB): about ten boards' worth. Like the
 # fonts' caches, for one drawing at a time (the service draws on one worker).
-_bands: Bounded[tuple[int, bytes], tuple[bytes, int]] = Bounded(32 << 20, weigh=lambda kept: len(kept[0]) + kept[1])
+_bands: Bounded[tuple[int, bytes], tuple[bytes, int]] = Bounded(
+    32 << 20, weigh=lambda kept: len(kept[0]) + kept[1], sized=True
+)
 ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KB window, no preset dictionary (its check bits: a multiple of 31)
 LAST_BLOCK = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15).flush()  # an empty final block
 

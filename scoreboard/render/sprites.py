@@ -68,7 +68,7 @@ class Sprites:
     def __init__(self, fonts: FontLibrary, max_bytes: int = 48 << 20):
         self.fonts = fonts
         # A few hundred marks per size: a 55-pixel mark is 12 KB, a 640-pixel one (3840 high, 6 rows) 1.6 MB.
-        self.cache: Bounded[tuple[Any, ...], Image.Image] = Bounded(max_bytes, weigh=image_bytes)
+        self.cache: Bounded[tuple[Any, ...], Image.Image] = Bounded(max_bytes, weigh=image_bytes, sized=True)
 
     # -- the marks ------------------------------------------------------------------------------------------
 

@@ -19,12 +19,13 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from http import HTTPStatus
+from typing import Any, cast
 
 from cachetools import LRUCache
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -33,7 +34,9 @@ from werkzeug.wrappers import Request as WerkzeugRequest
 from ...options import ROADS, BadOption, read_options, resolve_lang
 from ...render import FontLibrary, FontsMissing, Spec, image_spec
 from ...render.worker import RenderProcess
+from ..tables.config import ConfigError
 from ..tables.current import current_hub, hub_of
+from .image_shares import Familiar, ImagesBusy, ImagesRefused, NewImages, TooManyNewImages, Turn, WorkerLine
 from .json_errors import error, table_or_404
 
 log = logging.getLogger(__name__)
@@ -99,22 +102,58 @@ class ImageCache:
             self._items[key] = (stamp, png)
 
 
+class _Worker:
+    """One drawing process (render/worker.py's child), driven from one thread of gevent's pool: the waiting greenlet
+    yields, and the drawing holds neither the event loop nor this process's GIL. `keeps`: whether the child keeps
+    what it makes for the images after (backgrounds, marks, labels), or draws each image transient and gives its
+    memory back. The line gives it one drawing at a time."""
+
+    def __init__(self, static_folder: str, keeps: bool, max_bytes: int):
+        self.static_folder, self.keeps, self.max_bytes = static_folder, keeps, max_bytes
+        self.child: RenderProcess | None = None
+        self._pool: Any = None
+        self._retire = False
+
+    def start(self) -> None:
+        """Start the child if it never ran (on the loop: gevent watches child processes from its loop)."""
+        if self.child is None:
+            from gevent.threadpool import ThreadPool
+
+            self._pool, self.child = ThreadPool(1), RenderProcess(self.static_folder)
+            self.child.ensure()
+
+    def draw(self, job: Job) -> bytes:
+        self.start()
+        assert self.child is not None
+        if self._retire:  # between two drawings, never under one
+            self.child.close()
+            self._retire = False
+        self.child.ensure()  # here, on the loop: gevent watches child processes from its loop
+        try:
+            return cast(bytes, self._pool.apply(self.child.draw, (*job, self.keeps)))
+        finally:
+            if self.child.resident_bytes() > self.max_bytes:
+                log.warning("images: a drawing process holds over %d MB; it starts afresh", self.max_bytes >> 20)
+                self._retire = True
+
+    def close(self) -> None:
+        if self.child is not None:
+            self.child.close()
+
+
 class _Flight:
     """One drawing in progress, which other requests for the same image wait for."""
 
-    def __init__(self) -> None:
+    def __init__(self, turn: Turn) -> None:
+        self.turn = turn  # its place in the workers' line
         self.done = threading.Event()  # gevent's Event (the standard library is patched): waits cooperatively
         self.stamp: Stamp | None = None
         self.png: bytes | None = None
         self.error: BaseException | None = None
 
 
-class ImagesBusy(Exception):
-    """The image worker has as many drawings waiting as it takes: answered 503 with Retry-After (never queued)."""
-
-
 class ImageService:
-    """The renderer, its worker, the image cache and the drawings in flight, for one app.
+    """The renderer, its workers, the image cache and the drawings in flight, for one app.
 
     One drawing at a time per image (table, kind, spec): a request for a version being drawn waits for it; one
     that finds an older version being drawn waits too, then draws the newest version for everyone still waiting.
@@ -122,32 +161,42 @@ class ImageService:
 
     `draws` counts the images drawn: how tests and benchmarks see that a cached image is not drawn again.
 
-    The work queued is bounded (issue 23: a flood of unique sizes took a signage screen's image from 0.23 s to 4.5 s
-    and grew the worker to 612 MB). Images never drawn before (a size, a theme, a language not asked for yet) go to
-    the worker one at a time, NEW_WAITING of them waiting at most; images drawn before (the screens' own) go
-    straight to it, and so wait behind one stranger's drawing at most; AT_ONCE drawings in all. Past either bound,
-    ImagesBusy (503, try again in a second): a flood is refused, never queued. The worker process is started again
-    when it holds more than WORKER_MAX_BYTES (its caches are bounded, but the allocator keeps the pages of large
-    images drawn once).
+    Shared fairly between clients (issue 34, R14: twenty addresses asking for unique 4K sizes had two signage
+    screens refused 40 times out of 40, and the worker kept 305 MB):
+    - two drawing processes (`WorkerLine`): one for the images their address asked for before (the screens'), which
+      keeps what it makes for their next versions; one for the images new to their address, which keeps nothing of
+      them (fonts.transient) and gives their memory back (worker.py). A flood of new sizes never holds the first;
+    - the drawings wait in a line fair between addresses: the address that will have had the least drawn first. A
+      flood waits behind itself, or is refused when the line is full (503 `images_busy`);
+    - each address has a budget of new images (`NewImages`, `new_per_minute`; 429 `too_many_new_images` past it),
+      which bounds the unique sizes one address has drawn;
+    - a drawing process is started again, between two drawings, when it holds more than `worker_max_bytes`.
     """
 
-    NEW_WAITING = 8
-    AT_ONCE = 32
     WORKER_MAX_BYTES = 384 * 1024 * 1024
+    NEW_PER_MINUTE = 30
 
-    def __init__(self, static_folder: str, max_bytes: int = CACHE_BYTES):
+    def __init__(
+        self,
+        static_folder: str,
+        max_bytes: int = CACHE_BYTES,
+        new_per_minute: int = NEW_PER_MINUTE,
+        worker_max_bytes: int = WORKER_MAX_BYTES,
+    ):
         self.static_folder = static_folder
         self.fonts = FontLibrary(static_folder)
         self.cache = ImageCache(max_bytes)
         self.draws = 0
+        self.line = WorkerLine()
+        self.workers = {
+            name: _Worker(static_folder, keeps=name == "known", max_bytes=worker_max_bytes)
+            for name in WorkerLine.WORKERS
+        }
+        self.budget = NewImages(new_per_minute)
+        self.familiar = Familiar()
         self._flights: dict[object, _Flight] = {}
-        self._new: set[object] = set()  # the drawings in flight of images never drawn before
-        self._new_slot = threading.Semaphore(1)  # gevent's (the standard library is patched)
-        self._drawn: OrderedDict[object, None] = OrderedDict()  # the images drawn before (the newest 4,096)
         self.refused = 0
         self._lock = threading.Lock()
-        self._worker: Callable[[Job], bytes] | None = None
-        self._child: RenderProcess | None = None
         try:
             self.fonts.check()
             self.fonts_missing: str | None = None
@@ -155,93 +204,94 @@ class ImageService:
             self.fonts_missing = str(e)
             log.error("images: %s", e)
 
-    def _run(self, job: Job) -> bytes:
-        """Draw on the image worker, one job at a time (the renderer's caches see one caller).
-
-        The worker is a child process, driven from one thread of gevent's pool: the waiting greenlet yields, and the
-        drawing holds neither the event loop nor this process's GIL.
-        """
-        if self._worker is None:
-            from gevent.threadpool import ThreadPool
-
-            pool, child = ThreadPool(1), RenderProcess(self.static_folder)
-            self._child = child
-
-            drawing, retire = [0], [False]  # greenlets drawing now; whether the child is to start afresh
-
-            def worker(j: Job) -> bytes:
-                if retire[0] and not drawing[0]:  # between two drawings, never under one
-                    child.close()
-                    retire[0] = False
-                child.ensure()  # here, on the loop: gevent watches child processes from its loop
-                drawing[0] += 1
-                try:
-                    return pool.apply(child.draw, j)
-                finally:
-                    drawing[0] -= 1
-                    if not retire[0] and child.resident_bytes() > self.WORKER_MAX_BYTES:
-                        log.warning(
-                            "images: the worker holds over %d MB; it starts afresh", self.WORKER_MAX_BYTES >> 20
-                        )
-                        retire[0] = True
-
-            self._worker = worker
-        return self._worker(job)
-
     def close(self) -> None:
-        """Stop the image worker's child process (the app is closing)."""
-        if self._child is not None:
-            self._child.close()
+        """Stop the drawing processes (the app is closing)."""
+        for worker in self.workers.values():
+            worker.close()
 
-    def cached(self, key: object, wanted: Stamp) -> tuple[Stamp, bytes] | None:
+    def cached(self, key: object, wanted: Stamp, client: str = "") -> tuple[Stamp, bytes] | None:
         with self._lock:
-            return self.cache.get(key, wanted)
+            hit = self.cache.get(key, wanted)
+            if hit is not None:
+                self.familiar.learn(client, key)
+            return hit
 
-    def image(self, key: object, wanted: Stamp, snapshot: Callable[[], tuple[Stamp, Job]]) -> tuple[Stamp, bytes, str]:
-        """The image of `key` at version `wanted` or later: (what it was drawn from, png, "cached" | "drawn" |
-        "joined"). `snapshot` gives the table's current stamp and what to draw, when this request draws."""
+    def image(
+        self,
+        key: object,
+        wanted: Stamp,
+        snapshot: Callable[[], tuple[Stamp, Job]],
+        client: str = "",
+        megapixels: float = 0.0,
+    ) -> tuple[Stamp, bytes, str]:
+        """The image of `key` (`megapixels` large) at version `wanted` or later, for the address `client`: (what it
+        was drawn from, png, "cached" | "drawn" | "joined"). `snapshot` gives the table's current stamp and what to
+        draw, when this request draws. ImagesRefused when it is not drawn now."""
         while True:
             with self._lock:
                 hit = self.cache.get(key, wanted)
                 if hit is not None:
+                    self.familiar.learn(client, key)
                     return hit[0], hit[1], "cached"
+                familiar = self.familiar.knows(client, key)
                 flight = self._flights.get(key)
                 leader = flight is None
                 if flight is None:
-                    new = key not in self._drawn
-                    if len(self._flights) >= self.AT_ONCE or (new and len(self._new) >= self.NEW_WAITING):
-                        self.refused += 1
-                        raise ImagesBusy("the image worker is busy: try again in a second")
-                    flight = self._flights[key] = _Flight()
-                    if new:
-                        self._new.add(key)
+                    flight = self._flights[key] = _Flight(self._enter(client, familiar, megapixels))
+                else:
+                    self.line.ask(flight.turn, client, familiar)
             if leader:
-                return self._lead(key, flight, snapshot)
-            flight.done.wait()
-            if flight.error is not None:
-                raise flight.error
-            if flight.stamp is not None and flight.png is not None and covers(flight.stamp, wanted):
-                return flight.stamp, flight.png, "joined"
-            # That drawing was of an older version: go round, and draw (or join a drawing of) the newest.
+                stamp, png, how = self._lead(key, flight, snapshot)
+            else:
+                flight.done.wait()
+                if flight.error is not None:
+                    raise flight.error
+                if flight.stamp is None or flight.png is None or not covers(flight.stamp, wanted):
+                    continue  # that drawing was of an older version: go round, and draw (or join) the newest
+                stamp, png, how = flight.stamp, flight.png, "joined"
+            with self._lock:
+                self.familiar.learn(client, key)
+            return stamp, png, how
+
+    def _enter(self, client: str, familiar: bool, megapixels: float) -> Turn:
+        """A place in the workers' line for a drawing `client` asks for; a new image spends its budget."""
+        if not familiar:
+            wait = self.budget.wait(client)
+            if wait > 0:
+                self.refused += 1
+                raise TooManyNewImages(
+                    f"this address asked for more than {self.budget.per_minute} new images a minute (sizes, themes, "
+                    f"languages or tables it was not answered before): ask again in {math.ceil(wait)} s; the images "
+                    "it asked for before are drawn as always",
+                    retry_after=math.ceil(wait),
+                )
+        try:
+            turn = self.line.enter(client, familiar, megapixels)
+        except ImagesBusy:
+            self.refused += 1
+            raise
+        if not familiar:
+            self.budget.spend(client)
+        return turn
 
     def _lead(
         self, key: object, flight: _Flight, snapshot: Callable[[], tuple[Stamp, Job]]
     ) -> tuple[Stamp, bytes, str]:
+        turn = flight.turn
         try:
-            if key in self._new:
-                with self._new_slot:  # one stranger at a time: the screens' own images pass it by
-                    stamp, job = snapshot()
-                    png = self._run(job)
-            else:
-                stamp, job = snapshot()
-                png = self._run(job)
+            turn.go.wait()
+            if turn.refused is not None:
+                self.refused += 1
+                raise turn.refused
+            for worker in self.workers.values():
+                # The other starts too: a screen's second image (its first drawn by `new`) finds `known` ready,
+                # rather than waiting for Python and the renderer to load (0.8 s).
+                worker.start()
+            stamp, job = snapshot()
+            png = self.workers[turn.worker].draw(job)
             self.draws += 1
             with self._lock:
                 self.cache.put(key, stamp, png)
-                self._drawn[key] = None
-                self._drawn.move_to_end(key)
-                while len(self._drawn) > 4096:
-                    self._drawn.popitem(last=False)
             flight.stamp, flight.png = stamp, png
             return stamp, png, "drawn"
         except BaseException as e:
@@ -250,7 +300,7 @@ class ImageService:
         finally:
             with self._lock:
                 del self._flights[key]
-                self._new.discard(key)
+                self.line.done(turn)
             flight.done.set()
 
 
@@ -260,8 +310,26 @@ def _setup(state) -> None:
     service = app.extensions["scoreboard_images"] = ImageService(
         app.static_folder,
         app.config.get("IMAGE_CACHE_BYTES", CACHE_BYTES),
+        new_per_minute=_setting(app.config, "IMAGE_NEW_PER_MINUTE", ImageService.NEW_PER_MINUTE, (1, 100_000)),
+        worker_max_bytes=_setting(app.config, "IMAGE_WORKER_MAX_MB", ImageService.WORKER_MAX_BYTES >> 20, (128, 65_536))
+        << 20,
     )
     hub_of(app).at_close(service.close)  # the worker's child process ends with the app
+
+
+def _setting(config: Mapping[str, object], name: str, default: int, bounds: tuple[int, int]) -> int:
+    """A whole-number setting of the images (SCOREBOARD_<name> in the environment), or ConfigError naming it.
+
+    >>> try:
+    ...     _setting({"IMAGE_NEW_PER_MINUTE": 0}, "IMAGE_NEW_PER_MINUTE", 30, (1, 100))
+    ... except ConfigError as e:
+    ...     print(e)
+    SCOREBOARD_IMAGE_NEW_PER_MINUTE must be a whole number from 1 to 100, not 0
+    """
+    value = config.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not bounds[0] <= value <= bounds[1]:
+        raise ConfigError(f"SCOREBOARD_{name} must be a whole number from {bounds[0]} to {bounds[1]}, not {value!r}")
+    return value
 
 
 @bp.get("/tables/<table_id>/board.png")
@@ -315,20 +383,20 @@ class _Asked:
     def etag(self, stamp: Stamp) -> str:
         return etag(self.table_id, self.kind, self.spec, stamp)
 
-    def from_cache(self, service: ImageService, if_none_match) -> tuple[int, dict, bytes] | None:
+    def from_cache(self, service: ImageService, if_none_match, client: str) -> tuple[int, dict, bytes] | None:
         """The answer that needs no drawing, as (status, headers, body): a 304 when the client holds this version,
-        the cached image when there is one; else None."""
+        the cached image when there is one; else None. `client` is the asking address."""
         tag = self.etag(self.stamp)
         if if_none_match.contains_weak(tag.strip('"')):
             return 304, {**self.headers, "ETag": tag}, b""
         started = time.perf_counter()
-        hit = service.cached(self.key, self.stamp)
+        hit = service.cached(self.key, self.stamp, client)
         if hit is None:
             return None
         stamp, png = hit
         return 200, {"Content-Type": "image/png", **self.answer_headers(stamp, "cached", started)}, png
 
-    def drawn(self, service: ImageService, table) -> tuple[int, dict, bytes]:
+    def drawn(self, service: ImageService, table, client: str) -> tuple[int, dict, bytes]:
         """The answer of a drawing: this request's own, or the one under way for the same image that it joins."""
         started = time.perf_counter()
         log_id, kind, spec = self.stamp[0], self.kind, self.spec
@@ -339,7 +407,8 @@ class _Asked:
             snap = table.snapshot()
             return (log_id, snap["version"]), (kind, snap["roads"], snap["state"], spec)
 
-        stamp, png, how = service.image(self.key, self.stamp, snapshot)
+        megapixels = self.spec.width * self.spec.height / 1e6
+        stamp, png, how = service.image(self.key, self.stamp, snapshot, client, megapixels)
         return 200, {"Content-Type": "image/png", **self.answer_headers(stamp, how, started)}, png
 
     def answer_headers(self, stamp: Stamp, how: str, started: float) -> dict:
@@ -360,11 +429,14 @@ def _image(table_id: str, kind: str):
     service: ImageService = current_app.extensions["scoreboard_images"]
     if service.fonts_missing:
         return error(503, "fonts_missing", service.fonts_missing)
+    client = request.remote_addr or ""
     try:
-        status, headers, body = asked.from_cache(service, request.if_none_match) or asked.drawn(service, table)
-    except ImagesBusy as e:
-        answer, code = error(503, "images_busy", str(e))
-        answer.headers["Retry-After"] = "1"
+        status, headers, body = asked.from_cache(service, request.if_none_match, client) or asked.drawn(
+            service, table, client
+        )
+    except ImagesRefused as e:
+        answer, code = error(e.status, e.code, str(e))
+        answer.headers["Retry-After"] = str(e.retry_after)
         return answer, code
     return Response(body, status=status, headers=headers)
 
@@ -410,12 +482,19 @@ class ImageFastPath:
             asked = _Asked(hub, table, table_id, kind, asked_for.args, asked_for.headers.get("Accept-Language"))
         except BadOption:
             return None
+        client = str(environ.get("REMOTE_ADDR") or "")  # the proxy fix, outside, has set it
         try:
-            status, headers, body = asked.from_cache(service, asked_for.if_none_match) or asked.drawn(service, table)
-        except ImagesBusy as e:  # answered here: a flood's requests cost no second try through Flask
-            busy = json.dumps({"error": "images_busy", "message": str(e)}).encode()
-            headers = {"Content-Type": "application/json", "Retry-After": "1", "Content-Length": str(len(busy))}
-            return "503 Service Unavailable", list(headers.items()), busy
+            status, headers, body = asked.from_cache(service, asked_for.if_none_match, client) or asked.drawn(
+                service, table, client
+            )
+        except ImagesRefused as e:  # answered here: a flood's requests cost no second try through Flask
+            refused = json.dumps(e.body()).encode()
+            headers = {
+                "Content-Type": "application/json",
+                "Retry-After": str(e.retry_after),
+                "Content-Length": str(len(refused)),
+            }
+            return f"{e.status} {HTTPStatus(e.status).phrase}", list(headers.items()), refused
         except Exception as e:  # the route tries again, and answers a failure with the app's error handling
             log.warning("images: %s of table %s failed on the fast path (%s); the route tries again", kind, table_id, e)
             return None
