@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import signal
+import statistics
+import threading
 import time
 
 import pytest
@@ -17,9 +19,11 @@ from scoreboard import __version__
 from scoreboard.service.live.socket_server import socketio
 from testing.screens import Boards, Screen
 from testing.servers import Served
-from testing.tables import OPERATOR, TABLES_TOML
+from testing.services import redis_url
+from testing.tables import OPERATOR, TABLES_TOML, with_seq
 
 AUTH = {"Authorization": f"Bearer {OPERATOR}"}
+T2_TOKEN = "secret-T2"
 BOARD = {"page": "board", "table": "T1", "lang": None, "theme": None, "options": {}}
 
 
@@ -240,4 +244,173 @@ def test_r7_screen_missing_is_cleared_only_by_a_connection_showing_the_table(tmp
     finally:
         liar.close()
         other_table.close()
+        server.kill(signal.SIGTERM)
+
+
+# -- R10: many screens at once -----------------------------------------------------------------------------------
+
+
+class Poster:
+    """Cards posted to T2, one at a time, each post's time taken (what a shoe on another table sees)."""
+
+    CARDS = ("9H", "2C", "3D", "4S", "5H", "KC", "7D", "8S")
+
+    def __init__(self, server):
+        self.server, self.session, self.n = server, requests.Session(), 0
+        self.post({"type": "shoe", "shoe": "S1"})
+
+    def post(self, event: dict) -> float:
+        started = time.monotonic()
+        r = self.session.post(
+            f"{self.server.url}/api/tables/T2/feed",
+            json=with_seq(event),
+            headers={"Authorization": f"Bearer {T2_TOKEN}"},
+            timeout=30,
+        )
+        took = time.monotonic() - started
+        assert r.status_code == 200, r.text
+        return took
+
+    def cards(self, count: int) -> list[float]:
+        took = []
+        for _ in range(count):
+            self.n += 1
+            took.append(self.post({"type": "card", "card": self.CARDS[self.n % len(self.CARDS)]}))
+            time.sleep(0.02)
+        return took
+
+
+class LoopProbe:
+    """How long the server's event loop takes to answer: a display of T2 joins again every 20 ms (its snapshot is
+    made on the loop from memory, nothing read or written), each round trip timed. A loop held by one batch of work
+    shows as one long round trip."""
+
+    def __init__(self, server):
+        self.display = Screen(server.url, "T2", timeout=30)
+        self.times: list[float] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> LoopProbe:
+        self.times, self._stop = [], threading.Event()
+        self._thread = threading.Thread(target=self._probe)
+        self._thread.start()
+        return self
+
+    def stop(self) -> list[float]:
+        self._stop.set()
+        assert self._thread is not None
+        self._thread.join()
+        return self.times
+
+    def close(self) -> None:
+        self.display.close()
+
+    def _probe(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            assert "error" not in self.display.join("T2")
+            self.times.append(time.monotonic() - started)
+            time.sleep(0.02)
+
+
+def screens_of(server, count: int) -> list[Boards]:
+    """`count` boards of T1 that are screens, a thousand to a process."""
+    pools: list[Boards] = []
+    try:
+        for start in range(0, count, 1000):
+            ids = [f"wall-{i}" for i in range(start, min(count, start + 1000))]
+            pools.append(Boards(server.url, "T1", ids).start())
+    except BaseException:
+        for pool in pools:
+            pool.close()
+        raise
+    for pool in pools:
+        assert all("error" not in a for a in pool.answers), [a for a in pool.answers if "error" in a][:3]
+    return pools
+
+
+def bound(baseline: list[float]) -> float:
+    """What a round trip may take beside the crowd: far more than it took without it, and 3 s at least (on a shared
+    machine, loaded ten times over, the second of work 2,000 connections closing cost any server stretches to two),
+    far less than the 10 to 20 s the crowd held the loop before (and the posts refused for time with it)."""
+    return max(10 * statistics.median(baseline), 4 * max(baseline), 3.0)
+
+
+def measured(probe: LoopProbe, poster: Poster, during, posts: int = 40) -> tuple[list[float], list[float]]:
+    """The loop's round trips and the posts' times while `during()` runs in a thread of its own."""
+    probe.start()
+    worker = threading.Thread(target=during)
+    worker.start()
+    try:
+        took = poster.cards(posts)
+    finally:
+        worker.join()
+        trips = probe.stop()
+    return trips, took
+
+
+@pytest.mark.slow
+def test_r10_two_thousand_screens_dropping_at_once_leave_the_loop_and_another_table_s_feed_going(tmp_path):
+    server = Served(tmp_path, env={"SCOREBOARD_SCREENS_PER_ADDRESS": "5000"}).start()
+    pools: list[Boards] = []
+    probe = None
+    try:
+        pools = screens_of(server, 2000)
+        poster, probe = Poster(server), LoopProbe(server)
+        quiet, _ = measured(probe, poster, lambda: time.sleep(2))
+
+        def drop() -> None:
+            time.sleep(0.2)
+            for pool in pools:
+                pool.drop()
+            time.sleep(2)  # and what follows it
+
+        trips, posts = measured(probe, poster, drop)  # every post answered 200 (Poster), none refused for time
+        limit = bound(quiet)
+        assert max(trips) <= limit, (
+            f"the loop answered in {max(trips):.2f} s while 2,000 screens dropped (quiet: median "
+            f"{statistics.median(quiet):.3f} s, max {max(quiet):.3f} s; bound {limit:.2f} s); the posts took up to "
+            f"{max(posts):.2f} s"
+        )
+        assert not [s for s in listed(server).values() if s["connected"]], "every screen is known to have gone"
+    finally:
+        if probe is not None:
+            probe.close()
+        for pool in pools:
+            pool.close()
+        server.kill(signal.SIGTERM)
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_r10_four_thousand_screens_are_listed_whole_and_the_loop_and_the_feed_go_on(tmp_path):
+    server = Served(tmp_path, "--message-queue", redis_url(), env={"SCOREBOARD_SCREENS_PER_ADDRESS": "5000"}).start()
+    pools: list[Boards] = []
+    probe = None
+    try:
+        pools = screens_of(server, 4000)
+        poster, probe = Poster(server), LoopProbe(server)
+        quiet, _ = measured(probe, poster, lambda: time.sleep(2))
+        listings: list[tuple[int, int]] = []
+
+        def list_them() -> None:
+            with requests.Session() as session:
+                for _ in range(6):  # a pit with the list open asks every 3 s: six pits at once, and again
+                    r = session.get(f"{server.url}/api/screens", headers=AUTH, timeout=60)
+                    listings.append((r.status_code, len(r.json()["screens"]) if r.status_code == 200 else 0))
+
+        trips, posts = measured(probe, poster, list_them)
+        assert listings == [(200, 4000)] * 6, listings
+        limit = bound(quiet)
+        assert max(trips) <= limit, (
+            f"the loop answered in {max(trips):.2f} s while 4,000 screens were listed (quiet: median "
+            f"{statistics.median(quiet):.3f} s, max {max(quiet):.3f} s; bound {limit:.2f} s); the posts took up to "
+            f"{max(posts):.2f} s"
+        )
+    finally:
+        if probe is not None:
+            probe.close()
+        for pool in pools:
+            pool.close()
         server.kill(signal.SIGTERM)

@@ -22,8 +22,9 @@ from importlib.resources import files
 from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
-from .live.namespace import Live, room
+from .live.namespace import Live, on_leaving, room
 from .live.relay import RELAY, Relay
+from .live.rooms import IndexedRooms
 from .live.screens import FORGET_AFTER, PER_ADDRESS, Registry, Screens, SharedScreens
 from .live.socket_server import allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
@@ -87,7 +88,9 @@ def create_app(overrides: dict | None = None) -> Flask:
         _writable(db)
     runner = GeventRunner()
     store = store_for(db, runner)
-    socketio.init_app(app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins))
+    socketio.init_app(
+        app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins), client_manager=IndexedRooms()
+    )
     socketio.on_namespace(Live("/"))
     queue = app.config["MESSAGE_QUEUE"]
     hub = TableHub(
@@ -132,6 +135,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         per_address=int(_number(app, "SCREENS_PER_ADDRESS", 1, 100_000, whole=True)),
     )
     app.extensions["screens"] = Screens(hub, registry, relay.tell_screen)
+    socketio.server.on("disconnect", on_leaving(hub, app.extensions["displays"], app.extensions["screens"]))
 
     # The condition alarms (feed silent, screen missing: counted from the screens), judged by one process of the
     # log; `scoreboard serve` starts it (as it starts the displays' counts).
