@@ -6,6 +6,9 @@ handler for message N and N+1 run concurrently"), so two updates that arrive bac
 in either order: a test that asserts "every update, in order" failed on a correct server that way. Here one thread
 reads the socket, as a browser's socket.io-client does: it answers the server's pings, records each event as it
 comes and hands each acknowledgement to the call waiting for it.
+
+`Boards` are many displays at once (hundreds to thousands, each a screen or not) in a process of their own, that can
+all be dropped at once.
 """
 
 from __future__ import annotations

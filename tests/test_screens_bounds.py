@@ -54,6 +54,16 @@ def until(check, timeout: float = 15.0):
 @pytest.mark.slow
 def test_r4_twenty_thousand_registrations_from_one_connection_hold_one_screen(tmp_path):
     server = Served(tmp_path, env={"SCOREBOARD_SCREEN_FORGET_AFTER": "2"}).start()
+    try:
+        flooded_once(server)
+        # Unseen and unassigned for SCREEN_FORGET_AFTER seconds: forgotten.
+        until(lambda: not [s for s in listed(server) if s.startswith("flood-")])
+    finally:
+        server.kill(signal.SIGTERM)
+
+
+def flooded_once(server) -> None:
+    """20,000 screen ids said on one connection, then the connection closed."""
     flood = Screen(server.url, "T1", timeout=120)
     try:
         first = flood.call("screen", said("flood-0"))
@@ -71,16 +81,14 @@ def test_r4_twenty_thousand_registrations_from_one_connection_hold_one_screen(tm
         assert flood.wait_for(posted.json()["table"]["version"]), "the connection still shows its table"
     finally:
         flood.close()
-    # Unseen and unassigned for SCREEN_FORGET_AFTER seconds: forgotten.
-    until(lambda: not [s for s in listed(server) if s.startswith("flood-")])
-    server.kill(signal.SIGTERM)
 
 
 @pytest.mark.slow
 def test_r4_screens_past_the_address_bound_are_refused_theirs_and_still_show_the_board(tmp_path):
     server = Served(tmp_path, env={"SCOREBOARD_SCREENS_PER_ADDRESS": "5"}).start()
-    boards = [Screen(server.url, "T1") for _ in range(8)]
+    boards: list[Screen] = []
     try:
+        boards += [Screen(server.url, "T1") for _ in range(8)]
         answers = [board.call("screen", said(f"wall-{i}")) for i, board in enumerate(boards)]
         assert [a.get("id") for a in answers[:5]] == [f"wall-{i}" for i in range(5)]
         for refused in answers[5:]:
@@ -110,8 +118,9 @@ def test_r4_screens_past_the_address_bound_are_refused_theirs_and_still_show_the
 @pytest.mark.slow
 def test_r4_five_hundred_plain_displays_from_one_address_are_all_served(tmp_path):
     server = Served(tmp_path, env={"SCOREBOARD_SCREENS_PER_ADDRESS": "5"}).start()
-    displays = Boards(server.url, "T1", [None] * 500).start()  # joined, and not screens
+    displays = Boards(server.url, "T1", [None] * 500)  # joined, and not screens
     try:
+        displays.start()
         posted = server.post("T1", {"type": "shoe", "shoe": "S1"}, "secret-T1")
         assert posted.status_code == 200, posted.text
         version = posted.json()["table"]["version"]
@@ -229,21 +238,23 @@ def test_r7_screen_missing_is_cleared_only_by_a_connection_showing_the_table(tmp
         assert r.status_code == 200, r.text
         return [a for a in r.json()["alarms"] if a["kind"] == "screen_missing" and a["table"] == "T2"]
 
-    [raised] = until(missing)
-    liar, other_table = Screen(server.url, None), Screen(server.url, "T1")
+    opened: list[Screen] = []
     try:
+        [raised] = until(missing)
+        liar, other_table = Screen(server.url, None), Screen(server.url, "T1")
+        opened += [liar, other_table]
         assert "error" not in liar.call("screen", said("liar", "T2"))
         assert "error" not in other_table.call("screen", said("liar-too", "T2"))
         time.sleep(3)  # the watch looks every second
         assert missing()[0]["cleared_at"] is None, "no connection that shows T2 cleared it"
         board = Screen(server.url, "T2")
+        opened.append(board)
         assert "error" not in board.call("screen", said("t2-board", "T2"))
         [cleared] = until(lambda: [a for a in missing() if a["cleared_at"]])
         assert cleared["id"] == raised["id"]
-        board.close()
     finally:
-        liar.close()
-        other_table.close()
+        for screen in opened:
+            screen.close()
         server.kill(signal.SIGTERM)
 
 
