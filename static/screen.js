@@ -1,18 +1,23 @@
 /* This page as a screen of the service (floor.md "Screens"): its id (`?screen=`, else one this browser keeps for
-   this page's address), what it shows (the server put it in #screen-data), its viewport and the service version it
-   was served by, said over Socket.IO on every connection (live.js hands it the page's socket). The server answers
-   with its version and the screen's stored assignment: a server of another version means a reload, an assignment
-   other than what the page shows means going there. Then the screen does what it is told: show a page, show its
-   id large for a while, reload. */
+   this page's address), the secret this browser keeps for that id, what it shows (the server put it in
+   #screen-data), its viewport and the service version it was served by, said over Socket.IO on every connection
+   (live.js hands it the page's socket). The server answers with its version, the id and secret this screen is (the
+   secret is issued at its first registration; another id when another screen holds the one said: kept from then on
+   in its place) and the screen's stored assignment: a server of another version means a reload, an assignment
+   other than what the page shows means going there. Then the screen does what it is told: show a page, show its id
+   large for a while, reload. */
 "use strict";
 
 const ScreenLink = (() => {
   const body = document.body;
   const data = JSON.parse(document.getElementById("screen-data").textContent);
-  const VALID = /^[A-Za-z0-9._-]{1,40}$/;
-  const KEY = `scoreboard.screen:${window.location.pathname}`;
+  const VALID = /^[A-Za-z0-9._-]{1,40}$/, SECRET = /^[A-Za-z0-9_-]{16,64}$/;
+  const KEY = `scoreboard.screen:${window.location.pathname}`; // the id of a page opened without ?screen=
+  const SECRET_OF = (screenId) => `scoreboard.screen.secret:${screenId}`; // the secret of an id
+  const INSTEAD_OF = (asked) => `scoreboard.screen.instead:${asked}`; // the id given in place of ?screen=asked
   const RELOADED = "scoreboard.screen.reloaded-for";
-  const ANSWER_MS = 10000;
+  const ANSWER_MS = 10000, AGAIN_MS = 5000;
+  const changed = [];
 
   function made() {
     const bytes = new Uint8Array(6);
@@ -20,18 +25,38 @@ const ScreenLink = (() => {
     return `s-${[...bytes].map((b) => b.toString(36).padStart(2, "0").slice(-2)).join("")}`;
   }
 
+  function stored(key) {
+    try { return window.localStorage.getItem(key) || ""; } catch (e) { return ""; /* no storage: nothing kept */ }
+  }
+
+  function store(key, value) {
+    try { window.localStorage.setItem(key, value); } catch (e) { /* kept for this page only */ }
+  }
+
   function kept() {
-    let id = "";
-    try { id = window.localStorage.getItem(KEY) || ""; } catch (e) { /* no storage: a new id each load */ }
+    let id = stored(KEY);
     if (!VALID.test(id)) {
       id = made();
-      try { window.localStorage.setItem(KEY, id); } catch (e) { /* kept for this page only */ }
+      store(KEY, id);
     }
     return id;
   }
 
-  const id = data.id || kept();
+  const instead = data.id ? stored(INSTEAD_OF(data.id)) : "";
+  let id = VALID.test(instead) ? instead : data.id || kept();
   body.dataset.screen = id;
+
+  /* The id and secret the server answered: kept, and the page told when the id is another. */
+  function keep(answer) {
+    if (VALID.test(answer.id || "") && answer.id !== id) {
+      if (data.id) store(INSTEAD_OF(data.id), answer.id);
+      else store(KEY, answer.id);
+      id = answer.id;
+      body.dataset.screen = id;
+      for (const fn of changed) fn(id);
+    }
+    if (SECRET.test(answer.secret || "")) store(SECRET_OF(id), answer.secret);
+  }
   const shows = { page: data.page, table: data.table || null, lang: data.lang || null, theme: data.theme || null, options: data.options || {} };
 
   /* Whether an assignment is what this page shows already. */
@@ -75,10 +100,11 @@ const ScreenLink = (() => {
       box.id = "screen-identify"; box.className = "screen-identify"; box.setAttribute("role", "status");
       const label = document.createElement("div"), big = document.createElement("div");
       label.className = "si-label"; label.textContent = Page.strings.screens.screen;
-      big.className = "si-id"; big.textContent = id;
+      big.className = "si-id";
       box.append(label, big);
       body.append(box);
     }
+    box.querySelector(".si-id").textContent = id;
     box.hidden = false;
     body.dataset.identifying = "1";
     clearTimeout(identifyTimer);
@@ -88,9 +114,14 @@ const ScreenLink = (() => {
   function attach(socket) {
     function hello() {
       const said = { id, shows, viewport: [window.innerWidth, window.innerHeight], version: data.version };
+      const secret = stored(SECRET_OF(id));
+      if (SECRET.test(secret)) said.secret = secret;
       socket.timeout(ANSWER_MS).emit("screen", said, (err, answer) => {
         if (err) { if (socket.connected) setTimeout(hello, 2000); return; }
-        if (!answer || answer.error) return;
+        if (!answer) return;
+        // Refused as a screen (the address's bound, or the log not answering): the page shows on as it is.
+        if (answer.error) { if (answer.error === "log_unavailable" && socket.connected) setTimeout(hello, AGAIN_MS); return; }
+        keep(answer);
         if (answer.version && answer.version !== data.version) { upgrade(answer.version); return; }
         show(answer.assigned);
       });
@@ -104,5 +135,10 @@ const ScreenLink = (() => {
     });
   }
 
-  return { id, shows, attach, identify };
+  return {
+    get id() { return id; },
+    shows, attach, identify,
+    /* `fn(id)` whenever the server gives this screen another id than the one it said. */
+    onChange(fn) { changed.push(fn); },
+  };
 })();

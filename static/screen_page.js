@@ -5,6 +5,7 @@
 (() => {
   const body = document.body, S = Page.strings;
   Page.text("screen-id", ScreenLink.id);
+  ScreenLink.onChange((id) => Page.text("screen-id", id));
   Live.connect((on) => {
     body.classList.remove("connecting");
     const live = document.getElementById("live");

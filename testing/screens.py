@@ -6,18 +6,24 @@ handler for message N and N+1 run concurrently"), so two updates that arrive bac
 in either order: a test that asserts "every update, in order" failed on a correct server that way. Here one thread
 reads the socket, as a browser's socket.io-client does: it answers the server's pings, records each event as it
 comes and hands each acknowledgement to the call waiting for it.
+
+`Boards` are many displays at once (hundreds to thousands, each a screen or not) in a process of their own, that can
+all be dropped at once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing as mp
+import selectors
 import socket
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from testing.wsclient import client_frame, open_websocket, parsed_frames
+from testing.wsclient import Display, client_frame, open_websocket, parsed_frames
 
 CLOSE, PING, PONG = 0x8, 0x9, 0xA  # WebSocket opcodes
 
@@ -174,3 +180,102 @@ class Screen:
         with self._answered:
             self.closed = True
             self._answered.notify_all()
+
+
+def _hello(screen_id: str, table: str, secret: str | None = None) -> dict:
+    """What a board says of itself when it connects (screen.js's `hello`)."""
+    shows: dict[str, Any] = {"page": "board", "table": table, "lang": None, "theme": None, "options": {}}
+    said: dict[str, Any] = {"id": screen_id, "shows": shows, "viewport": [1920, 1080], "version": None}
+    if secret is not None:
+        said["secret"] = secret
+    return said
+
+
+def _serve_boards(commands, answers, url: str, table: str, ids: Sequence[str | None]) -> None:
+    """A Boards process: a board of `table` per entry of `ids` (joined; a screen saying that id, unless None), read
+    until the parent says "drop" (every socket closed at once) or "quit"; "seen" answers the versions of the updates
+    each board received."""
+    boards = []
+    said = []
+    try:
+        for screen_id in ids:
+            board = Display(url, table)
+            if screen_id is not None:
+                board.sock.setblocking(True)
+                board.sock.sendall(client_frame(b"421" + json.dumps(["screen", _hello(screen_id, table)]).encode()))
+                said.append(json.loads(board._expect(b"431")[3:])[0])
+                board.sock.setblocking(False)
+            boards.append(board)
+    except Exception as e:
+        answers.send(("error", f"{type(e).__name__}: {e}"))
+        return
+    answers.send(("ready", said))
+    selector = selectors.DefaultSelector()
+    for board in boards:
+        selector.register(board.sock, selectors.EVENT_READ, board)
+    selector.register(commands.fileno(), selectors.EVENT_READ, None)
+    while True:
+        for key, _ in selector.select(1.0):
+            if key.data is not None:
+                key.data.read(time.monotonic)
+                continue
+            command = commands.recv()
+            if command == "seen":
+                seen = [[json.loads(p[2:])[1]["version"] for _, p in board.updates()] for board in boards]
+                answers.send(seen)
+                continue
+            for board in boards:  # "drop": every board goes at once (a switch lost, a power cut)
+                with contextlib.suppress(OSError):
+                    board.sock.shutdown(socket.SHUT_RDWR)
+                board.sock.close()
+            answers.send("dropped")
+            return
+
+
+class Boards:
+    """Boards of `table` in a process of their own, one per entry of `ids`: each joined the table and, for an id
+    (not None), said which screen it is. `answers` are the server's answers to their `screen`, in order.
+
+    The process is spoken to over two one-way pipes: a two-way one is a socket pair, which gevent (patched in the
+    tests' processes) makes non-blocking under multiprocessing's reads."""
+
+    def __init__(self, url: str, table: str, ids: Sequence[str | None]):
+        ctx = mp.get_context("fork")
+        self._answers, answers = ctx.Pipe(duplex=False)
+        commands, self._commands = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_serve_boards, args=(commands, answers, url, table, ids), daemon=True)
+        self.answers: list[dict] = []
+
+    def start(self, timeout: float = 180.0) -> Boards:
+        self._proc.start()
+        status, detail = self._next(timeout, "the boards did not all connect in time")
+        if status != "ready":
+            self.close()
+            raise ConnectionError(detail)
+        self.answers = detail
+        return self
+
+    def seen(self, timeout: float = 60.0) -> list[list[int]]:
+        """The versions of the updates each board received so far."""
+        self._commands.send("seen")
+        return self._next(timeout, "the boards did not say what they received")
+
+    def drop(self, timeout: float = 60.0) -> None:
+        """Close every board at once."""
+        self._commands.send("drop")
+        self._next(timeout, "the boards were not dropped in time")
+        self._proc.join(10)
+
+    def close(self) -> None:
+        if self._proc.is_alive():
+            with contextlib.suppress(BrokenPipeError, OSError):
+                self._commands.send("quit")
+            self._proc.join(10)
+        if self._proc.is_alive():
+            self._proc.kill()
+
+    def _next(self, timeout: float, late: str):
+        if not self._answers.poll(timeout):
+            self.close()
+            raise TimeoutError(late)
+        return self._answers.recv()

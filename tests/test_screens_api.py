@@ -36,14 +36,14 @@ def roles_app(tmp_path):
         app.extensions["scoreboard"].close()
 
 
-def hello(app, screen_id: str, shows: dict | None = None):
-    """A page connecting as screen `screen_id`: the Socket.IO client and the server's answer."""
+def hello(app, screen_id: str, shows: dict | None = None, secret: str | None = None, join: bool = False):
+    """A page connecting as screen `screen_id` (with the secret its browser keeps, if any; having joined its table
+    as a display with `join`): the Socket.IO client and the server's answer."""
     client = socketio.test_client(app)
-    answer = client.emit(
-        "screen",
-        {"id": screen_id, "shows": shows or BOARD, "viewport": [1920, 1080], "version": __version__},
-        callback=True,
-    )
+    if join:
+        client.emit("join", {"table": (shows or BOARD)["table"]}, callback=True)
+    said = {"id": screen_id, "shows": shows or BOARD, "viewport": [1920, 1080], "version": __version__}
+    answer = client.emit("screen", said if secret is None else {**said, "secret": secret}, callback=True)
     return client, answer
 
 
@@ -65,7 +65,8 @@ def test_a_screen_is_listed_assigned_told_and_its_assignment_wins_after_a_restar
     app = roles_app()
     http = app.test_client()
     client, answer = hello(app, "bar-1")
-    assert answer == {"version": __version__, "assigned": None}
+    secret = answer.pop("secret")
+    assert answer == {"version": __version__, "id": "bar-1", "assigned": None}
     screen = listing(http)["bar-1"]
     assert {k: screen[k] for k in ("page", "table", "viewport", "version", "connected")} == {
         "page": "board",
@@ -92,14 +93,14 @@ def test_a_screen_is_listed_assigned_told_and_its_assignment_wins_after_a_restar
     again = roles_app()  # a restart: the registry is empty, the log keeps the assignment
     screen = listing(again.test_client())["bar-1"]
     assert screen["connected"] is False and screen["assigned"]["table"] == "T2"
-    client, answer = hello(again, "bar-1")  # it comes back showing T1, as its URL says: the assignment wins
-    assert answer == {"version": __version__, "assigned": assigned}
+    client, answer = hello(again, "bar-1", secret=secret)  # back showing T1, as its URL says: the assignment wins
+    assert answer == {"version": __version__, "id": "bar-1", "secret": secret, "assigned": assigned}
     client.disconnect()
 
     http = again.test_client()
     assert http.delete("/api/screens/bar-1", headers=auth()).status_code == 200
-    client, answer = hello(again, "bar-1")
-    assert answer["assigned"] is None
+    client, answer = hello(again, "bar-1", secret=secret)
+    assert answer["id"] == "bar-1" and answer["assigned"] is None
     client.disconnect()
 
 
@@ -222,8 +223,8 @@ def test_the_pages_carry_their_screen(client):
 
 def test_screen_missing_counts_the_screens_showing_a_table(app):
     registry = app.extensions["screens"].registry
-    client, _ = hello(app, "bar-1")
-    overlay, _ = hello(app, "stream-1", {**BOARD, "page": "overlay"})
+    client, _ = hello(app, "bar-1", join=True)
+    overlay, _ = hello(app, "stream-1", {**BOARD, "page": "overlay"}, join=True)
     pit, _ = hello(app, "pit-1", {"page": "pit"})
     assert registry.counts(["T1", "T2"]) == {"T1": 2, "T2": 0}
     overlay.disconnect()
@@ -265,18 +266,24 @@ def test_the_pit_s_screen_routes_take_the_session_and_its_csrf_token(roles_app):
     client.disconnect()
 
 
-def test_the_screens_no_longer_connected_are_kept_a_day_and_a_bounded_number(app, monkeypatch):
+def test_the_screens_no_longer_connected_are_forgotten_in_time_and_a_bounded_number_kept(app, monkeypatch):
     from scoreboard.service.live import screens as module
 
     registry = app.extensions["screens"].registry
     now = [1000.0]
     monkeypatch.setattr(registry, "_clock", lambda: now[0])
     monkeypatch.setattr(module, "MAX_KEPT", 3)
-    client = socketio.test_client(app)
-    for i in range(5):  # one connection saying one id after another: each earlier one is no longer connected
+    for i in range(5):  # five screens, one after another: each gone before the next comes
         now[0] += 1
-        assert client.emit("screen", {"id": f"s{i}", "shows": BOARD}, callback=True)["assigned"] is None
-    assert [s.id for s in registry.listing()] == ["s1", "s2", "s3", "s4"], "three gone at most, and the one here"
-    now[0] += module.KEEP + 10
-    assert [s.id for s in registry.listing()] == ["s4"]
-    client.disconnect()
+        client, answer = hello(app, f"s{i}")
+        assert answer["id"] == f"s{i}"
+        if i == 0:
+            assert app.test_client().put("/api/screens/s0", json={"table": "T2"}, headers=auth()).status_code == 200
+        client.disconnect()
+    kept = [s.id for s in registry.listing()]
+    assert kept == ["s2", "s3", "s4"], "three gone at most (the one gone longest goes first)"
+    last, _ = hello(app, "s5")
+    now[0] += registry.forget_after + 10
+    assert [s.id for s in registry.listing()] == ["s5"], "unassigned and unseen: forgotten"
+    assert listing(app.test_client())["s0"]["assigned"]["table"] == "T2", "an assigned one stays listed"
+    last.disconnect()

@@ -1,7 +1,7 @@
 """Screens across two server processes on one PostgreSQL log and one Redis queue (floor.md "Screens": every
 process): a board connected to process B is listed by process A, reassigned through A and switches untouched,
-identified through A; when B is gone it is listed as not connected, and opened again on A with its first URL it
-goes to its assignment."""
+identified through A; when B is gone it is listed as not connected, and opened again on A with its first URL (and
+its secret) it goes to its assignment."""
 
 from __future__ import annotations
 
@@ -62,6 +62,10 @@ def test_a_screen_on_process_b_is_listed_and_reassigned_through_process_a(browse
     b.kill(signal.SIGKILL)  # its list of connected screens expires in Redis
     gone = until(lambda: listed(a)["floor-7"]["connected"] is False and listed(a)["floor-7"], timeout=30)
     assert gone["assigned"]["table"] == "T2"
+    # The browser keeps the screen's secret per origin: the processes of a floor share one (its proxy's); here each
+    # has a port of its own, so the secret is carried to A's origin as the proxy would have kept it.
+    secret = page.evaluate("localStorage.getItem('scoreboard.screen.secret:floor-7')")
+    page.add_init_script(f"localStorage.setItem('scoreboard.screen.secret:floor-7', {secret!r})")
     page.goto(f"{a.url}/tables/T1?screen=floor-7")  # reconnecting to another process: the assignment wins
     settled(page, "document.body.dataset.table === 'T2' && !document.body.classList.contains('connecting')")
     until(lambda: listed(a)["floor-7"]["connected"])

@@ -22,9 +22,10 @@ from importlib.resources import files
 from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
-from .live.namespace import Live, room
+from .live.namespace import Live, on_leaving, room
 from .live.relay import RELAY, Relay
-from .live.screens import Registry, Screens, SharedScreens
+from .live.rooms import IndexedRooms
+from .live.screens import FORGET_AFTER, PER_ADDRESS, Registry, Screens, SharedScreens
 from .live.socket_server import allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
 from .server.attempts import GUESS_WINDOW, GUESSES, KNOWN_FOR, GuessLimits
@@ -48,6 +49,8 @@ class Defaults:
     WRITE_TIMEOUT = 5.0  # seconds a feed post waits for its commit before answering 503
     PROXY_HOPS = 0  # reverse proxies in front whose X-Forwarded-* headers are trusted (serve's --proxy-hops)
     ALARM_SCREEN_GRACE = 15.0  # seconds a table may show on fewer screens than it expects before the alarm
+    SCREEN_FORGET_AFTER = FORGET_AFTER  # seconds a screen unseen and unassigned stays listed
+    SCREENS_PER_ADDRESS = PER_ADDRESS  # screens of one address a process holds (displays are not screens)
     ALLOWED_ORIGINS = None  # origins whose pages may read the API and follow tables (serve's --allowed-origins);
     # default: the table file's [server] allowed_origins
     WEBHOOKS = True  # send the configured webhooks' deliveries from this process (a test may leave it to another)
@@ -93,7 +96,9 @@ def create_app(overrides: dict | None = None) -> Flask:
         _writable(db)
     runner = GeventRunner()
     store = store_for(db, runner)
-    socketio.init_app(app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins))
+    socketio.init_app(
+        app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins), client_manager=IndexedRooms()
+    )
     socketio.on_namespace(Live("/"))
     queue = app.config["MESSAGE_QUEUE"]
     hub = TableHub(
@@ -132,9 +137,14 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     # The screens (boards, overlays, pits and /screen pages that say which screen they are), over every process.
     registry = Registry(
-        socketio.start_background_task, socketio.sleep, SharedScreens(queue, store.log_id) if queue else None
+        socketio.start_background_task,
+        socketio.sleep,
+        SharedScreens(queue, store.log_id) if queue else None,
+        forget_after=_number(app, "SCREEN_FORGET_AFTER", 1, 30 * 86400),
+        per_address=int(_number(app, "SCREENS_PER_ADDRESS", 1, 100_000, whole=True)),
     )
     app.extensions["screens"] = Screens(hub, registry, relay.tell_screen)
+    socketio.server.on("disconnect", on_leaving(hub, app.extensions["displays"], app.extensions["screens"]))
 
     # The condition alarms (feed silent, screen missing: counted from the screens), judged by one process of the
     # log; `scoreboard serve` starts it (as it starts the displays' counts).
@@ -200,6 +210,30 @@ def _guess_limits(config) -> GuessLimits:
         return GuessLimits(config["TOKEN_GUESSES"], config["TOKEN_GUESS_WINDOW"], config["KNOWN_CLIENT_SECONDS"])
     except ValueError as e:
         raise ConfigError(str(e)) from None
+
+
+def _number(app: Flask, name: str, low: float, high: float, whole: bool = False) -> float:
+    """A setting that is a number from `low` to `high` (`whole`: a whole one); else ConfigError naming it.
+
+    >>> app = Flask(__name__)
+    >>> app.config.update(A=3600, B="many", C=2.5)
+    >>> _number(app, "A", 1, 86400)
+    3600
+    >>> _number(app, "B", 1, 10, whole=True)
+    Traceback (most recent call last):
+    ...
+    scoreboard.service.tables.config.ConfigError: SCOREBOARD_B must be a whole number from 1 to 10, not 'many'
+    >>> _number(app, "C", 1, 10, whole=True)
+    Traceback (most recent call last):
+    ...
+    scoreboard.service.tables.config.ConfigError: SCOREBOARD_C must be a whole number from 1 to 10, not 2.5
+    """
+    value = app.config[name]
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not low <= value <= high or (whole and not float(value).is_integer()):
+        kind = "whole number" if whole else "number"
+        raise ConfigError(f"SCOREBOARD_{name} must be a {kind} from {low:g} to {high:g}, not {value!r}")
+    return value
 
 
 def _writable(db: str) -> None:

@@ -3,21 +3,24 @@
 A board or an overlay `join`s its table; the pit monitor `join_pit`s every table it shows over the one connection,
 and also hears how many displays each table has (over every process: display_counts.py) and the alarms (`alarm`
 messages: raised, acknowledged, cleared; its answer and `pit_alarms` give the alarms as they stand). A page that is a
-screen (screens.py) says `screen` with its id and what it shows: it joins its screen's room (where it is told what to
-show, to show its id, to reload) and is answered the service's version and its stored assignment. Bad input gets an
-error answer, never a traceback.
+screen (screens.py) says `screen` with its id, its secret and what it shows: it joins its screen's room (where it is
+told what to show, to show its id, to reload) and is answered the service's version, the id and secret it is (a new
+id if another screen holds the one it said) and its stored assignment. Bad input gets an error answer, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from flask import current_app, request
 from flask_socketio import Namespace, join_room
 
 from ... import __version__
 from ..tables.current import current_hub
-from .screens import Shows, id_problem, screen_room
+from .screens import ScreenRefused, Shows, id_problem, screen_room, secret_problem
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +58,7 @@ class Live(Namespace):
         join_room(room(table_id))
         if self.hub.display_joined(table_id, request.sid):
             self.counts.changed(table_id)
+        current_app.extensions["screens"].registry.joined(request.sid, table_id)
         return table.snapshot()
 
     def on_join_pit(self, data=None):
@@ -107,33 +111,43 @@ class Live(Namespace):
             return None
 
     def on_screen(self, data=None):
-        """`{"id", "shows": {"page", "table", "lang", "theme", "options"}, "viewport": [w, h], "version"}`: this
-        connection's page is that screen. Answers `{"version", "assigned"}` (the stored assignment, or null)."""
+        """`{"id", "secret", "shows": {"page", "table", "lang", "theme", "options"}, "viewport": [w, h], "version"}`:
+        this connection's page is that screen (`secret` left out: its browser keeps none yet). Answers `{"version",
+        "id", "secret", "assigned"}`: the id and secret to keep (another id than the one said when another screen
+        holds that one) and the stored assignment, or null."""
         if not isinstance(data, dict):
-            return _error("bad_screen", 'screen with {"id": "<screen id>", "shows": {...}, "viewport": [w, h]}')
-        screen_id = data.get("id")
-        problem = id_problem(screen_id)
+            return _error("bad_screen", 'screen with {"id": "<screen id>", "secret": "...", "shows": {...}, ...}')
+        screen_id, secret = data.get("id"), data.get("secret")
+        problem = id_problem(screen_id) or (secret_problem(secret) if secret is not None else None)
         if problem:
             return _error("bad_screen", problem)
-        screens = current_app.extensions["screens"]
         version = data.get("version")
-        screens.registry.connected(
-            request.sid,
-            screen_id,
-            Shows.reported(data.get("shows")),
-            data.get("viewport"),
-            version if isinstance(version, str) else None,
-            request.remote_addr or "",
-        )
-        join_room(screen_room(screen_id))
         try:
-            stored = screens.assignment(screen_id)
-        except Exception as e:  # the page stays as it is; it asks again when it reconnects
-            log.warning("screen %s: its assignment could not be read: %s", screen_id, e)
-            stored = None
-        return {"version": __version__, "assigned": stored[0].as_json() if stored else None}
+            claimed = current_app.extensions["screens"].claim(
+                request.sid,
+                screen_id,
+                secret,
+                Shows.reported(data.get("shows")),
+                data.get("viewport"),
+                version if isinstance(version, str) else None,
+                request.remote_addr or "",
+            )
+        except ScreenRefused as e:  # the page shows on, as a display
+            return _error(e.code, e.message)
+        join_room(screen_room(claimed.id))
+        assigned = claimed.assigned.as_json() if claimed.assigned else None
+        return {"version": __version__, "id": claimed.id, "secret": claimed.secret, "assigned": assigned}
 
-    def on_disconnect(self, reason=None):
-        for table_id in self.hub.display_left(request.sid):
-            self.counts.changed(table_id)
-        current_app.extensions["screens"].registry.disconnected(request.sid)
+
+def on_leaving(hub: Any, counts: Any, screens: Any) -> Callable[..., None]:
+    """The default namespace's `disconnect` handler, given to python-socketio itself (`server.on`), past
+    Flask-SocketIO: it makes a Flask request context for every event it hands on, and for 2,000 boards dropping at
+    once (a switch lost) those contexts were most of the seconds another table's feed waited (issue 34, R10). A
+    connection leaving needs none: it is forgotten as a display of its tables and as a screen."""
+
+    def left(sid: str, reason: object = None) -> None:
+        for table_id in hub.display_left(sid):
+            counts.changed(table_id)
+        screens.disconnected(sid)
+
+    return left

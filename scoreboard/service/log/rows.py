@@ -190,7 +190,8 @@ ALARM_ACKS = Table(
 
 # The screens' assignments (floor.md "Screens"; service/live/screens.py): a row each time an operator assigns a screen
 # (`change` "assigned": what it is to show) or forgets it ("forgotten"). Nothing is changed in place: a screen's
-# assignment is its latest row, and the rows are its audit (who, when, what).
+# assignment is its latest row, and the rows are its audit (who, when, what). `owner` is the SHA-256 of the secret
+# of the screen it was made for: only a page with that secret gets it.
 SCREENS = Table(
     "screens",
     (
@@ -203,6 +204,7 @@ SCREENS = Table(
         Column("options", "text"),  # JSON: the page's other query options
         Column("operator", "text", required=True),
         Column("stored_at", "real", required=True),
+        Column("owner", "text"),  # added in 0.2.0's issue 34: rows stored before it have none
     ),
     indexes=("screens_by_id ON screens (screen_id, id)",),
 )
@@ -546,7 +548,7 @@ class AlarmAcknowledged:
 @dataclass(frozen=True)
 class ScreenAssigned:
     """An operator told a screen what to show (`SCREENS`); with `page` None, they forgot its assignment (to
-    `table_id`, kept for that table's audit)."""
+    `table_id`, kept for that table's audit). `owner`: the SHA-256 of the screen's secret."""
 
     TABLE: ClassVar[Table] = SCREENS
 
@@ -557,19 +559,21 @@ class ScreenAssigned:
     lang: str | None = None
     theme: str | None = None
     options: dict | None = None
+    owner: str | None = None
 
     def values(self, stored_at: float) -> tuple:
         """
-        >>> ScreenAssigned("bar-1", "sam", "board", "T2", "en", None, {"clock": "24h"}).values(4.0)
-        ('bar-1', 'assigned', 'board', 'T2', 'en', None, '{"clock":"24h"}', 'sam', 4.0)
+        >>> ScreenAssigned("bar-1", "sam", "board", "T2", "en", None, {"clock": "24h"}, "5e1f").values(4.0)
+        ('bar-1', 'assigned', 'board', 'T2', 'en', None, '{"clock":"24h"}', 'sam', 4.0, '5e1f')
         >>> ScreenAssigned("bar-1", "sam", table_id="T2").values(5.0)
-        ('bar-1', 'forgotten', None, 'T2', None, None, None, 'sam', 5.0)
+        ('bar-1', 'forgotten', None, 'T2', None, None, None, 'sam', 5.0, None)
         """
         if self.page is None:
-            return (self.screen_id, "forgotten", None, self.table_id, None, None, None, self.operator, stored_at)
-        options = json_text(self.options or {})
-        row = (self.screen_id, "assigned", self.page, self.table_id, self.lang, self.theme, options)
-        return (*row, self.operator, stored_at)
+            row: tuple = (self.screen_id, "forgotten", None, self.table_id, None, None, None)
+        else:
+            options = json_text(self.options or {})
+            row = (self.screen_id, "assigned", self.page, self.table_id, self.lang, self.theme, options)
+        return (*row, self.operator, stored_at, self.owner)
 
 
 @dataclass(frozen=True)

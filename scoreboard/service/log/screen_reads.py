@@ -1,7 +1,8 @@
 """Reading the screens' assignments back (rows.py's SCREENS), the same SQL for both databases: each function takes
 the backend's `read(sql, args)` (a connection of its own per read) and its parameter `mark`.
 
-A screen's assignment is its latest row: "assigned" (what it shows) or "forgotten" (none).
+A screen's assignment is its latest row: "assigned" (what it shows) or "forgotten" (none); its `owner` (the SHA-256 of
+the secret of the screen it was made for) says whose it is.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from collections.abc import Callable
 
 Read = Callable[[str, tuple], list]
 
-COLUMNS = ("id", "change", "page", "table", "lang", "theme", "options", "operator", "at")
+COLUMNS = ("id", "change", "page", "table", "lang", "theme", "options", "operator", "at", "owner")
 SELECT = (
-    "SELECT s.screen_id, s.change, s.page, s.table_id, s.lang, s.theme, s.options, s.operator, s.stored_at "
+    "SELECT s.screen_id, s.change, s.page, s.table_id, s.lang, s.theme, s.options, s.operator, s.stored_at, s.owner "
     "FROM screens s"
 )
 LATEST = " WHERE s.id = (SELECT MAX(l.id) FROM screens l WHERE l.screen_id = s.screen_id)"

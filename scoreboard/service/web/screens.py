@@ -62,11 +62,19 @@ def _session_operator(what: str):
 
 
 def _listing(op: Operator):
-    """Every screen `op` may read: those of their tables, and those showing no table."""
+    """Every screen `op` may read: those of their tables, and those showing no table (each table asked once: a
+    floor's thousands of screens show a few tables)."""
+    may: dict[str, bool] = {}
+
+    def may_read(table_id: str | None) -> bool:
+        if table_id is None:
+            return True
+        if table_id not in may:
+            may[table_id] = permissions.check(op, "read", table_id) is None
+        return may[table_id]
 
     def readable(screen: dict) -> bool:
-        tables = {screen.get("table"), (screen.get("assigned") or {}).get("table")} - {None}
-        return all(permissions.check(op, "read", t) is None for t in tables)
+        return may_read(screen.get("table")) and may_read((screen.get("assigned") or {}).get("table"))
 
     return jsonify({"screens": [s for s in _screens().listing() if readable(s)]})
 
