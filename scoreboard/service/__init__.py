@@ -85,7 +85,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         _writable(db)
     runner = GeventRunner()
     store = store_for(db, runner)
-    socketio.init_app(app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins))
+    socketio.init_app(app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins), cors_credentials=False)
     socketio.on_namespace(Live("/"))
     queue = app.config["MESSAGE_QUEUE"]
     hub = TableHub(
