@@ -4,6 +4,7 @@ seqs forgotten, shoe counts broken, inputs that made 5xx, a stalled disk, two se
 from __future__ import annotations
 
 import json
+import re
 import signal
 import threading
 import time
@@ -244,6 +245,29 @@ def test_every_api_error_is_json(client, method, path, status):
     r = client.open(path, method=method)
     assert r.status_code == status and r.is_json
     assert r.get_json()["error"] and r.get_json()["message"]
+
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+# What each route's parameters are filled with, so that the path is the route's (a name: any).
+PARAMETERS = {"table_id": "T1", "number": "1", "road": "big", "filename": "board.js", "action": "void"}
+
+
+def test_405_carries_allow(app, client):
+    """RFC 9110: a 405 names the methods the address takes, in `Allow`. Every route of the app (the API, the pages,
+    the operator's forms) is asked with every method it lacks: each answer is a 405 whose Allow lists the methods
+    of every route at that address, and no other (the API's JSON errors replaced Werkzeug's answer and lost it)."""
+    rules = [(rule, re.sub(r"<[^>]+>", "[^/]+", rule.rule)) for rule in app.url_map.iter_rules()]
+    tried = 0
+    for rule, _ in rules:
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: PARAMETERS.get(m[1], "x1"), rule.rule)
+        takes = set().union(*(r.methods or () for r, pattern in rules if re.fullmatch(pattern, path)))
+        for method in sorted(set(METHODS) - takes):
+            answer = client.open(path, method=method, headers={"Authorization": f"Bearer {OPERATOR}"})
+            assert answer.status_code == 405, (method, path, answer.status_code)
+            allow = {m.strip() for m in answer.headers.get("Allow", "").split(",") if m.strip()}
+            assert allow == takes, (method, path, answer.headers.get("Allow"))
+            tried += 1
+    assert tried > 100, tried
 
 
 def test_a_body_over_the_limit_is_413_json(client):
