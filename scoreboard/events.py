@@ -26,9 +26,12 @@ from .shapes import Event, JSONObject, Word
 from .sides import hand_code, result_code
 
 TEXT_MAX = 200  # a reason, an id or a feed name longer than this is a mistake, not a message
+ID_MAX = 64  # a shoe's id, a feed's name, the source's time (`at`): at most this many characters
 CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_SEED = re.compile(r"^[0-9a-f]{16,128}$")
+BURN_MAX = 10 * CARDS_MAX  # a burn's `count`, at most
+ROUND_MAX = 10_000  # a round's number in its shoe, at most (no shoe deals more)
+SHA256 = re.compile(r"^[0-9a-f]{64}$")  # a shoe's commitment (any case: read lower-cased)
+SEED = re.compile(r"^[0-9a-f]{16,128}$")  # a simulated shoe's seed (any case: read lower-cased)
 REVEAL = ("player", "banker", "all")
 BETS_SECONDS = (5, 120)  # floor.md: a betting window lasts 5 to 120 seconds
 # What the service adds to an event before storing it; read back only from the log.
@@ -119,13 +122,13 @@ def _common(raw: JSONObject, trusted: bool) -> Event:
             raise Malformed(f"seq must be a whole number from 1 to {SEQ_MAX}, not {shown!r}", "bad_seq")
         out["seq"] = seq
     for name in ("at", "feed"):
-        value = text(raw, name, f"bad_{name}", 64)
+        value = text(raw, name, f"bad_{name}", ID_MAX)
         if value is not None:
             out[name] = iso_time(value) if name == "at" and not trusted else value
     if trusted:
         if isinstance(raw.get("received_at"), int | float) and not isinstance(raw.get("received_at"), bool):
             out["received_at"] = float(raw["received_at"])
-        operator = text(raw, "operator", "bad_operator", 64)
+        operator = text(raw, "operator", "bad_operator", ID_MAX)
         if operator is not None:
             out["operator"] = operator
     return out
@@ -135,8 +138,13 @@ def _shoe(raw: JSONObject, trusted: bool) -> Event:
     out: Event = {}
     shoe = raw.get("shoe")
     if shoe is not None:
-        if isinstance(shoe, bool) or not isinstance(shoe, str | int) or not str(shoe).strip() or len(str(shoe)) > 64:
-            raise Malformed("shoe must be the shoe's id, as text of at most 64 characters", "bad_shoe")
+        if (
+            isinstance(shoe, bool)
+            or not isinstance(shoe, str | int)
+            or not str(shoe).strip()
+            or len(str(shoe)) > ID_MAX
+        ):
+            raise Malformed(f"shoe must be the shoe's id, as text of at most {ID_MAX} characters", "bad_shoe")
         out["shoe"] = unicode_text(str(shoe).strip(), "shoe", "bad_shoe")
     if raw.get("decks") is not None:
         try:
@@ -145,7 +153,7 @@ def _shoe(raw: JSONObject, trusted: bool) -> Event:
             raise Malformed(e.message, "bad_decks") from None
     if raw.get("commitment") is not None:
         c = raw["commitment"]
-        if not isinstance(c, str) or not _SHA256.match(c.lower()):
+        if not isinstance(c, str) or not SHA256.match(c.lower()):
             raise Malformed("commitment must be the sha256 of the shuffled order, 64 hex digits", "bad_commitment")
         out["commitment"] = c.lower()
     if trusted and isinstance(raw.get("rules"), dict):
@@ -160,7 +168,7 @@ def _burn(raw: JSONObject, trusted: bool) -> Event:
             raise Malformed("a burn needs at least one card", "bad_burn")
         return {"cards": list(cards)}
     count = raw.get("count")
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10 * CARDS_MAX:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= BURN_MAX:
         raise Malformed('a burn needs "cards" (a list) or "count" (a whole number of at least 1)', "bad_burn")
     return {"count": count}
 
@@ -237,7 +245,7 @@ def _round_number(raw: JSONObject, required: bool) -> Event:
             raise Malformed('name the round: "round" is its number in this shoe', "bad_round_number")
         return {}
     n = raw["round"]
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10_000:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= ROUND_MAX:
         raise Malformed(f"round must be a round number of this shoe (1 or more), not {_short(n)}", "bad_round_number")
     return {"round": n}
 
@@ -287,7 +295,7 @@ def _shoe_end(raw: JSONObject, trusted: bool) -> Event:
     out: Event = {}
     seed = raw.get("seed")
     if seed is not None:
-        if not isinstance(seed, str) or not _SEED.match(seed.lower()):
+        if not isinstance(seed, str) or not SEED.match(seed.lower()):
             raise Malformed("seed must be the shoe's secret seed, 16 to 128 hex digits", "bad_seed")
         out["seed"] = seed.lower()
     if raw.get("undealt") is not None:

@@ -32,6 +32,7 @@ STALE_AFTER = (10, 3600)  # seconds
 EXPECTED_SCREENS = (0, 50)
 LIMIT_MAX = 10**12  # a bet limit past a trillion is a typing mistake
 CURRENCY = re.compile(r"^[A-Z]{3}$")  # ISO 4217
+CONTROL_CHARS = r"\x00-\x1f\x7f-\x9f"  # C0, DEL and C1: no setting's text holds one (a regex class's body)
 
 
 class BadSetting(Malformed):
@@ -151,9 +152,12 @@ def _text(name: str, value: object, limit: int, *, nullable: bool) -> str | None
     if not isinstance(value, str) or not value.strip():
         raise BadSetting(name, f"{name} must be {accepts}, not {_shown(value)}")
     value = value.strip()
-    if len(value) > limit or any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in value):
+    if len(value) > limit or _CONTROL.search(value):
         raise BadSetting(name, f"{name} must be {accepts} (no control characters), not {len(value)} characters")
     return value
+
+
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]")
 
 
 def _whole(name: str, value: object, low: int, high: int, unit: str) -> int:

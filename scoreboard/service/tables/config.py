@@ -21,6 +21,7 @@ from .outbox import EVENT_TYPES
 from .permissions import DEFAULT_ROLE, ROLES, Role
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+TOKEN_CHARS = (8, 200)  # an operator's token or a feed token set live: this many characters, at least and at most
 
 # Each table setting and the type it takes; the meanings and defaults live on TableConfig.
 TABLE_SETTINGS: dict[str, type | tuple[type, ...]] = {
@@ -245,8 +246,8 @@ def _operator(path: str, name: str, settings: dict, tables: set[str]) -> Operato
         raise ConfigError(f"{path}: operator name {name!r} must be 1 to 40 letters, digits, '-', '_' or '.'")
     _checked(where, settings, OPERATOR_SETTINGS)
     token = settings.get("token")
-    if not token or len(token) < 8:
-        raise ConfigError(f"{where} needs a token of at least 8 characters")
+    if not token or len(token) < TOKEN_CHARS[0]:
+        raise ConfigError(f"{where} needs a token of at least {TOKEN_CHARS[0]} characters")
     role = settings.get("role", DEFAULT_ROLE)
     if role not in ROLES:
         raise ConfigError(f"{where} role must be one of {', '.join(ROLES)}, not {role!r}")

@@ -26,6 +26,7 @@ from ..tables.config import (
     NAME,
     OPERATOR_SETTINGS,
     TABLE_SETTINGS,
+    TOKEN_CHARS,
     ConfigError,
     Operator,
     _checked,
@@ -38,8 +39,6 @@ from .roles import authorised, bearer_operator
 from .table_settings import change_settings, floor_post, settings_json
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
-
-TOKEN_CHARS = (8, 200)
 
 
 def _body() -> tuple[object, object]:
