@@ -49,7 +49,8 @@ def check(url: str) -> Iterator[object]:
 def check_log(db: str) -> None:
     """Check the record of the event log DB (a SQLite file or a postgresql:// URL), read offline: each table's hash
     chain, and each decided round re-derived with the rules of its shoe. Prints each break; exits 1 if there is
-    one, 0 if the record is whole. It takes no lock and writes nothing: a log a server holds can be checked too."""
+    one, 0 if the record is whole. It writes nothing. A SQLite log a server holds is refused (the server keeps it to
+    itself): check the backup it writes on SIGUSR1 (deployment.md)."""
     from ..service.log import StoreError
 
     found = 0

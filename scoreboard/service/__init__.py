@@ -187,8 +187,8 @@ def _origins(given: object, config: Config) -> tuple[str, ...]:
 
 def _writable(db: str) -> None:
     """A SQLite log whose files cannot all be written is refused at start, naming the file: SQLite would open it
-    read-only and fail every write (or, with its shared-memory file unwritable, end the process with SIGBUS)."""
-    for path in (db, db + "-wal", db + "-shm"):
+    read-only and fail every write. (A -shm beside it is none of the server's: log/sqlite.py keeps none.)"""
+    for path in (db, db + "-wal"):
         try:
             with open(path, "r+b"):
                 pass
