@@ -35,8 +35,10 @@ AT = Text("at", 64)
 OPERATOR = Text("operator", 64)
 READ = Text("card", 16)  # what a shoe read of a foreign card, kept for the audit trail (cut to this, not refused)
 CARDS_MAX = 8 * 52  # no list of cards is longer than the largest shoe
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_SEED = re.compile(r"^[0-9a-f]{16,128}$")
+BURN_MAX = 10 * CARDS_MAX  # a burn's `count`, at most
+ROUND_MAX = 10_000  # a round's number in its shoe, at most (no shoe deals more)
+SHA256 = re.compile(r"^[0-9a-f]{64}$")  # a shoe's commitment (any case: read lower-cased)
+SEED = re.compile(r"^[0-9a-f]{16,128}$")  # a simulated shoe's seed (any case: read lower-cased)
 REVEAL = ("player", "banker", "all")
 BETS_SECONDS = (5, 120)  # floor.md: a betting window lasts 5 to 120 seconds
 # What the service adds to an event before storing it; read back only from the log.
@@ -132,7 +134,7 @@ def _shoe(raw: JSONObject, trusted: bool) -> Event:
             raise Malformed(e.message, "bad_decks") from None
     if raw.get("commitment") is not None:
         c = raw["commitment"]
-        if not isinstance(c, str) or not _SHA256.match(c.lower()):
+        if not isinstance(c, str) or not SHA256.match(c.lower()):
             raise Malformed("commitment must be the sha256 of the shuffled order, 64 hex digits", "bad_commitment")
         out["commitment"] = c.lower()
     if trusted and isinstance(raw.get("rules"), dict):
@@ -147,7 +149,7 @@ def _burn(raw: JSONObject, trusted: bool) -> Event:
             raise Malformed("a burn needs at least one card", "bad_burn")
         return {"cards": list(cards)}
     count = raw.get("count")
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10 * CARDS_MAX:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= BURN_MAX:
         raise Malformed('a burn needs "cards" (a list) or "count" (a whole number of at least 1)', "bad_burn")
     return {"count": count}
 
@@ -221,7 +223,7 @@ def _round_number(raw: JSONObject, required: bool) -> Event:
             raise Malformed('name the round: "round" is its number in this shoe', "bad_round_number")
         return {}
     n = raw["round"]
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10_000:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= ROUND_MAX:
         raise Malformed(f"round must be a round number of this shoe (1 or more), not {_short(n)}", "bad_round_number")
     return {"round": n}
 
@@ -271,7 +273,7 @@ def _shoe_end(raw: JSONObject, trusted: bool) -> Event:
     out: Event = {}
     seed = raw.get("seed")
     if seed is not None:
-        if not isinstance(seed, str) or not _SEED.match(seed.lower()):
+        if not isinstance(seed, str) or not SEED.match(seed.lower()):
             raise Malformed("seed must be the shoe's secret seed, 16 to 128 hex digits", "bad_seed")
         out["seed"] = seed.lower()
     if raw.get("undealt") is not None:

@@ -46,6 +46,7 @@ TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 # The live settings that are a TableConfig field of the same name (`limits` is made a Limits first).
 LIVE_FIELDS = ("name", "status", "dealer", "announcement", "stale_after", "expected_screens")
 MAX_EXPECTED_SCREENS = 50  # floor.md: a table expects 0 to 50 screens
+ROUNDS_AFTER_CUT = range(0, 6)  # rounds dealt after the cut card comes out: 0 to 5
 
 
 class Forbidden(Refusal):
@@ -128,8 +129,9 @@ class TableConfig:
                 raise Malformed(f"{name} must be a whole number of at least 1, not {value!r}", "bad_config")
         if self.min_bet is not None and self.max_bet is not None and self.min_bet > self.max_bet:
             raise Malformed(f"min_bet {self.min_bet} is more than max_bet {self.max_bet}", "bad_config")
-        if isinstance(self.rounds_after_cut, bool) or self.rounds_after_cut not in range(0, 6):
-            raise Malformed(f"rounds_after_cut must be 0 to 5, not {self.rounds_after_cut!r}", "bad_config")
+        if isinstance(self.rounds_after_cut, bool) or self.rounds_after_cut not in ROUNDS_AFTER_CUT:
+            low, high = ROUNDS_AFTER_CUT[0], ROUNDS_AFTER_CUT[-1]
+            raise Malformed(f"rounds_after_cut must be {low} to {high}, not {self.rounds_after_cut!r}", "bad_config")
         if isinstance(self.stale_after, bool) or not isinstance(self.stale_after, int) or self.stale_after < 1:
             raise Malformed(f"stale_after must be a whole number of seconds, not {self.stale_after!r}", "bad_config")
         screens = self.expected_screens

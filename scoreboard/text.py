@@ -50,7 +50,8 @@ import orjson
 from .errors import Malformed
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+CONTROL_CHARS = r"\x00-\x1f\x7f-\x9f"  # C0, DEL and C1, as a regex class's body (the OpenAPI document reads it)
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]")
 _CONTROL_NAMES = {"\n": "a line break", "\r": "a line break", "\t": "a tab", "\x00": "a NUL"}
 REPLACEMENT = "\ufffd"
 

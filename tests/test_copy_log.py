@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+from contextlib import closing
 
 import psycopg
 import pytest
@@ -48,7 +49,7 @@ def test_a_sqlite_log_copied_into_postgresql_serves_the_same_tables_history_and_
         assert refused.returncode == 1 and "in use by" in refused.stderr, "a log in use is not copied"
     finally:
         server.kill(signal.SIGTERM)
-    with sqlite3.connect(sqlite) as conn:
+    with closing(sqlite3.connect(sqlite)) as conn:  # closed: a server keeps its SQLite log to itself
         log_id = conn.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0]
 
     with postgres_database() as db:
@@ -75,7 +76,7 @@ def test_a_sqlite_log_copied_into_postgresql_serves_the_same_tables_history_and_
     columns = "table_id, version, shoe, stored_at, event, kind, feed, seq, digest"
     rows = []
     for path in (sqlite, back):
-        with sqlite3.connect(path) as conn:
+        with closing(sqlite3.connect(path)) as conn:
             rows.append(conn.execute(f"SELECT {columns} FROM events ORDER BY id").fetchall())
     assert rows[0] == rows[1] and len(rows[0]) == 7
 

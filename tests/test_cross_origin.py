@@ -4,6 +4,8 @@ preflight) and on Socket.IO, and for no other origin; the setting from the table
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scoreboard.service import create_app
@@ -175,3 +177,72 @@ def test_socket_io_and_the_api_of_the_live_server_from_the_environment_s_origins
         assert "Access-Control-Allow-Origin" not in server.get("/api/tables", headers={"Origin": ELSEWHERE}).headers
     finally:
         server.stop()
+
+
+# -- R11 (issue 34): writes carry no CORS header; "*" never answers the null origin nor allows credentials ----------
+
+WRITES = ("POST", "PUT", "PATCH", "DELETE")
+# What each path parameter is filled with: a table and names that may or may not exist (a refusal carries no CORS
+# header either).
+FILLED = {"table_id": "T2", "name": "nobody", "alarm_id": "a1", "screen_id": "s1", "delivery_id": "d1", "number": "1"}
+
+
+def api_writes(app) -> list[tuple[str, str]]:
+    """Every write (method, path) the app routes under /api, its parameters filled in."""
+    found = []
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/") or rule.rule == "/api":
+            path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: FILLED[m[1]], rule.rule)
+            found += [(method, path) for method in sorted(set(rule.methods or ()) & set(WRITES))]
+    return found
+
+
+def cors_headers(answer) -> dict:
+    return {k: v for k, v in answer.headers.items() if k.lower().startswith("access-control")}
+
+
+def test_r11_writes_carry_no_allow_origin(studio_app):
+    """A page of an allowed origin may read the API, never write through it: no write's answer (a settings PATCH
+    that succeeds among them) and no write's preflight carries Access-Control-Allow-Origin; the reads still do."""
+    client = studio_app.test_client()
+    operator = {"Authorization": f"Bearer {OPERATOR}"}
+    changed = client.patch("/api/tables/T1/settings", json={"name": "Studio"}, headers={"Origin": STUDIO, **operator})
+    assert changed.status_code == 200, changed.get_json()
+    assert cors_headers(changed) == {}, "the finding: a settings PATCH answered with Access-Control-Allow-Origin"
+    writes = api_writes(studio_app)
+    assert {m for m, _ in writes} == set(WRITES) and len(writes) >= 12, writes
+    for method, path in writes:
+        answer = client.open(path, method=method, json={}, headers={"Origin": STUDIO, **operator})
+        assert cors_headers(answer) == {}, (method, path, answer.status_code)
+        asked = {"Access-Control-Request-Method": method, "Access-Control-Request-Headers": "authorization"}
+        preflight = client.options(path, headers={"Origin": STUDIO, **asked})
+        assert cors_headers(preflight) == {}, (method, path)
+    read = client.get("/api/tables/T1/settings", headers={"Origin": STUDIO})
+    assert read.headers["Access-Control-Allow-Origin"] == STUDIO, "a read of the same address is still answered"
+    preflight = client.options(
+        "/api/tables/T1/settings", headers={"Origin": STUDIO, "Access-Control-Request-Method": "GET"}
+    )
+    assert preflight.headers["Access-Control-Allow-Origin"] == STUDIO
+    assert preflight.headers["Access-Control-Allow-Methods"].replace(" ", "").split(",") == ["GET", "HEAD", "OPTIONS"]
+
+
+def test_r11_star_never_reflects_null(tmp_path):
+    """`["*"]` answers every origin by its name but `null` (a sandboxed frame, a file, a redirect: any page can
+    send it), on the API and on Socket.IO's handshake alike, and never allows credentials."""
+    app = make_app(tmp_path, '["*"]')
+    try:
+        client = app.test_client()
+        handshake = "/socket.io/?EIO=4&transport=polling"
+        for path in ("/api/tables", handshake):
+            named = client.get(path, headers={"Origin": STUDIO})
+            assert named.status_code == 200 and named.headers["Access-Control-Allow-Origin"] == STUDIO, path
+            assert "Access-Control-Allow-Credentials" not in named.headers, path
+            null = client.get(path, headers={"Origin": "null"})
+            assert "Access-Control-Allow-Origin" not in null.headers, (path, cors_headers(null))
+            assert "Access-Control-Allow-Credentials" not in null.headers, path
+        preflight = client.options("/api/tables", headers={"Origin": "null", "Access-Control-Request-Method": "GET"})
+        assert cors_headers(preflight) == {}
+        own = client.get(handshake, headers={"Origin": "http://localhost"})  # the service's own page
+        assert own.status_code == 200 and "Access-Control-Allow-Credentials" not in own.headers
+    finally:
+        app.extensions["scoreboard"].close()

@@ -3,7 +3,10 @@ next; its commitment matches the cards it dealt; a restart deals on in the commi
 
 import hashlib
 import json
+import os
 import random
+import stat
+from pathlib import Path
 
 from scoreboard.play import check_round
 from scoreboard.service.feeds.simulator import SimulatedShoe
@@ -83,3 +86,34 @@ def test_it_carries_on_after_a_restart_in_the_committed_order(app, tmp_path):
         again.step()
     assert table.state.shoes == 1 and table.state.shoe.size - table.state.shoe.cards_left > out, "the same shoe"
     assert again.order == first.order and again.seed == first.seed, "dealing on in the order committed to"
+
+
+def test_r9_simulator_state_private(app):
+    """R9 (issue 34): the live shoe's seed and card order are the shoe's secret until it ends (whoever reads them
+    knows every card to come): the file is 0600 in a 0700 directory, as the sessions' key beside the log is; a
+    directory and files an earlier release left readable are made so when the shoe starts."""
+    secrets = Path(app.config["SIMULATOR_DIR"])
+    secrets.mkdir(mode=0o755)
+    left = secrets / "T2.json"  # an earlier release's, of a shoe not ended
+    left.write_text(json.dumps({"shoe": "sim-T2-1", "seed": "s", "order": ["9H"]}))
+    left.chmod(0o644)
+    umask = os.umask(0o022)  # what a service usually runs with: files 0644, directories 0755
+    try:
+        hub = app.extensions["scoreboard"]
+        SimulatedShoe(hub, "T2", pace=0, rng=random.Random(9), secrets_dir=secrets)
+        assert mode(secrets) == 0o700 and mode(left) == 0o600, "made private at start"
+        for p in secrets.iterdir():
+            p.unlink()
+        secrets.rmdir()  # made anew by the first shoe
+        sim = SimulatedShoe(hub, "T1", pace=0, rng=random.Random(9), secrets_dir=secrets)
+        sim.step()  # a new shoe: its secret is written before its commitment is published
+        kept = secrets / "T1.json"
+        assert json.loads(kept.read_text())["seed"] == sim.seed
+        assert mode(secrets) == 0o700 and mode(kept) == 0o600, (oct(mode(secrets)), oct(mode(kept)))
+        assert [p.name for p in secrets.iterdir()] == ["T1.json"], "no temporary file left"
+    finally:
+        os.umask(umask)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)

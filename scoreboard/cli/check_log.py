@@ -75,8 +75,8 @@ def check_log(db: str) -> None:
     """Check the record of the event log DB (a SQLite file or a postgresql:// URL), read offline: each table's hash
     chain, and each decided round re-derived with the rules of its shoe. Prints each break; exits 1 if there is
     one, 0 if the record is whole. Text an earlier release stored against today's rule (a lone surrogate, a control
-    character) is a warning, not a break. It takes no lock and writes nothing: a log a server holds can be checked
-    too."""
+    character) is a warning, not a break. It writes nothing. A SQLite log a server holds is refused (the server keeps
+    it to itself): check the backup it writes on SIGUSR1 (deployment.md)."""
     from ..service.log import StoreError
 
     found = 0

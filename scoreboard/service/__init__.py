@@ -97,7 +97,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     runner = GeventRunner()
     store = store_for(db, runner)
     socketio.init_app(
-        app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins), client_manager=IndexedRooms()
+        app,
+        async_mode="gevent",
+        cors_allowed_origins=allowed_origins(origins),
+        cors_credentials=False,
+        client_manager=IndexedRooms(),
     )
     socketio.on_namespace(Live("/"))
     queue = app.config["MESSAGE_QUEUE"]
@@ -238,8 +242,8 @@ def _number(app: Flask, name: str, low: float, high: float, whole: bool = False)
 
 def _writable(db: str) -> None:
     """A SQLite log whose files cannot all be written is refused at start, naming the file: SQLite would open it
-    read-only and fail every write (or, with its shared-memory file unwritable, end the process with SIGBUS)."""
-    for path in (db, db + "-wal", db + "-shm"):
+    read-only and fail every write. (A -shm beside it is none of the server's: log/sqlite.py keeps none.)"""
+    for path in (db, db + "-wal"):
         try:
             with open(path, "r+b"):
                 pass

@@ -9,11 +9,13 @@ transports, the message queue's channel, the pits' display counts and the collec
 from __future__ import annotations
 
 import logging
+import signal
 import sqlite3
 import sys
 from dataclasses import dataclass, field
 
 import click
+import gevent
 
 from . import create_app
 from .feeds import transports
@@ -78,6 +80,7 @@ def run(options: ServeOptions) -> None:
 
     hub = hub_of(app)
     _warn_alone_on_a_shared_log(app, hub, options.message_queue)
+    _backup_on_signal(hub)
     pace = 1.0 if options.demo_pace is None else options.demo_pace
     for table_id in sorted(app.config["SIMULATED_TABLES"]):
         shoe = SimulatedShoe(hub, table_id, pace, secrets_dir=app.config["SIMULATOR_DIR"])
@@ -104,6 +107,27 @@ def run(options: ServeOptions) -> None:
         # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
         error_log=logs.throttled("scoreboard.http", by_message=False),
     ).serve_forever()
+
+
+def _backup_on_signal(hub) -> None:
+    """SIGUSR1 has the server copy its SQLite log, whole and consistent, to `<log>.backup` while it serves: no other
+    process reads a log a server holds (log/sqlite.py keeps no shared-memory file), so a backup is made here
+    (deployment.md "Backups"). A PostgreSQL log is backed up by PostgreSQL's own tools."""
+    backup = getattr(hub.store, "backup", None)
+    if backup is None:
+        return
+    target = f"{hub.store.path}.backup"
+    log = logging.getLogger(__name__)
+
+    def copy() -> None:
+        try:
+            size = hub.runner.blocking(backup, target)  # on a pool thread: it reads the whole log
+        except Exception as e:
+            log.error("the backup of the event log to %s failed: %s", target, e)
+        else:
+            log.info("the event log is backed up to %s (%s bytes)", target, f"{size:,}")
+
+    gevent.signal_handler(signal.SIGUSR1, lambda: socketio.start_background_task(copy))
 
 
 def _warn_alone_on_a_shared_log(app, hub, message_queue: str | None) -> None:

@@ -5,7 +5,9 @@ Every shoe commits to its order before the first card: the `shoe` event carries
 `commitment = sha256(seed + ":" + " ".join(order))`, and the `shoe_end` event publishes the seed and the cards left
 undealt, so anyone holding the shoe's export can check that the cards came out in the committed order
 (`scoreboard verify`). The secret (seed and order) is kept on disk beside the event log until the shoe ends, so a
-restart deals on in the same order.
+restart deals on in the same order: whoever reads it knows every card to come, so it is this user's only (the file
+0600 in a 0700 directory, as the operator sessions' key beside the log is), an earlier release's files made so at
+start.
 
 Several processes on one log run the same table file, so each would deal the simulated tables: one deals a table,
 the one that holds the log's claim on it (`store.claim`: with PostgreSQL, an advisory lock that lasts as long as the
@@ -30,6 +32,8 @@ from ..tables.hub import FeedRefused, StorageFailed
 log = logging.getLogger(__name__)
 FEED = "simulator"
 CLAIM_EVERY = 5.0  # seconds between asks for a table another process deals
+PRIVATE_DIR = 0o700  # the secrets' directory and files: this user's only
+PRIVATE_FILE = 0o600
 
 
 class SimulatedShoe:
@@ -46,6 +50,8 @@ class SimulatedShoe:
         self.pace = pace  # seconds between cards; rounds and shoes pause longer
         self.rng = rng or random.SystemRandom()
         self.secrets_dir = Path(secrets_dir) if secrets_dir else None
+        if self.secrets_dir is not None:
+            _make_private(self.secrets_dir)
         self.order: list[str] = []  # the whole shoe in dealing order
         self.seed = ""
         self.next = 0  # index in `order` of the next card out
@@ -200,12 +206,31 @@ class SimulatedShoe:
         return True
 
 
+def _make_private(directory: Path) -> None:
+    """The secrets' directory and what it holds (an earlier release wrote them as the umask let it: 0755 and 0644)
+    made this user's only, if it exists yet."""
+    try:
+        entries = list(directory.iterdir())
+        directory.chmod(PRIVATE_DIR)
+        for entry in entries:
+            if entry.is_file() and not entry.is_symlink():
+                entry.chmod(PRIVATE_FILE)
+    except FileNotFoundError:
+        return
+    except OSError as e:  # another user's directory: said, and the shoe deals on (its next secret is written 0600)
+        log.warning("the simulated shoes' secrets in %s could not be made private (chmod 700 it): %s", directory, e)
+
+
 def _write_durably(path: Path, secret: dict) -> None:
     """Write the secret and make it durable before the shoe's commitment is published: a power cut must not lose
-    the order the shoe committed to."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    the order the shoe committed to. Made this user's only from the start: created 0600 (whatever the umask), in a
+    directory made 0700."""
+    path.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    path.parent.chmod(PRIVATE_DIR)  # mkdir's mode is cut by the umask, and an existing directory keeps its own
     tmp = path.with_suffix(".tmp")
-    with open(tmp, "w") as f:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with open(fd, "w") as f:
+        os.fchmod(fd, PRIVATE_FILE)  # a .tmp a crash left behind keeps its mode through O_CREAT
         json.dump(secret, f)
         f.flush()
         os.fsync(f.fileno())

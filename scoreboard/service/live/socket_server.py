@@ -49,10 +49,29 @@ class WirePacket(Packet):
 socketio = SocketIO(json=WireJSON, serializer=WirePacket)
 
 
+NULL = "null"  # the origin of a sandboxed frame, a file or a redirect: any page can send it, so it is never allowed
+
+
+def allowed(origin: str | None, origins: tuple[str, ...]) -> bool:
+    """Whether `origin` is one of the configured `origins` ("*": any but null): the one rule of the API's CORS
+    (web/cross_origin.py) and of Socket.IO's handshakes.
+
+    >>> allowed("https://studio.example", ("*",)), allowed("null", ("*",)), allowed(None, ("*",))
+    (True, False, False)
+    >>> allowed("https://studio.example", ("https://studio.example",)), allowed("https://x.example", ())
+    (True, False)
+    """
+    if not origin or origin == NULL:
+        return False
+    return "*" in origins or origin in origins
+
+
 def allowed_origins(origins: tuple[str, ...]) -> object:
     """Engine.IO's `cors_allowed_origins` for the configured origins: None (its default: the page's own origin, as
-    the browser or a proxy names it) without any; "*" for any; else a check that lets the listed origins in beside
-    the server's own, so that the service's own pages go on working when other origins are added.
+    the browser or a proxy names it) without any; else a check that lets the configured ones in (`allowed`: "*" is
+    any but null) beside the server's own, so that the service's own pages go on working when other origins are
+    added. (Engine.IO's own "*" would answer the null origin by its name.) Its answers never allow credentials:
+    `socketio.init_app` is given `cors_credentials=False`.
 
     >>> check = allowed_origins(("https://studio.example",))
     >>> environ = {"wsgi.url_scheme": "http", "HTTP_HOST": "127.0.0.1:8000"}
@@ -60,19 +79,16 @@ def allowed_origins(origins: tuple[str, ...]) -> object:
     (True, True)
     >>> check("https://elsewhere.example", environ)
     False
-    >>> allowed_origins(()) is None, allowed_origins(("*",))
-    (True, '*')
+    >>> allowed_origins(()) is None, allowed_origins(("*",))("null", environ)
+    (True, False)
     """
     if not origins:
         return None
-    if "*" in origins:
-        return "*"
-    listed = frozenset(origins)
 
-    def allowed(origin: str | None, environ: dict) -> bool:
-        return origin is not None and (origin in listed or origin in _own_origins(environ))
+    def check(origin: str | None, environ: dict) -> bool:
+        return allowed(origin, origins) or (origin is not None and origin in _own_origins(environ))
 
-    return allowed
+    return check
 
 
 def _own_origins(environ: dict) -> list[str]:

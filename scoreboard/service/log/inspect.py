@@ -1,5 +1,6 @@
-"""A log opened to be read and nothing else (`scoreboard check-log`): no lock taken, no writer, no migration, so a
-log a server holds, or a copy of one, can be read beside it.
+"""A log opened to be read and nothing else (`scoreboard check-log`): no writer, no migration. A PostgreSQL log is
+read beside the servers writing it; a SQLite log is read when no server holds it (a server keeps it to itself:
+sqlite.py), or as a copy: a backup a running server made of it (deployment.md "Backups").
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from urllib.parse import quote
 from ...record import Entry
 from . import record_reads
 from .errors import StoreError
+from .sqlite import held_by
 
 
 class ReadOnlyLog:
@@ -37,6 +39,13 @@ class ReadOnlyLog:
         else:
             if not os.path.exists(url):
                 raise StoreError(f"there is no event log {url}")
+            holder = held_by(url)
+            if holder is not None:
+                raise StoreError(
+                    f"the event log {url} is held by {holder}: a server keeps its SQLite log to itself; read it once "
+                    f"the server has stopped, or read a backup the server made of it (kill -USR1 writes "
+                    f"{url}.backup while it runs: deployment.md)"
+                )
             lite = sqlite3.connect(f"file:{quote(os.path.abspath(url))}?mode=ro", uri=True, timeout=5)
             self.mark = "?"
             self._close = lite.close

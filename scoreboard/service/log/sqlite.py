@@ -5,6 +5,13 @@ another path to the same file cannot open it for a second server; the refused on
 The file is written by one connection, the writer's (`_WriteSide`): made on the writer's own thread and refused by
 sqlite3 on any other; every read opens a connection of its own (WAL lets it read while the writer appends).
 
+No shared-memory file: every connection goes through SQLite's `unix-excl` VFS, which takes the file's lock for this
+process alone and keeps WAL's index in this process's memory, never in a `-shm` mapped from the disk (issue 34, F11:
+a `-shm` made immutable or cut short under a running server ended it with SIGBUS at SQLite's next write to the
+mapping, which no check can forestall). The price: no other process reads the file while a server holds it; the
+server copies it on request instead (`SQLiteLog.backup`, on SIGUSR1: deployment.md "Backups"), and check-log reads
+the copy.
+
 Durability: WAL with `synchronous=FULL`, so the WAL is fsynced at every commit and an acknowledged event survives a
 power cut. A commit of a few hundred events and nothing else is one INSERT, outside an explicit transaction (it is a
 transaction of its own, fsynced before the call returns): the writer's thread needs the GIL only before and after
@@ -41,6 +48,7 @@ log = logging.getLogger(__name__)
 MARK = "?"  # the driver's parameter mark
 
 SCHEMA_VERSION = 3  # 3: the record (each event's decided round and hash)
+VFS = "unix-excl"  # the file's lock for this process alone, WAL's index in its memory: no -shm (the docstring)
 TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
 SERIAL = "INTEGER PRIMARY KEY AUTOINCREMENT"
 META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
@@ -58,14 +66,25 @@ class SQLiteLog(OutboxReads):
     def __init__(self, path: str, runner: Runner | None = None):
         self.path = str(path)
         self.url = self.path
+        self._uri = uri(self.path)
+        self._backing_up = threading.Lock()  # one backup at a time (they share their temporary file)
         held = hold(self.path)
         try:
             self.writer = Writer(
                 functools.partial(_WriteSide, self.path, held.holder), blocking=True, runner=runner or default_runner()
             )
+        except sqlite3.OperationalError as e:
+            held.release()
+            if "locked" not in str(e):
+                raise
+            raise StoreBusy(
+                f"the event log {self.path} is open in another process (a sqlite3 shell, check-log, a backup "
+                "tool): a server keeps its log to itself; close it there and start again"
+            ) from None
         except BaseException:
             held.release()
             raise
+        _forget_shared_memory(self.path)
         # A log dropped without close() (an app that failed to start, a test) still lets go of its file.
         self._release = weakref.finalize(self, _close, self.writer, held)
 
@@ -79,11 +98,41 @@ class SQLiteLog(OutboxReads):
     # -- reading (a connection of its own each time) ------------------------------------------------------------
 
     def _read(self, sql: str, args: tuple) -> list:
-        db = sqlite3.connect(self.path, timeout=5)
+        db = sqlite3.connect(self._uri, uri=True, timeout=5)
         try:
             return db.execute(sql, args).fetchall()
         finally:
             db.close()
+
+    def backup(self, target: str) -> int:
+        """A consistent copy of the whole log in `target`, made while the writer goes on (SQLite's online backup, in
+        one step: one read transaction of a connection of its own), as one file of its own (no WAL) that any
+        process may read: `check-log` it, keep it. Written beside `target` and renamed into place, so `target` is
+        always a whole copy. Its size in bytes."""
+        with self._backing_up:
+            return self._backup(target, f"{target}.{os.getpid()}.tmp")
+
+    def _backup(self, target: str, tmp: str) -> int:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # a crash's half copy
+        source = sqlite3.connect(self._uri, uri=True, timeout=5)
+        try:
+            copy = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                source.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                copy.close()
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        finally:
+            source.close()
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+        return os.path.getsize(target)
 
     def ping(self) -> None:
         self._read("SELECT 1", ())
@@ -205,7 +254,7 @@ class _WriteSide:
 
     def __init__(self, path: str, holder: str):
         self._path = path
-        self._db = sqlite3.connect(path, isolation_level=None)  # autocommit: transactions are explicit
+        self._db = sqlite3.connect(uri(path), uri=True, isolation_level=None)  # autocommit: explicit transactions
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             # FULL: the WAL is fsynced at every commit, so an acknowledged event survives a power cut.
@@ -371,6 +420,21 @@ def _insert(table: Table, rows: int) -> str:
     return table.insert("?", rows)
 
 
+def uri(path: str) -> str:
+    """The URI every connection of this process opens the log by: through the VFS that keeps no -shm."""
+    return f"file:{quote(os.path.abspath(path))}?vfs={VFS}"
+
+
+def _forget_shared_memory(path: str) -> None:
+    """A -shm an earlier release (or a reader of a stopped server's log) left beside the log: never read now, and
+    removed (this process holds the file, so no other uses it); one that cannot be removed stays, unused."""
+    with contextlib.suppress(FileNotFoundError):
+        try:
+            os.unlink(path + "-shm")
+        except OSError as e:
+            log.info("left %s-shm as it is (%s): the server does not use it", path, e.strerror or e)
+
+
 # -- one server per file ------------------------------------------------------------------------------------------
 
 
@@ -454,6 +518,27 @@ def _hold_legacy(lock_path: str, holder: str) -> int | None:
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{holder}\n".encode(), 0)
     return fd
+
+
+def held_by(path: str) -> str | None:
+    """Who holds the log file at `path` (a server, in this process or another), or None when nobody does."""
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        with _HELD_LOCK:
+            mine = _HELD.get((st.st_dev, st.st_ino))
+        if mine is not None:  # asked without opening the file again (closing it would drop this process's locks)
+            return mine.holder
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder_of(path)
+    finally:
+        os.close(fd)  # (a shared flock taken is let go with it)
+    return None
 
 
 def _holder_of(path: str) -> str:

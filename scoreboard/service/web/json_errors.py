@@ -70,7 +70,12 @@ def init_app(app: Flask) -> None:
         if status == 413:
             limit = app.config.get("MAX_CONTENT_LENGTH") or 0
             message = f"the body is larger than {limit // 1024} KiB: send fewer events per post"
-        return error(status, code, message, **extra)
+        answer, status = error(status, code, message, **extra)
+        # Werkzeug's own headers go with the JSON: a 405's Allow (RFC 9110 requires it), a 401's WWW-Authenticate.
+        for name, value in e.get_headers():
+            if name.lower() != "content-type":
+                answer.headers[name] = value
+        return answer, status
 
     @app.errorhandler(Exception)
     def unexpected(e: Exception):

@@ -6,7 +6,9 @@ parameters, bodies and every answer (status, media type, JSON schema), and tests
 app both ways (a route the document lacks, or an operation no route answers, fails it) and runs Schemathesis over
 every operation against the live server (no 5xx, no answer outside its schema). The schemas restate the contracts
 of docs/feed-protocol.md, docs/roads-json.md, docs/operators.md and docs/integration.md; a field added there is
-added here.
+added here. Every bound of a request (a length, a range, a pattern, the fields an event type needs) is read from the
+code that checks it (events.py, live_settings.py, table.py, tables/config.py, web/shoe_numbers.py, ...), so that a
+request the document allows is never refused as malformed; test_openapi_bounds_agree holds the two to each other.
 
 The document a request gets names the service's own tables and webhooks as examples of the path parameters, so
 that Swagger UI's "Try it out" and a generated client's tests start from real ones.
@@ -15,27 +17,45 @@ that Swagger UI's "Try it out" and a generated client's tests start from real on
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
-from ...events import TYPES
+from ...cards import TABLE_DECKS
+from ...events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
+from ...events import REASON as REASON_TEXT
 from ...i18n import LANGUAGES
-from ...live_settings import GROUPS, SETTINGS, STATUSES
+from ...live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STALE_AFTER, STATUSES, TEXTS
 from ...palette import THEMES
 from ...roads.names import DERIVED_ROADS, OPTIONS, ROADS, Road
-from ...roads.patterns import Pattern
+from ...roads.patterns import Pattern, Thresholds
+from ...seqs import SEQ_MAX
+from ...table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT
+from ...table import TABLE_ID as TABLE_ID_RULE
+from ...text import CONTROL_CHARS
+from ...variants import SUPER_SIX_PAYS, variant_names
 from ..live.screens import ID_PATTERN
 from ..live.screens import PAGES as SCREEN_PAGES
 from ..log import DELIVERY_STATES
-from ..tables.config import TOKEN_CHARS
+from ..tables.alarms import NOTE
+from ..tables.config import NAME, TOKEN_CHARS
+from ..tables.hub import MAX_EVENTS_PER_POST
 from ..tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ..tables.idempotency import KEEP as KEY_KEPT
 from ..tables.outbox import EVENT_TYPES
 from ..tables.permissions import ROLES
+from .shoe_numbers import DIGITS as SHOE_DIGITS
+from .shoe_numbers import NUMBER as SHOE_NUMBER_RULE
+
+# The text fields' lengths, as their declarations (text.py's `Text`) give them.
+TEXT_MAX = REASON_TEXT.max_chars
+ID_MAX = SHOE_ID.max_chars  # a shoe's id, a feed's name, the source's time
+NAME_MAX, DEALER_MAX, ANNOUNCEMENT_MAX = (TEXTS[k].max_chars for k in ("name", "dealer", "announcement"))
 
 VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
-TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
-CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"
+TABLE_ID = TABLE_ID_RULE.pattern
+CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"  # cards.parse_card's notation: rank then suit, any case
 SCREEN_ID = f"^{ID_PATTERN}$"
 
 # -- schemas --------------------------------------------------------------------------------------------------------
@@ -80,8 +100,178 @@ COLOUR = {"type": "string", "enum": ["red", "blue"]}
 CARD_SHOWN = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
 PLACE = _obj(["col", "row"], col=COUNT, row=COUNT)
 DERIVED_CELL = _obj(["col", "row", "colour"], col=COUNT, row=COUNT, colour=COLOUR)
-LIMIT = {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2, "maxItems": 2}
+LIMIT = {
+    "type": "array",
+    "items": {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX},
+    "minItems": 2,
+    "maxItems": 2,
+    "description": "[min, max], with min <= max",
+}
 FLAGS = {"player_pair": BOOL, "banker_pair": BOOL, "natural": BOOL, "banker_six": BOOL}
+DECKS = {"type": "integer", "minimum": TABLE_DECKS.start, "maximum": TABLE_DECKS.stop - 1}
+
+
+def _bounded(low: int, high: int, **more: object) -> dict:
+    return {"type": "integer", "minimum": low, "maximum": high, **more}
+
+
+# -- the bounds of what a request may send, read from the code that checks them ---------------------------------------
+
+
+# The white space str.strip() takes away (the service strips text, and refuses text left blank): spelled out in a
+# class, which every regex engine reads alike (Python's, Rust's, JavaScript's and Hypothesis's \s each differ).
+SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x3001)) if c.isspace())
+
+
+def _text(most: int, **more: object) -> dict:
+    """Text as an event carries it (events.text): not blank, at most `most` characters."""
+    return {"type": "string", "pattern": f"[^{SPACE}]", "maxLength": most, **more}
+
+
+# A live setting's text (live_settings.check): not blank, and no control character (C0, DEL, C1).
+SETTING_TEXT = f"^[^{CONTROL_CHARS}]*[^{SPACE}{CONTROL_CHARS}][^{CONTROL_CHARS}]*$"
+
+
+def _setting_text(most: int) -> dict:
+    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": SETTING_TEXT}
+
+
+def _token(description: str) -> dict:
+    """A token set through the API (web/floor.py): TOKEN_CHARS long, without spaces around."""
+    low, high = TOKEN_CHARS
+    return {
+        "type": "string",
+        "minLength": low,
+        "maxLength": high,
+        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
+        "description": f"{description}: {low} to {high} characters, without spaces around",
+    }
+
+
+# A shoe's number in a request (web/shoe_numbers.py): ASCII digits, 1 or more.
+SHOE_NUMBER = {"type": "string", "pattern": SHOE_NUMBER_RULE.pattern, "maxLength": SHOE_DIGITS}
+
+# -- the feed's events (events.py): a schema per type, with its fields and their bounds -----------------------------
+
+
+def _any_case(pattern: str) -> str:
+    """A lower-case hex pattern of events.py, as it reads the value: in any case."""
+    return pattern.replace("a-f", "a-fA-F")
+
+
+CARD_TEXT = {"type": "string", "pattern": CARD}
+CARDS = {"type": "array", "items": CARD_TEXT, "maxItems": CARDS_MAX}
+ROUND_NUMBER = _bounded(1, ROUND_MAX, description="the round's number in this shoe")
+REASON = _text(TEXT_MAX)
+POINTS = _bounded(0, 9)
+RESULT: dict[str, Any] = {
+    "winner": {"type": "string", "enum": ["B", "P", "T"]},
+    "player_points": POINTS,
+    "banker_points": POINTS,
+    "player_pair": BOOL,
+    "banker_pair": BOOL,
+    "natural": BOOL,
+    "banker_cards": {"type": "integer", "enum": [2, 3]},
+}
+# The source's time: RFC 3339 (the ISO 8601 times the feed reads, events.iso_time), in upper case, seconds to 59.
+RFC3339 = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
+COMMON_FIELDS = {
+    "seq": _bounded(
+        1,
+        SEQ_MAX,
+        description="rising per table and feed (feed-protocol.md); required unless the table sets "
+        "`require_seq = false` (a test bench)",
+    ),
+    "at": {
+        "type": "string",
+        "format": "date-time",
+        "pattern": RFC3339,
+        "maxLength": ID_MAX,
+        "description": "the source's time",
+    },
+    "feed": _text(ID_MAX, description="the sender's name: a table's feeds each number their seqs"),
+}
+
+
+def _event(kind: str, description: str, required: Iterable[str] = (), any_of: list | None = None, **fields: dict):
+    schema: dict = {
+        "type": "object",
+        "properties": {"type": {"const": kind}, **COMMON_FIELDS, **fields},
+        "required": ["type", "seq", *required],
+        "description": description,
+    }
+    if any_of:
+        schema["anyOf"] = any_of
+    return schema
+
+
+EVENTS = {
+    "shoe": _event(
+        "shoe",
+        "A new shoe.",
+        shoe=_text(ID_MAX, description="the shoe's id"),
+        decks=DECKS,
+        commitment={
+            "type": "string",
+            "pattern": _any_case(SHA256.pattern),
+            "description": "sha256 of the shuffled order (fairness.md)",
+        },
+    ),
+    "burn": _event(
+        "burn",
+        "Cards burned: which (`cards`), or how many (`count`).",
+        any_of=[{"required": ["cards"]}, {"required": ["count"]}],
+        cards={**CARDS, "minItems": 1},
+        count=_bounded(1, BURN_MAX),
+    ),
+    "card": _event(
+        "card",
+        "One card out of the shoe; the service deals it to its hand.",
+        ["card"],
+        card=CARD_TEXT,
+        hand={"type": "string", "enum": ["player", "banker"]},
+        foreign={
+            **BOOL,
+            "description": "a card not of the set, or unreadable (`card`: what was read): the round is void",
+        },
+    ),
+    "round": _event("round", "A whole round's cards.", ["player", "banker"], player=CARDS, banker=CARDS),
+    "result": _event("result", "A round's result, keyed.", ["winner"], **RESULT),
+    "void": _event("void", "An operator voids a round.", ["reason"], reason=REASON, round=ROUND_NUMBER),
+    "correct": _event(
+        "correct",
+        "An operator corrects a round: its cards (`player` and `banker`) or its result (`winner`).",
+        ["round"],
+        any_of=[
+            {"required": ["player", "banker"]},
+            {"required": ["winner"], "not": {"anyOf": [{"required": ["player"]}, {"required": ["banker"]}]}},
+        ],
+        round=ROUND_NUMBER,
+        reason=REASON,
+        player=CARDS,
+        banker=CARDS,
+        **RESULT,
+    ),
+    "cut": _event("cut", "The cut card came out."),
+    "reveal": _event(
+        "reveal",
+        "Face-down cards turned over (squeeze).",
+        hand={"type": "string", "enum": list(REVEAL), "default": "all"},
+    ),
+    "shoe_end": _event(
+        "shoe_end",
+        "The shoe ends.",
+        seed={"type": "string", "pattern": _any_case(SEED.pattern), "description": "a simulated shoe's seed"},
+        undealt=CARDS,
+        reason=REASON,
+    ),
+    "bets_open": _event("bets_open", "The betting window opens.", ["seconds"], seconds=_bounded(*BETS_SECONDS)),
+    "bets_closed": _event("bets_closed", "The betting window closes."),
+    "undo": _event("undo", "Take back the last round keyed.", round=ROUND_NUMBER, reason=REASON),
+}
+assert list(EVENTS) == list(TYPES), "a schema for every event type events.py reads, in its order"
+EVENT_NAMES = {kind: "".join(word.title() for word in kind.split("_")) + "Event" for kind in EVENTS}
+EVENT_SCHEMAS = {EVENT_NAMES[kind]: schema for kind, schema in EVENTS.items()}
 
 SCHEMAS: dict[str, dict] = {
     "Error": {
@@ -135,7 +325,7 @@ SCHEMAS: dict[str, dict] = {
             ["id", "number", "decks", "variant", "cards_left", "burned", "cut", "rounds_left", "commitment", "ended"],
             id=TEXT,
             number={**INT, "minimum": 1},
-            decks={**INT, "minimum": 4, "maximum": 8},
+            decks=DECKS,
             variant=TEXT,
             cards_left=COUNT,
             burned=COUNT,
@@ -195,7 +385,7 @@ SCHEMAS: dict[str, dict] = {
             dealer=_nullable(TEXT),
             announcement=_nullable(TEXT),
             retired={**BOOL, "description": "retired live by an admin: it takes no more events"},
-            decks={**INT, "minimum": 4, "maximum": 8},
+            decks=DECKS,
             lang=_nullable(TEXT),
             stale_after=INT,
             expected_screens=COUNT,
@@ -223,7 +413,7 @@ SCHEMAS: dict[str, dict] = {
                 ["open", "closes_at", "seconds", "announce"],
                 open=BOOL,
                 closes_at=_nullable(EPOCH),
-                seconds=_nullable({**INT, "minimum": 5, "maximum": 120}),
+                seconds=_nullable(_bounded(*BETS_SECONDS)),
                 announce=_nullable({"type": "string", "enum": ["place_your_bets", "no_more_bets"]}),
             ),
         ),
@@ -255,13 +445,13 @@ SCHEMAS: dict[str, dict] = {
         **_obj(
             [*SETTINGS, "table", "source", "retired"],
             table=TEXT,
-            name={**TEXT, "minLength": 1, "maxLength": 60},
+            name={**TEXT, "minLength": 1, "maxLength": NAME_MAX},
             status={"type": "string", "enum": list(STATUSES)},
             dealer=_nullable(TEXT),
             limits=_obj(currency=TEXT, **{g: LIMIT for g in GROUPS}),
-            announcement=_nullable({**TEXT, "maxLength": 200}),
+            announcement=_nullable({**TEXT, "maxLength": ANNOUNCEMENT_MAX}),
             stale_after={**INT, "minimum": 1},
-            expected_screens={**INT, "minimum": 0, "maximum": 50},
+            expected_screens=_bounded(*EXPECTED_SCREENS),
             source=_obj(SETTINGS, **{name: {"type": "string", "enum": ["file", "live"]} for name in SETTINGS}),
             retired=BOOL,
         ),
@@ -272,42 +462,49 @@ SCHEMAS: dict[str, dict] = {
         "type": "object",
         "minProperties": 1,
         "properties": {
-            "name": {**TEXT, "minLength": 1, "maxLength": 60},
+            "name": _setting_text(NAME_MAX),
             "status": {"type": "string", "enum": list(STATUSES)},
-            "dealer": _nullable({**TEXT, "minLength": 1, "maxLength": 60}),
+            "dealer": _nullable(_setting_text(DEALER_MAX)),
             "limits": _ref("Limits"),
-            "announcement": _nullable({**TEXT, "minLength": 1, "maxLength": 200}),
-            "stale_after": {**INT, "minimum": 10, "maximum": 3600},
-            "expected_screens": {**INT, "minimum": 0, "maximum": 50},
+            "announcement": _nullable(_setting_text(ANNOUNCEMENT_MAX)),
+            "stale_after": _bounded(*STALE_AFTER, description="seconds"),
+            "expected_screens": _bounded(*EXPECTED_SCREENS),
         },
         "additionalProperties": False,
-        "description": "Any of the live settings; a bad value refuses the whole change (400 naming the setting).",
+        "description": "Any of the live settings; a bad value refuses the whole change (400 naming the setting). "
+        "Text is not blank and holds no control character.",
     },
     "NewTable": {
         **_obj(
             ["id", "feed_token"],
             id={**TEXT, "pattern": TABLE_ID},
-            feed_token={**TEXT, "minLength": 8, "maxLength": 200},
-            name={**TEXT, "minLength": 1, "maxLength": 60},
-            variant=TEXT,
-            decks={**INT, "minimum": 4, "maximum": 8},
-            super_six_pays=INT,
-            min_bet={**INT, "minimum": 1},
+            feed_token=_token("the table's feed token"),
+            name=_setting_text(NAME_MAX),
+            variant={"type": "string", "description": "one of the service's variants"},  # document(): their names
+            decks=DECKS,
+            super_six_pays=_bounded(SUPER_SIX_PAYS.start, SUPER_SIX_PAYS.stop - 1),
+            min_bet={**INT, "minimum": 1, "description": "at most max_bet"},
             max_bet={**INT, "minimum": 1},
-            rounds_after_cut={**INT, "minimum": 0, "maximum": 5},
+            rounds_after_cut=_bounded(ROUNDS_AFTER_CUT.start, ROUNDS_AFTER_CUT.stop - 1),
             require_seq=BOOL,
             squeeze=BOOL,
             lang={"type": "string", "enum": list(LANGUAGES)},
             stale_after={**INT, "minimum": 1},
-            expected_screens={**INT, "minimum": 0, "maximum": 50},
+            expected_screens=_bounded(0, MAX_EXPECTED_SCREENS),
             status={"type": "string", "enum": list(STATUSES)},
-            dealer={**TEXT, "minLength": 1, "maxLength": 60},
-            announcement={**TEXT, "minLength": 1, "maxLength": 200},
+            dealer=_setting_text(DEALER_MAX),
+            announcement=_setting_text(ANNOUNCEMENT_MAX),
             limits=_ref("Limits"),
-            patterns={"type": "object"},
+            patterns={
+                "type": "object",
+                "properties": {f.name: {**INT, "minimum": 1} for f in dataclasses.fields(Thresholds)},
+                "additionalProperties": False,
+                "description": "the pattern thresholds (configuration.md)",
+            },
         ),
+        "additionalProperties": False,
         "description": "One table's settings as the table file gives them (docs/configuration.md), its `id` and "
-        "its `feed_token`.",
+        "its `feed_token`; a setting the file does not know is refused.",
     },
     "AddedTable": _obj(["table", "state"], table=TEXT, state=_ref("TableState")),
     "FeedToken": _obj(["table", "feed_token"], table=TEXT, feed_token=TEXT),
@@ -395,29 +592,13 @@ SCHEMAS: dict[str, dict] = {
         **dict.fromkeys(DERIVED_NAMES, _nullable(COLOUR)),
         cells=_obj(DERIVED_NAMES, **dict.fromkeys(DERIVED_NAMES, _nullable(DERIVED_CELL))),
     ),
+    **EVENT_SCHEMAS,
     "Event": {
-        **_obj(
-            ["type"],
-            type={"type": "string", "enum": list(TYPES)},
-            seq={"type": "integer", "minimum": 1, "maximum": 2**53 - 1, "description": "rising per table and feed"},
-            at={"type": "string", "description": "the source's ISO 8601 time"},
-            shoe={"type": "string", "description": "shoe: the new shoe's id"},
-            decks={"type": "integer", "minimum": 4, "maximum": 8},
-            commitment={"type": "string", "pattern": "^[0-9a-fA-F]{64}$"},
-            card={"type": "string", "pattern": CARD},
-            hand={"type": "string", "enum": ["player", "banker"]},
-            cards={"type": "array", "items": {"type": "string", "pattern": CARD}},
-            count={"type": "integer", "minimum": 1},
-            player={"type": "array", "items": {"type": "string", "pattern": CARD}},
-            banker={"type": "array", "items": {"type": "string", "pattern": CARD}},
-            winner={"type": "string", "enum": ["B", "P", "T"]},
-            player_points={"type": "integer", "minimum": 0, "maximum": 9},
-            banker_points={"type": "integer", "minimum": 0, "maximum": 9},
-            banker_cards={"type": "integer", "enum": [2, 3]},
-            reason={"type": "string", "maxLength": 200},
-            round={"type": "integer", "minimum": 1},
-            seconds={"type": "integer", "minimum": 5, "maximum": 120, "description": "bets_open: the window's length"},
-        ),
+        "oneOf": [_ref(name) for name in EVENT_SCHEMAS],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {kind: f"#/components/schemas/{name}" for kind, name in EVENT_NAMES.items()},
+        },
         "description": "A feed event (feed-protocol.md): a `type` and that type's fields. `void` and `correct` are "
         "an operator's, sent with an operator's token. `bets_open` and `bets_closed` open and close the betting "
         "window; `undo` takes back the last round keyed before anything else happens.",
@@ -715,7 +896,7 @@ PATHS: dict[str, dict] = {
                     "in": "query",
                     "required": False,
                     "description": "An earlier shoe's number (as /shoes lists them); default: the current shoe.",
-                    "schema": {"type": "string", "pattern": "^[0-9]{1,9}$"},
+                    "schema": SHOE_NUMBER,
                 },
             ],
             "responses": _answers(_json(_ref("Rounds"), "The shoe's rounds."), 400, 404, 429, 503),
@@ -755,7 +936,12 @@ PATHS: dict[str, dict] = {
                         "schema": {
                             "oneOf": [
                                 _ref("Event"),
-                                {"type": "array", "items": _ref("Event"), "minItems": 1, "maxItems": 1000},
+                                {
+                                    "type": "array",
+                                    "items": _ref("Event"),
+                                    "minItems": 1,
+                                    "maxItems": MAX_EVENTS_PER_POST,
+                                },
                             ]
                         }
                     }
@@ -807,7 +993,13 @@ PATHS: dict[str, dict] = {
             "security": PUBLIC_OR_OPERATOR,
             "parameters": [
                 _table_param(),
-                {"name": "number", "in": "path", "required": True, "description": "The shoe's number.", "schema": TEXT},
+                {
+                    "name": "number",
+                    "in": "path",
+                    "required": True,
+                    "description": "The shoe's number.",
+                    "schema": SHOE_NUMBER,
+                },
                 FORMAT,
             ],
             "responses": {
@@ -915,7 +1107,7 @@ PATHS: dict[str, dict] = {
                     "application/json": {
                         "schema": {
                             "type": "object",
-                            "properties": {"note": _nullable({"type": "string", "maxLength": 200})},
+                            "properties": {"note": _nullable({"type": "string", "maxLength": NOTE.max_chars})},
                             "additionalProperties": False,
                         }
                     }
@@ -1053,8 +1245,13 @@ def _body(schema: dict, required: bool = True) -> dict:
 
 
 SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '
-NAME_PARAM = {"name": "name", "in": "path", "required": True, "description": "The operator's name.", "schema": TEXT}
-TOKEN = {**TEXT, "minLength": TOKEN_CHARS[0], "maxLength": TOKEN_CHARS[1]}
+NAME_PARAM = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "description": "The operator's name.",
+    "schema": {**TEXT, "pattern": NAME.pattern},
+}
 IDEMPOTENCY_KEY = {
     "name": IDEMPOTENCY_HEADER,
     "in": "header",
@@ -1076,7 +1273,7 @@ def _idempotent(operation: dict) -> dict:
 
 
 OPERATOR_BODY = {
-    "token": {**TOKEN, "description": "Not another operator's or table's token."},
+    "token": _token("the operator's token, not another operator's or table's"),
     "role": {"type": "string", "enum": list(ROLES)},
     "tables": _nullable({"type": "array", "items": TEXT, "description": "null: every table"}),
 }
@@ -1121,7 +1318,8 @@ FLOOR_PATHS: dict[str, dict] = {
             "requestBody": _body(
                 {
                     "type": "object",
-                    "properties": {"feed_token": TOKEN},
+                    "properties": {"feed_token": _token("the new token")},
+                    "required": ["feed_token"],
                     "additionalProperties": False,
                 },
                 required=False,
@@ -1246,6 +1444,8 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
             for parameter in operation.get("parameters", ()):
                 if parameter["in"] == "path" and examples.get(parameter["name"]):
                     parameter["schema"] = {**parameter["schema"], "examples": examples[parameter["name"]]}
+    schemas = {**SCHEMAS, "NewTable": copy.deepcopy(SCHEMAS["NewTable"])}
+    schemas["NewTable"]["properties"]["variant"]["enum"] = list(variant_names())  # registered ones, plug-ins too
     return {
         "openapi": "3.1.0",
         "info": {**INFO, "x-service-version": service},
@@ -1260,7 +1460,7 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
         ],
         "paths": paths,
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": schemas,
             "securitySchemes": {
                 "feedToken": {
                     "type": "http",

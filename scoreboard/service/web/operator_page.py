@@ -112,6 +112,9 @@ def init_app(app: Flask, secret_file: str) -> None:
 
     @app.before_request
     def check_csrf() -> None:
+        # A request no route takes (a 404, or a 405 naming the methods it does take) is answered as such: no view runs.
+        if request.routing_exception is not None:
+            return
         if request.method in app.config["WTF_CSRF_METHODS"] and not (
             request.path == "/api" or request.path.startswith("/api/")
         ):
