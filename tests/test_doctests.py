@@ -71,7 +71,7 @@ HAVE_EXAMPLES = [
     "scoreboard.service.feeds.drivers",
     "scoreboard.service.feeds.keypad",
     "scoreboard.service.feeds.line_protocol",
-    "scoreboard.service.web.history",
+    "scoreboard.service.web.api.history",
 ]
 
 

@@ -22,7 +22,7 @@ from scoreboard.render.worker import RenderProcess
 from scoreboard.roads import Roads, parse_results
 from scoreboard.service import create_app
 from scoreboard.service.web import images as images_module
-from scoreboard.service.web.images import ImageService
+from scoreboard.service.web.images.answers import ImageService
 from testing.processes import children, resident_bytes
 from testing.screens import Screen
 from testing.servers import Server, run_cli

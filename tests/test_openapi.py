@@ -25,7 +25,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from scoreboard.service.web.openapi import PATHS, document
+from scoreboard.service.web.api.openapi import PATHS, document
 from testing.receivers import Receiver
 from testing.servers import Server
 from testing.tables import OPERATOR, TABLES_TOML, TOKEN

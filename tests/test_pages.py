@@ -18,7 +18,7 @@ from scoreboard.odds import report
 from scoreboard.service import create_app
 from scoreboard.service.tables.alarms import KINDS
 from scoreboard.service.tables.display_settings import DisplaySettings, DisplaySettingsError
-from scoreboard.service.web.page_strings import ODDS_TEXTS
+from scoreboard.service.web.pages.strings import ODDS_TEXTS
 from scoreboard.variants import VARIANT_NAMES, bet_titles, rule_texts, variant
 
 ROOT = Path(__file__).parents[1]
@@ -195,7 +195,7 @@ def test_the_rules_page_shows_the_insurance_table(client):
 
 
 def test_the_odds_are_computed_once(client, monkeypatch):
-    from scoreboard.service.web import rules_page as rules
+    from scoreboard.service.web.pages import rules
 
     calls = []
     monkeypatch.setattr(rules, "_reports", {})
@@ -214,8 +214,8 @@ def messages_used() -> set[tuple[str | None, str]]:
     for path in (ROOT / "templates").glob("*.html"):
         for _, msg, _, ctx in extract_from_file("jinja2", str(path), options={"extensions": "jinja2.ext.i18n"}):
             found.add((ctx, msg))
-    for name in ("page_strings.py", "rules_page.py", "operator_page.py"):
-        path = ROOT / "scoreboard" / "service" / "web" / name
+    for name in ("strings.py", "rules.py", "operator.py"):
+        path = ROOT / "scoreboard" / "service" / "web" / "pages" / name
         for _, msg, _, ctx in extract_from_file("python", str(path), keywords={"_": None, "pgettext": ((1, "c"), 2)}):
             found.add((ctx, msg))
     found |= {(None, variant(name).title) for name in VARIANT_NAMES}

@@ -93,7 +93,7 @@ def _post_malformed(http: requests.Session, server: Served, n: int) -> None:
 
 
 def test_a_table_id_cannot_write_a_line_of_its_own_into_the_log(server):
-    forged = "INFO scoreboard.service.web.operator_page: operator pit logged in from 10.0.0.1"
+    forged = "INFO scoreboard.service.web.pages.operator: operator pit logged in from 10.0.0.1"
     r = requests.post(
         f"{server.url}/api/tables/T1%0A{forged.replace(' ', '%20')}/feed",
         json={"type": "shoe"},
@@ -102,11 +102,11 @@ def test_a_table_id_cannot_write_a_line_of_its_own_into_the_log(server):
     )
     assert r.status_code == 404 and r.json()["error"] == "unknown_table"
     line = server.wait_for_log(r"feed refused: table .*404 unknown_table.*").group(0)
-    assert "'T1\\nINFO scoreboard.service.web.operator_page" in line, (
+    assert "'T1\\nINFO scoreboard.service.web.pages.operator" in line, (
         "the newline is shown escaped, on the refusal's line"
     )
     assert not any(
-        row.startswith(forged) or row.startswith("INFO scoreboard.service.web.operator_page")
+        row.startswith(forged) or row.startswith("INFO scoreboard.service.web.pages.operator")
         for row in server.log().splitlines()
     )
 

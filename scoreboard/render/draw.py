@@ -43,7 +43,7 @@ PHASE = {
     "squeeze": "Squeeze",
     "shoe_finished": "Shoe finished",
 }
-# The board's words for a void or correction (page_strings.py), filled in here as the page's script fills them.
+# The board's words for a void or correction (web/pages/strings.py), filled in here as the page's script fills them.
 NOTICE = {
     "excess": "Round void: excess card %(cards)s",
     "void": "Round %(round)s void: %(reason)s",
@@ -51,7 +51,7 @@ NOTICE = {
     "corrected": "Round %(round)s corrected: %(reason)s",
 }
 PAYS = "%(bet)s · pays %(odds)s"
-# A table's status (floor.md "Live table settings"), as the board says it (page_strings.py: context "table status").
+# A table's status (floor.md "Live table settings"), as the board says it (pages/strings.py: "table status").
 STATUS = {"open": "Open", "closed": "Closed", "reserved": "Reserved", "break": "On a break"}
 GROUPS = {"tie": "Tie", "pair": "Pair", "side": "Side bets"}
 LABEL = 2.3  # every word and number on a board at least 2.3vmin (board.css --label: 5 arc-minutes at 3 m)

@@ -35,7 +35,7 @@ from .tables.config import DEMO, Config, ConfigError, load_config, origins_of
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
 from .tables.outbox import Outbox
-from .web.app_json import AppJSON, AppResponse
+from .web.http.encoding import AppJSON, AppResponse
 
 CHANNEL = "scoreboard"  # the message queue's channel: this prefix, then the log's id (one channel per service)
 
@@ -160,37 +160,12 @@ def create_app(overrides: dict | None = None) -> Flask:
         screen_grace=float(app.config["ALARM_SCREEN_GRACE"]),
     )
 
-    from .feeds import http_feed
-    from .web import (
-        alarms,
-        api,
-        api_docs,
-        audit,
-        cross_origin,
-        floor,
-        health,
-        history,
-        images,
-        json_errors,
-        look,
-        metrics,
-        operator_page,
-        pages,
-        screens,
-        webhooks,
-    )
+    from .web import init_app as init_web
     from .webhooks.courier import Couriers
     from .wsgi_stack import wsgi_stack
 
-    json_errors.init_app(app)
     app.wsgi_app = wsgi_stack(app, app.wsgi_app)  # type: ignore[method-assign, assignment]
-    metrics.init_app(app)
-    operator_page.init_app(app, secret_file=beside + ".secret")
-    cross_origin.init_app(app, origins)
-    for blueprint in (alarms.bp, api.bp, api_docs.bp, audit.bp, http_feed.bp, health.bp, history.bp, images.bp):
-        app.register_blueprint(blueprint)
-    for blueprint in (floor.bp, look.bp, operator_page.bp, pages.bp, screens.bp, webhooks.bp):
-        app.register_blueprint(blueprint)
+    init_web(app, origins, secret_file=beside + ".secret")
     couriers = Couriers(hub)
     app.extensions["webhooks"] = couriers
     if app.config["WEBHOOKS"] and hub.outbox:

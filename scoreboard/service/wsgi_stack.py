@@ -22,8 +22,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from .feeds.http_feed import FeedFastPath
 from .live.relay import RELAY, LiveGate
 from .server.plain_websockets import PlainWebSockets
-from .web.images import ImageFastPath
-from .web.security_headers import SecurityHeaders
+from .web.http.security_headers import SecurityHeaders
+from .web.images.answers import ImageFastPath
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication

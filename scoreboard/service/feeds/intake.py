@@ -32,7 +32,7 @@ def token_matches(given: str | None, token: str) -> bool:
 
 class TooManyAttempts(Exception):
     """A token shown by an address that gave too many wrong ones lately, where the answer is not built here: the
-    app answers it 429 (web/json_errors.py)."""
+    app answers it 429 (web/http/errors.py)."""
 
     def __init__(self, body: dict):
         super().__init__(body["message"])

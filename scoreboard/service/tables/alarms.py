@@ -8,7 +8,7 @@ acknowledges it (a row of its own, one per alarm: a second acknowledgement, from
 updated in place, so the log keeps the whole history, and an alarm's state is read from its rows.
 
 Kinds (`KINDS`): each is one line, with its severity, its title and its text (`%(name)s` filled with the alarm's
-`values`; both translated on the pit: page_strings), whether a condition raises and clears it (the watcher,
+`values`; both translated on the pit: web/pages/strings.py), whether a condition raises and clears it (the watcher,
 alarm_watch.py, once across processes), and the permission acknowledging it needs (permissions.py). To add a kind,
 add its line (and its two texts to the catalogs).
 
@@ -44,7 +44,7 @@ PIT_HISTORY = 50  # alarms a pit shows whatever their state (the active ones it 
 
 
 def N_(text: str) -> str:
-    """Marks a text for the catalogs; it is translated where it is shown (web/page_strings.py)."""
+    """Marks a text for the catalogs; it is translated where it is shown (web/pages/strings.py)."""
     return text
 
 

@@ -1,0 +1,70 @@
+"""Acknowledging an alarm, as the API (`POST /api/alarms/<id>/ack`, a bearer token) and the pit (the operator page's
+session) both do it: the note read and checked, the alarm found, the operator's role asked (permissions.py: a
+supervisor or an admin; an admin for an `integrity` alarm), the acknowledgement stored once, and the answer.
+
+Every refusal changes nothing: 400 a body that is not `{"note": "..."}`, 404 no such alarm, 403 a role or a table
+that may not (kept in the audit trail of the alarm's table), 409 acknowledged already (by whom, when).
+"""
+
+from __future__ import annotations
+
+import json
+
+from flask import jsonify
+
+from ....text import BadText
+from ...tables.alarms import KINDS, NOTE, AlreadyAcknowledged
+from ...tables.config import Operator
+from ...tables.current import current_hub
+from ..http.auth import refused
+from ..http.errors import error
+
+ALARM_ID_CHARS = 64
+
+
+def read_note(data: bytes) -> tuple[str | None, object]:
+    """(the note, None), or (None, the 400 answer). The body is empty, or a JSON object with at most a `note`: text
+    by text.py's rule of up to NOTE's length, or null (blank is no note)."""
+    if not data.strip():
+        return None, None
+    try:
+        body = json.loads(data)
+    except (ValueError, RecursionError):
+        return None, error(400, "malformed", 'the body must be JSON: {"note": "..."} or nothing')
+    if not isinstance(body, dict):
+        return None, error(400, "malformed", 'the body must be a JSON object: {"note": "..."} or nothing')
+    unknown = sorted(set(body) - {"note"})
+    if unknown:
+        return None, error(400, "unknown_field", f"an acknowledgement takes a note only, not {unknown[0][:40]!r}")
+    note = body.get("note")
+    if isinstance(note, str) and not note.strip():
+        return None, None
+    try:
+        return NOTE.or_none(note), None
+    except BadText as e:
+        return None, error(400, e.code, e.message, field=e.field)
+
+
+def acknowledge(op: Operator, alarm_id: str, data: bytes):
+    """The answer to `op` acknowledging alarm `alarm_id` with the request body `data`."""
+    note, bad = read_note(data)
+    if bad:
+        return bad
+    alarms = current_hub().alarms
+    alarm = alarms.get(alarm_id) if len(alarm_id) <= ALARM_ID_CHARS else None
+    if alarm is None:
+        return error(404, "unknown_alarm", f"there is no alarm {alarm_id[:ALARM_ID_CHARS]!r}: see /api/alarms")
+    kind = KINDS.get(alarm.kind)
+    no = refused(op, alarm.table, kind.ack if kind else "ack_alarm", {"alarm": alarm.id, "kind": alarm.kind})
+    if no:
+        return no
+    try:
+        done = alarms.acknowledge(alarm.id, op.name, note)
+    except AlreadyAcknowledged as e:
+        return error(
+            409,
+            "already_acknowledged",
+            f"this alarm was acknowledged by {e.alarm.acknowledged_by}: nothing to do",
+            alarm=e.alarm.as_json(),
+        )
+    return jsonify({"alarm": done.as_json()})

@@ -1,0 +1,23 @@
+"""The API described: `GET /api/openapi.json` (OpenAPI 3.1, openapi.py) and `GET /api/docs`, the same rendered by
+Swagger UI, whose files come from npm (swagger-ui-dist, copied to static/vendor/ by scripts/vendor.py) and are
+served by the service itself: never a CDN."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, render_template, request
+
+from ...tables.current import current_hub
+from .openapi import document
+
+bp = Blueprint("api_docs", __name__, url_prefix="/api")
+
+
+@bp.get("/openapi.json")
+def openapi_json():
+    hub = current_hub()
+    return jsonify(document(request.script_root, hub.tables, [r.name for r in hub.outbox.receivers]))
+
+
+@bp.get("/docs")
+def docs():
+    return render_template("api_docs.html")

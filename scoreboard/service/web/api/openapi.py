@@ -1,0 +1,1478 @@
+"""The API's OpenAPI 3.1 document (integration.md "The API described"), served at /api/openapi.json and rendered at
+/api/docs.
+
+The document is kept here by hand, next to nothing else: every `/api` route of the app is in PATHS with its
+parameters, bodies and every answer (status, media type, JSON schema), and tests/test_openapi.py holds it to the
+app both ways (a route the document lacks, or an operation no route answers, fails it) and runs Schemathesis over
+every operation against the live server (no 5xx, no answer outside its schema). The schemas restate the contracts
+of docs/feed-protocol.md, docs/roads-json.md, docs/operators.md and docs/integration.md; a field added there is
+added here. Every bound of a request (a length, a range, a pattern, the fields an event type needs) is read from the
+code that checks it (events.py, live_settings.py, table.py, tables/config.py, web/http/query.py, ...), so that a
+request the document allows is never refused as malformed; test_openapi_bounds_agree holds the two to each other.
+
+The document a request gets names the service's own tables and webhooks as examples of the path parameters, so
+that Swagger UI's "Try it out" and a generated client's tests start from real ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from ....cards import TABLE_DECKS
+from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
+from ....events import REASON as REASON_TEXT
+from ....i18n import LANGUAGES
+from ....live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STALE_AFTER, STATUSES, TEXTS
+from ....palette import THEMES
+from ....roads.names import DERIVED_ROADS, OPTIONS, ROADS, Road
+from ....roads.patterns import Pattern, Thresholds
+from ....seqs import SEQ_MAX
+from ....table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT
+from ....table import TABLE_ID as TABLE_ID_RULE
+from ....text import CONTROL_CHARS
+from ....variants import SUPER_SIX_PAYS, variant_names
+from ...live.screens import ID_PATTERN
+from ...live.screens import PAGES as SCREEN_PAGES
+from ...log import DELIVERY_STATES
+from ...tables.alarms import NOTE
+from ...tables.config import NAME, TOKEN_CHARS
+from ...tables.hub import MAX_EVENTS_PER_POST
+from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
+from ...tables.idempotency import KEEP as KEY_KEPT
+from ...tables.outbox import EVENT_TYPES
+from ...tables.permissions import ROLES
+from ..http.query import DIGITS as SHOE_DIGITS
+from ..http.query import NUMBER as SHOE_NUMBER_RULE
+
+# The text fields' lengths, as their declarations (text.py's `Text`) give them.
+TEXT_MAX = REASON_TEXT.max_chars
+ID_MAX = SHOE_ID.max_chars  # a shoe's id, a feed's name, the source's time
+NAME_MAX, DEALER_MAX, ANNOUNCEMENT_MAX = (TEXTS[k].max_chars for k in ("name", "dealer", "announcement"))
+
+VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
+TABLE_ID = TABLE_ID_RULE.pattern
+CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"  # cards.parse_card's notation: rank then suit, any case
+SCREEN_ID = f"^{ID_PATTERN}$"
+
+# -- schemas --------------------------------------------------------------------------------------------------------
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+ROAD_NAMES = [r.value for r in ROADS]  # the roads JSON's fields (scoreboard/roads/names.py)
+DERIVED_NAMES = [r.value for r in DERIVED_ROADS]
+
+
+def _obj(required: Iterable[str] = (), **properties: dict) -> dict:
+    """An object with these properties, the `required` ones always present; readers ignore fields they do not know
+    (the contracts add fields freely), so others are allowed."""
+    schema: dict = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+def _nullable(schema: dict) -> dict:
+    if "$ref" in schema:
+        return {"oneOf": [schema, {"type": "null"}]}
+    out = dict(schema)
+    kinds = out.get("type")
+    out["type"] = [*kinds, "null"] if isinstance(kinds, list) else [kinds, "null"]
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+INT = {"type": "integer"}
+COUNT = {"type": "integer", "minimum": 0}
+TEXT = {"type": "string"}
+BOOL = {"type": "boolean"}
+NUMBER = {"type": "number"}
+EPOCH = {"type": "number", "description": "Unix time in seconds"}
+SIDE = {"type": "string", "enum": ["B", "P", "T"]}
+COLOUR = {"type": "string", "enum": ["red", "blue"]}
+CARD_SHOWN = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
+PLACE = _obj(["col", "row"], col=COUNT, row=COUNT)
+DERIVED_CELL = _obj(["col", "row", "colour"], col=COUNT, row=COUNT, colour=COLOUR)
+LIMIT = {
+    "type": "array",
+    "items": {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX},
+    "minItems": 2,
+    "maxItems": 2,
+    "description": "[min, max], with min <= max",
+}
+FLAGS = {"player_pair": BOOL, "banker_pair": BOOL, "natural": BOOL, "banker_six": BOOL}
+DECKS = {"type": "integer", "minimum": TABLE_DECKS.start, "maximum": TABLE_DECKS.stop - 1}
+
+
+def _bounded(low: int, high: int, **more: object) -> dict:
+    return {"type": "integer", "minimum": low, "maximum": high, **more}
+
+
+# -- the bounds of what a request may send, read from the code that checks them ---------------------------------------
+
+
+# The white space str.strip() takes away (the service strips text, and refuses text left blank): spelled out in a
+# class, which every regex engine reads alike (Python's, Rust's, JavaScript's and Hypothesis's \s each differ).
+SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x3001)) if c.isspace())
+
+
+def _text(most: int, **more: object) -> dict:
+    """Text as an event carries it (events.text): not blank, at most `most` characters."""
+    return {"type": "string", "pattern": f"[^{SPACE}]", "maxLength": most, **more}
+
+
+# A live setting's text (live_settings.check): not blank, and no control character (C0, DEL, C1).
+SETTING_TEXT = f"^[^{CONTROL_CHARS}]*[^{SPACE}{CONTROL_CHARS}][^{CONTROL_CHARS}]*$"
+
+
+def _setting_text(most: int) -> dict:
+    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": SETTING_TEXT}
+
+
+def _token(description: str) -> dict:
+    """A token set through the API (web/floor.py): TOKEN_CHARS long, without spaces around."""
+    low, high = TOKEN_CHARS
+    return {
+        "type": "string",
+        "minLength": low,
+        "maxLength": high,
+        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
+        "description": f"{description}: {low} to {high} characters, without spaces around",
+    }
+
+
+# A shoe's number in a request (web/http/query.py): ASCII digits, 1 or more.
+SHOE_NUMBER = {"type": "string", "pattern": SHOE_NUMBER_RULE.pattern, "maxLength": SHOE_DIGITS}
+
+# -- the feed's events (events.py): a schema per type, with its fields and their bounds -----------------------------
+
+
+def _any_case(pattern: str) -> str:
+    """A lower-case hex pattern of events.py, as it reads the value: in any case."""
+    return pattern.replace("a-f", "a-fA-F")
+
+
+CARD_TEXT = {"type": "string", "pattern": CARD}
+CARDS = {"type": "array", "items": CARD_TEXT, "maxItems": CARDS_MAX}
+ROUND_NUMBER = _bounded(1, ROUND_MAX, description="the round's number in this shoe")
+REASON = _text(TEXT_MAX)
+POINTS = _bounded(0, 9)
+RESULT: dict[str, Any] = {
+    "winner": {"type": "string", "enum": ["B", "P", "T"]},
+    "player_points": POINTS,
+    "banker_points": POINTS,
+    "player_pair": BOOL,
+    "banker_pair": BOOL,
+    "natural": BOOL,
+    "banker_cards": {"type": "integer", "enum": [2, 3]},
+}
+# The source's time: RFC 3339 (the ISO 8601 times the feed reads, events.iso_time), in upper case, seconds to 59.
+RFC3339 = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
+COMMON_FIELDS = {
+    "seq": _bounded(
+        1,
+        SEQ_MAX,
+        description="rising per table and feed (feed-protocol.md); required unless the table sets "
+        "`require_seq = false` (a test bench)",
+    ),
+    "at": {
+        "type": "string",
+        "format": "date-time",
+        "pattern": RFC3339,
+        "maxLength": ID_MAX,
+        "description": "the source's time",
+    },
+    "feed": _text(ID_MAX, description="the sender's name: a table's feeds each number their seqs"),
+}
+
+
+def _event(kind: str, description: str, required: Iterable[str] = (), any_of: list | None = None, **fields: dict):
+    schema: dict = {
+        "type": "object",
+        "properties": {"type": {"const": kind}, **COMMON_FIELDS, **fields},
+        "required": ["type", "seq", *required],
+        "description": description,
+    }
+    if any_of:
+        schema["anyOf"] = any_of
+    return schema
+
+
+EVENTS = {
+    "shoe": _event(
+        "shoe",
+        "A new shoe.",
+        shoe=_text(ID_MAX, description="the shoe's id"),
+        decks=DECKS,
+        commitment={
+            "type": "string",
+            "pattern": _any_case(SHA256.pattern),
+            "description": "sha256 of the shuffled order (fairness.md)",
+        },
+    ),
+    "burn": _event(
+        "burn",
+        "Cards burned: which (`cards`), or how many (`count`).",
+        any_of=[{"required": ["cards"]}, {"required": ["count"]}],
+        cards={**CARDS, "minItems": 1},
+        count=_bounded(1, BURN_MAX),
+    ),
+    "card": _event(
+        "card",
+        "One card out of the shoe; the service deals it to its hand.",
+        ["card"],
+        card=CARD_TEXT,
+        hand={"type": "string", "enum": ["player", "banker"]},
+        foreign={
+            **BOOL,
+            "description": "a card not of the set, or unreadable (`card`: what was read): the round is void",
+        },
+    ),
+    "round": _event("round", "A whole round's cards.", ["player", "banker"], player=CARDS, banker=CARDS),
+    "result": _event("result", "A round's result, keyed.", ["winner"], **RESULT),
+    "void": _event("void", "An operator voids a round.", ["reason"], reason=REASON, round=ROUND_NUMBER),
+    "correct": _event(
+        "correct",
+        "An operator corrects a round: its cards (`player` and `banker`) or its result (`winner`).",
+        ["round"],
+        any_of=[
+            {"required": ["player", "banker"]},
+            {"required": ["winner"], "not": {"anyOf": [{"required": ["player"]}, {"required": ["banker"]}]}},
+        ],
+        round=ROUND_NUMBER,
+        reason=REASON,
+        player=CARDS,
+        banker=CARDS,
+        **RESULT,
+    ),
+    "cut": _event("cut", "The cut card came out."),
+    "reveal": _event(
+        "reveal",
+        "Face-down cards turned over (squeeze).",
+        hand={"type": "string", "enum": list(REVEAL), "default": "all"},
+    ),
+    "shoe_end": _event(
+        "shoe_end",
+        "The shoe ends.",
+        seed={"type": "string", "pattern": _any_case(SEED.pattern), "description": "a simulated shoe's seed"},
+        undealt=CARDS,
+        reason=REASON,
+    ),
+    "bets_open": _event("bets_open", "The betting window opens.", ["seconds"], seconds=_bounded(*BETS_SECONDS)),
+    "bets_closed": _event("bets_closed", "The betting window closes."),
+    "undo": _event("undo", "Take back the last round keyed.", round=ROUND_NUMBER, reason=REASON),
+}
+assert list(EVENTS) == list(TYPES), "a schema for every event type events.py reads, in its order"
+EVENT_NAMES = {kind: "".join(word.title() for word in kind.split("_")) + "Event" for kind in EVENTS}
+EVENT_SCHEMAS = {EVENT_NAMES[kind]: schema for kind, schema in EVENTS.items()}
+
+SCHEMAS: dict[str, dict] = {
+    "Error": {
+        **_obj(
+            ["error", "message"],
+            error={"type": "string", "description": "a code for programs, such as `unknown_table`"},
+            message={"type": "string", "description": "one sentence a dealer or an operator understands"},
+            applied={**COUNT, "description": "feed posts: the events of the post applied before the refused one"},
+            event={**COUNT, "description": "feed posts of a list: the refused event's index"},
+            field={"type": "string", "description": "the field that is wrong, where one is (such as `seconds`)"},
+        ),
+        "description": "Every refusal and failure under /api answers with this body.",
+    },
+    "Round": {
+        **_obj(
+            ["round", "player", "banker", "winner", "player_points", "banker_points", "void", "dealt", *FLAGS],
+            round=_nullable({**INT, "minimum": 1, "description": "its number in the shoe; null when voided"}),
+            dealt={**INT, "minimum": 1, "description": "its place among the shoe's rounds, voided ones included"},
+            player={"type": "array", "items": CARD_SHOWN, "description": "empty for a keypad result"},
+            banker={"type": "array", "items": CARD_SHOWN},
+            winner=_nullable(SIDE),
+            player_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
+            banker_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
+            banker_cards=_nullable({"type": "integer", "enum": [2, 3]}),
+            void=BOOL,
+            reason={**TEXT, "description": "a voided round: why"},
+            irregularity={
+                **BOOL,
+                "description": "a voided round: the service voided it (an excess or foreign card, the shoe ran out)",
+            },
+            operator={**TEXT, "description": "a voided round, to an operator's token: who voided it"},
+            hash=_nullable(
+                {
+                    **TEXT,
+                    "pattern": "^[0-9a-f]{64}$",
+                    "description": "the hash of the event that decided the round as it stands (docs/record.md)",
+                }
+            ),
+            **FLAGS,
+        ),
+        "description": "A round as /rounds shows it (feed-protocol.md).",
+    },
+    "Rounds": _obj(
+        ["shoe", "number", "rounds"],
+        shoe=_nullable(TEXT),
+        number={**COUNT, "description": "the shoe's number at the table (0: no shoe yet)"},
+        rounds={"type": "array", "items": _ref("Round")},
+    ),
+    "Shoe": {
+        **_obj(
+            ["id", "number", "decks", "variant", "cards_left", "burned", "cut", "rounds_left", "commitment", "ended"],
+            id=TEXT,
+            number={**INT, "minimum": 1},
+            decks=DECKS,
+            variant=TEXT,
+            cards_left=COUNT,
+            burned=COUNT,
+            cut=BOOL,
+            rounds_left=_nullable(COUNT),
+            commitment=_nullable({**TEXT, "pattern": "^[0-9a-f]{64}$"}),
+            ended=BOOL,
+            seed={**TEXT, "description": "a simulated shoe's seed, once it has ended"},
+        ),
+        "description": "The current shoe, as the table's state shows it.",
+    },
+    "Deal": _obj(
+        ["player", "banker", "player_points", "banker_points", "next"],
+        player={"type": "array", "items": _nullable(CARD_SHOWN), "description": "null: a card face down"},
+        banker={"type": "array", "items": _nullable(CARD_SHOWN)},
+        player_points=_nullable(INT),
+        banker_points=_nullable(INT),
+        next=_nullable({"type": "string", "enum": ["player", "banker"]}),
+    ),
+    "TableState": {
+        **_obj(
+            [
+                "table",
+                "name",
+                "variant",
+                "variant_title",
+                "capabilities",
+                "limits",
+                "decks",
+                "version",
+                "phase",
+                "shoe",
+                "round",
+                "rounds",
+                "deal",
+                "next",
+                "last_result",
+                "insurance",
+                "notice",
+                "last_event_at",
+                "bets",
+            ],
+            table=TEXT,
+            name=TEXT,
+            variant=TEXT,
+            variant_title=TEXT,
+            capabilities=_obj(
+                ["banker_six", "insurance", "bets", "squeeze"],
+                banker_six=BOOL,
+                insurance=BOOL,
+                squeeze=BOOL,
+                bets={"type": "array", "items": _obj(["bet", "title", "pays"], bet=TEXT, title=TEXT, pays=TEXT)},
+            ),
+            super_six_pays=_nullable(INT),
+            limits=_ref("ShownLimits"),
+            status={"type": "string", "enum": list(STATUSES), "description": "not open: the boards say so, large"},
+            dealer=_nullable(TEXT),
+            announcement=_nullable(TEXT),
+            retired={**BOOL, "description": "retired live by an admin: it takes no more events"},
+            decks=DECKS,
+            lang=_nullable(TEXT),
+            stale_after=INT,
+            expected_screens=COUNT,
+            version={**COUNT, "description": "rises by one with every event the table takes"},
+            phase={"type": "string", "enum": ["no_shoe", "ready", "dealing", "squeeze", "shoe_finished"]},
+            shoe=_nullable(_ref("Shoe")),
+            round={**INT, "minimum": 1, "description": "the number of the round being dealt, or the next one"},
+            rounds={**COUNT, "description": "rounds with a result in this shoe"},
+            deal=_ref("Deal"),
+            next=_nullable({"type": "string", "enum": ["player", "banker"]}),
+            last_result=_nullable({"type": "object"}),
+            insurance={"type": "array", "items": {"type": "object"}},
+            notice=_nullable(
+                _obj(
+                    ["kind", "round", "reason", "irregularity", "at"],
+                    kind={"type": "string", "enum": ["void", "correct", "undo"]},
+                    round=_nullable(INT),
+                    reason=TEXT,
+                    irregularity=BOOL,
+                    at=_nullable(EPOCH),
+                )
+            ),
+            last_event_at=_nullable(EPOCH),
+            bets=_obj(
+                ["open", "closes_at", "seconds", "announce"],
+                open=BOOL,
+                closes_at=_nullable(EPOCH),
+                seconds=_nullable(_bounded(*BETS_SECONDS)),
+                announce=_nullable({"type": "string", "enum": ["place_your_bets", "no_more_bets"]}),
+            ),
+        ),
+        "description": "A table's state (feed-protocol.md). Face-down cards show as null except to an operator.",
+    },
+    "Tables": _obj(["tables"], tables={"type": "array", "items": _ref("TableState")}),
+    "Limits": {
+        "type": "object",
+        "properties": {
+            "currency": _nullable({**TEXT, "pattern": "^[A-Za-z]{3}$"}),
+            **{g: _nullable(LIMIT) for g in GROUPS},
+        },
+        "additionalProperties": False,
+        "description": "Bet limits by group, each [min, max] with 0 < min <= max, and their currency (ISO 4217). "
+        "In a change, a group left out stays as it is and null removes it.",
+    },
+    "ShownLimits": {
+        **_obj(
+            ["min", "max"],
+            min=_nullable(INT),
+            max=_nullable(INT),
+            currency=TEXT,
+            **{g: LIMIT for g in GROUPS},
+        ),
+        "description": "The limits as the boards show them: each group's [min, max], the currency, and the main "
+        "group's min and max (null without main limits).",
+    },
+    "Settings": {
+        **_obj(
+            [*SETTINGS, "table", "source", "retired"],
+            table=TEXT,
+            name={**TEXT, "minLength": 1, "maxLength": NAME_MAX},
+            status={"type": "string", "enum": list(STATUSES)},
+            dealer=_nullable(TEXT),
+            limits=_obj(currency=TEXT, **{g: LIMIT for g in GROUPS}),
+            announcement=_nullable({**TEXT, "maxLength": ANNOUNCEMENT_MAX}),
+            stale_after={**INT, "minimum": 1},
+            expected_screens=_bounded(*EXPECTED_SCREENS),
+            source=_obj(SETTINGS, **{name: {"type": "string", "enum": ["file", "live"]} for name in SETTINGS}),
+            retired=BOOL,
+        ),
+        "description": "A table's live settings (floor.md) and where each comes from: the table file, or a change "
+        "made live (which wins until it is changed again).",
+    },
+    "SettingsChange": {
+        "type": "object",
+        "minProperties": 1,
+        "properties": {
+            "name": _setting_text(NAME_MAX),
+            "status": {"type": "string", "enum": list(STATUSES)},
+            "dealer": _nullable(_setting_text(DEALER_MAX)),
+            "limits": _ref("Limits"),
+            "announcement": _nullable(_setting_text(ANNOUNCEMENT_MAX)),
+            "stale_after": _bounded(*STALE_AFTER, description="seconds"),
+            "expected_screens": _bounded(*EXPECTED_SCREENS),
+        },
+        "additionalProperties": False,
+        "description": "Any of the live settings; a bad value refuses the whole change (400 naming the setting). "
+        "Text is not blank and holds no control character.",
+    },
+    "NewTable": {
+        **_obj(
+            ["id", "feed_token"],
+            id={**TEXT, "pattern": TABLE_ID},
+            feed_token=_token("the table's feed token"),
+            name=_setting_text(NAME_MAX),
+            variant={"type": "string", "description": "one of the service's variants"},  # document(): their names
+            decks=DECKS,
+            super_six_pays=_bounded(SUPER_SIX_PAYS.start, SUPER_SIX_PAYS.stop - 1),
+            min_bet={**INT, "minimum": 1, "description": "at most max_bet"},
+            max_bet={**INT, "minimum": 1},
+            rounds_after_cut=_bounded(ROUNDS_AFTER_CUT.start, ROUNDS_AFTER_CUT.stop - 1),
+            require_seq=BOOL,
+            squeeze=BOOL,
+            lang={"type": "string", "enum": list(LANGUAGES)},
+            stale_after={**INT, "minimum": 1},
+            expected_screens=_bounded(0, MAX_EXPECTED_SCREENS),
+            status={"type": "string", "enum": list(STATUSES)},
+            dealer=_setting_text(DEALER_MAX),
+            announcement=_setting_text(ANNOUNCEMENT_MAX),
+            limits=_ref("Limits"),
+            patterns={
+                "type": "object",
+                "properties": {f.name: {**INT, "minimum": 1} for f in dataclasses.fields(Thresholds)},
+                "additionalProperties": False,
+                "description": "the pattern thresholds (configuration.md)",
+            },
+        ),
+        "additionalProperties": False,
+        "description": "One table's settings as the table file gives them (docs/configuration.md), its `id` and "
+        "its `feed_token`; a setting the file does not know is refused.",
+    },
+    "AddedTable": _obj(["table", "state"], table=TEXT, state=_ref("TableState")),
+    "FeedToken": _obj(["table", "feed_token"], table=TEXT, feed_token=TEXT),
+    "Operator": _obj(
+        ["name", "role", "tables"],
+        name=TEXT,
+        role={"type": "string", "enum": list(ROLES)},
+        tables=_nullable({"type": "array", "items": TEXT}),
+    ),
+    "Operators": _obj(["operators"], operators={"type": "array", "items": _ref("Operator")}),
+    "Shoes": _obj(
+        ["shoes"],
+        shoes={
+            "type": "array",
+            "items": _obj(
+                ["shoe", "first_event", "last_event", "events"],
+                shoe={**INT, "minimum": 1},
+                first_event=EPOCH,
+                last_event=EPOCH,
+                events=COUNT,
+            ),
+        },
+    ),
+    "Roads": {
+        **_obj(
+            ["rounds", *ROAD_NAMES, "predict", "stats", "patterns"],
+            rounds=COUNT,
+            bead=_obj(["rows", "cells"], rows=COUNT, cells={"type": "array", "items": _ref("BeadCell")}),
+            big_road=_obj(
+                ["rows", "leading_ties", "columns"],
+                rows=COUNT,
+                leading_ties=COUNT,
+                columns={"type": "array", "items": {"type": "array", "items": _ref("BigRoadCell")}},
+            ),
+            **dict.fromkeys(DERIVED_NAMES, _ref("DerivedRoad")),
+            predict=_obj(["P", "B"], P=_ref("Prediction"), B=_ref("Prediction")),
+            stats=_obj(
+                ["B", "P", "T", "rounds", "longest", "streak"],
+                B=COUNT,
+                P=COUNT,
+                T=COUNT,
+                rounds=COUNT,
+                longest=_obj(["B", "P"], B=COUNT, P=COUNT),
+                streak=_nullable(_obj(["winner", "length"], winner=SIDE, length=COUNT)),
+            ),
+            patterns={
+                "type": "array",
+                "items": _obj(
+                    ["pattern", "label", "length"],
+                    pattern={"type": "string", "enum": [p.value for p in Pattern]},
+                    label=TEXT,
+                    length=COUNT,
+                    hall={"type": "string", "enum": ["B", "P"], "description": "one_hall_two_rooms: its hall's side"},
+                ),
+            },
+        ),
+        "description": "Every road of the current shoe (roads-json.md).",
+    },
+    "BeadCell": _obj(
+        ["col", "row", "round", "winner", *FLAGS],
+        col=COUNT,
+        row=COUNT,
+        round=INT,
+        winner=SIDE,
+        banker_cards={"type": "integer", "enum": [2, 3]},
+        **FLAGS,
+    ),
+    "BigRoadCell": _obj(
+        ["col", "row", "round", "winner", "ties", *FLAGS],
+        col=COUNT,
+        row=COUNT,
+        round=INT,
+        winner={"type": "string", "enum": ["B", "P"]},
+        ties=COUNT,
+        banker_cards={"type": "integer", "enum": [2, 3]},
+        **FLAGS,
+    ),
+    "DerivedRoad": _obj(
+        ["rows", "columns"], rows=COUNT, columns={"type": "array", "items": {"type": "array", "items": DERIVED_CELL}}
+    ),
+    "Prediction": _obj(
+        [*ROAD_NAMES, "cells"],
+        bead=PLACE,
+        big_road=PLACE,
+        **dict.fromkeys(DERIVED_NAMES, _nullable(COLOUR)),
+        cells=_obj(DERIVED_NAMES, **dict.fromkeys(DERIVED_NAMES, _nullable(DERIVED_CELL))),
+    ),
+    **EVENT_SCHEMAS,
+    "Event": {
+        "oneOf": [_ref(name) for name in EVENT_SCHEMAS],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {kind: f"#/components/schemas/{name}" for kind, name in EVENT_NAMES.items()},
+        },
+        "description": "A feed event (feed-protocol.md): a `type` and that type's fields. `void` and `correct` are "
+        "an operator's, sent with an operator's token. `bets_open` and `bets_closed` open and close the betting "
+        "window; `undo` takes back the last round keyed before anything else happens.",
+    },
+    "FeedReply": _obj(
+        ["applied", "results", "table"],
+        applied=COUNT,
+        results={
+            "type": "array",
+            "items": _obj(
+                ["version", "kind"],
+                version=COUNT,
+                kind=TEXT,
+                duplicate={**BOOL, "description": "a retried seq: acknowledged, not applied again"},
+            ),
+        },
+        table=_ref("TableState"),
+    ),
+    "AuditEntry": _obj(
+        ["version", "at", "operator", "kind", "reason", "round", "before", "after"],
+        version=_nullable(COUNT),
+        at=EPOCH,
+        operator=_nullable(TEXT),
+        kind=TEXT,
+        reason=_nullable(TEXT),
+        round=_nullable(INT),
+        before=_nullable({"type": "object"}),
+        after=_nullable({"type": "object"}),
+        action=_nullable(TEXT),
+        code=TEXT,
+        message=TEXT,
+    ),
+    "Audit": _obj(["audit"], audit={"type": "array", "items": _ref("AuditEntry")}),
+    "ShoeExport": _obj(
+        ["table", "log", "shoe", "rounds", "events"],
+        table=TEXT,
+        log=TEXT,
+        shoe={"type": "object"},
+        rounds={"type": "array", "items": _ref("Round")},
+        events={"type": "array", "items": {"type": "object"}},
+    ),
+    "Alarm": {
+        **_obj(
+            [
+                "id",
+                "table",
+                "kind",
+                "raised_at",
+                "detail",
+                "round",
+                "cleared_at",
+                "acknowledged_by",
+                "acknowledged_at",
+                "note",
+                "version",
+                "severity",
+                "active",
+                "values",
+            ],
+            id=TEXT,
+            table=TEXT,
+            kind=TEXT,
+            raised_at=EPOCH,
+            detail=TEXT,
+            round=_nullable(INT),
+            cleared_at=_nullable(EPOCH),
+            acknowledged_by=_nullable(TEXT),
+            acknowledged_at=_nullable(EPOCH),
+            note=_nullable(TEXT),
+            version=_nullable(INT),
+            severity={"type": "string", "enum": ["alarm", "info"]},
+            active={**BOOL, "description": "not acknowledged yet (cleared or not: an alarm latches)"},
+            values={"type": "object"},
+        ),
+        "description": "An alarm (floor.md).",
+    },
+    "Alarms": _obj(["alarms"], alarms={"type": "array", "items": _ref("Alarm")}),
+    "ScreenShows": _obj(
+        ["page", "table", "lang", "theme", "options"],
+        page={"type": "string", "enum": list(SCREEN_PAGES)},
+        table={**_nullable(TEXT), "description": "the table a board or an overlay shows (null: a pit, or none)"},
+        lang=_nullable({"type": "string", "enum": list(LANGUAGES)}),
+        theme=_nullable({"type": "string", "enum": list(THEMES)}),
+        options={"type": "object", "additionalProperties": TEXT, "description": "the page's other query options"},
+    ),
+    "Screen": {
+        **_obj(
+            [
+                "id",
+                "page",
+                "table",
+                "lang",
+                "theme",
+                "options",
+                "viewport",
+                "version",
+                "address",
+                "connected",
+                "since",
+                "last_seen",
+                "assigned",
+            ],
+            id={"type": "string", "pattern": SCREEN_ID},
+            page={"type": "string", "enum": list(SCREEN_PAGES)},
+            table=_nullable(TEXT),
+            lang=_nullable(TEXT),
+            theme=_nullable(TEXT),
+            options={"type": "object", "additionalProperties": TEXT},
+            viewport=_nullable({"type": "array", "items": COUNT, "minItems": 2, "maxItems": 2}),
+            version={**_nullable(TEXT), "description": "the service version the page was served by"},
+            address=_nullable(TEXT),
+            connected=BOOL,
+            since={**_nullable(EPOCH), "description": "connected since, or not connected since"},
+            last_seen=_nullable(EPOCH),
+            assigned={
+                "oneOf": [
+                    {"type": "null"},
+                    {
+                        "allOf": [
+                            _ref("ScreenShows"),
+                            _obj(["by", "at"], by=TEXT, at=EPOCH),
+                        ]
+                    },
+                ],
+                "description": "the stored assignment (who, when), or null",
+            },
+        ),
+        "description": "A screen: what it shows, as it reported on connecting (floor.md).",
+    },
+    "Screens": _obj(["screens"], screens={"type": "array", "items": _ref("Screen")}),
+    "OneScreen": _obj(["screen"], screen=_ref("Screen")),
+    "Look": _obj(
+        ["lang", "theme", "palette", "letters", "roads"],
+        lang={"type": "string", "enum": list(LANGUAGES)},
+        theme={"type": "string", "enum": list(THEMES)},
+        palette={"type": "object", "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
+        letters=_obj(["B", "P", "T"], B=TEXT, P=TEXT, T=TEXT),
+        roads=_obj(OPTIONS, **dict.fromkeys(OPTIONS, TEXT)),
+        vocabulary={
+            "type": "array",
+            "description": "the roads in the boards' order: each road's name in the roads JSON, in page options, "
+            "how its entries are drawn, and its title in the language",
+            "items": _obj(
+                ["road", "option", "mark", "title"],
+                road={"type": "string", "enum": [r.value for r in Road]},
+                option={"type": "string", "enum": list(OPTIONS)},
+                mark={"type": "string", "enum": sorted({r.mark for r in Road})},
+                title=TEXT,
+            ),
+        },
+    ),
+    "Webhook": _obj(
+        ["name", "url", "events", "tables", "backlog", "dead", "last_success", "last_failure"],
+        name=TEXT,
+        url={**TEXT, "description": "a password in it shows as ***"},
+        events={"type": "array", "items": {"type": "string", "enum": list(EVENT_TYPES)}},
+        tables=_nullable({"type": "array", "items": TEXT}),
+        backlog={**COUNT, "description": "deliveries pending"},
+        dead=COUNT,
+        last_success=_nullable(EPOCH),
+        last_failure=_nullable(_ref("Failure")),
+    ),
+    "Failure": {
+        **_obj(["at", "status", "reason"], at=EPOCH, status=_nullable(INT), reason=TEXT),
+        "description": "A failed attempt: when, the HTTP status if the receiver answered, and why it failed.",
+    },
+    "Webhooks": _obj(["webhooks"], webhooks={"type": "array", "items": _ref("Webhook")}),
+    "DeliveryBody": {
+        **_obj(
+            ["id", "type", "table", "version", "at", "data"],
+            id=TEXT,
+            type={"type": "string", "enum": list(EVENT_TYPES)},
+            table=TEXT,
+            version=COUNT,
+            at={"type": "string", "format": "date-time"},
+            data={"type": "object"},
+        ),
+        "description": "What a receiver is POSTed (integration.md).",
+    },
+    "Delivery": _obj(
+        [
+            "id",
+            "type",
+            "table",
+            "version",
+            "state",
+            "attempts",
+            "created_at",
+            "next_attempt_at",
+            "expires_at",
+            "last_status",
+            "delivered_at",
+            "last_failure",
+            "body",
+        ],
+        id=TEXT,
+        type={"type": "string", "enum": list(EVENT_TYPES)},
+        table=TEXT,
+        version=COUNT,
+        state={"type": "string", "enum": list(DELIVERY_STATES)},
+        attempts=COUNT,
+        created_at=EPOCH,
+        next_attempt_at=_nullable(EPOCH),
+        expires_at=_nullable(EPOCH),
+        last_status={**_nullable(INT), "description": "the last attempt's HTTP status (null: no answer)"},
+        delivered_at=_nullable(EPOCH),
+        last_failure=_nullable(_ref("Failure")),
+        body=_ref("DeliveryBody"),
+    ),
+    "Deliveries": _obj(
+        ["webhook", "state", "deliveries"],
+        webhook=TEXT,
+        state={"type": "string", "enum": list(DELIVERY_STATES)},
+        deliveries={"type": "array", "items": _ref("Delivery")},
+    ),
+    "Retried": _obj(["delivery"], delivery=_ref("Delivery")),
+}
+
+# -- answers --------------------------------------------------------------------------------------------------------
+
+ERRORS = {
+    400: "Malformed: the request cannot be read, or a parameter is wrong.",
+    401: "The token is missing or wrong.",
+    403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
+    404: "No such table, shoe, webhook, delivery, alarm, screen or operator.",
+    409: "Out of order, a seq already used for another event, an alarm acknowledged already, a table retired, or "
+    "an id or a token already used.",
+    413: "The body is too large, or the post carries too many events.",
+    422: "Against the rules of the game (the message names the rule).",
+    429: "Too many failed attempts from this address: wait and try again.",
+    503: "The event log did not answer in time; nothing was changed.",
+}
+
+
+def _json(schema: dict, description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _answers(ok: dict, *errors: int) -> dict:
+    out = {"200": ok}
+    for status in errors:
+        out[str(status)] = _json(_ref("Error"), ERRORS[status])
+    return out
+
+
+FORMAT = {"name": "format", "in": "query", "required": False, "schema": {"type": "string", "enum": ["json", "csv"]}}
+
+
+def _table_param() -> dict:
+    return {"name": "table_id", "in": "path", "required": True, "description": "The table's id.", "schema": TEXT}
+
+
+OPERATOR: list[dict] = [{"operatorToken": []}]
+FEED_OR_OPERATOR: list[dict] = [{"feedToken": []}, {"operatorToken": []}]
+PUBLIC_OR_OPERATOR: list[dict] = [{}, {"operatorToken": []}]
+
+SCREEN_PARAM = {
+    "name": "screen_id",
+    "in": "path",
+    "required": True,
+    "description": "The screen's id (letters, digits, '-', '_', '.'; up to 40).",
+    "schema": TEXT,
+}
+
+PATHS: dict[str, dict] = {
+    "/api/tables": {
+        "get": {
+            "operationId": "listTables",
+            "summary": "Every table's state",
+            "tags": ["read"],
+            "responses": _answers(_json(_ref("Tables"), "The tables, in the table file's order.")),
+        }
+    },
+    "/api/tables/{table_id}": {
+        "get": {
+            "operationId": "getTable",
+            "summary": "A table's state",
+            "description": "With an operator's token, face-down cards (squeeze) show.",
+            "tags": ["read"],
+            "security": PUBLIC_OR_OPERATOR,
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("TableState"), "The table's state."), 404, 429),
+        }
+    },
+    "/api/tables/{table_id}/rounds": {
+        "get": {
+            "operationId": "listRounds",
+            "summary": "A shoe's rounds, oldest first",
+            "tags": ["read"],
+            "security": PUBLIC_OR_OPERATOR,
+            "parameters": [
+                _table_param(),
+                {
+                    "name": "shoe",
+                    "in": "query",
+                    "required": False,
+                    "description": "An earlier shoe's number (as /shoes lists them); default: the current shoe.",
+                    "schema": SHOE_NUMBER,
+                },
+            ],
+            "responses": _answers(_json(_ref("Rounds"), "The shoe's rounds."), 400, 404, 429, 503),
+        }
+    },
+    "/api/tables/{table_id}/shoes": {
+        "get": {
+            "operationId": "listShoes",
+            "summary": "Every shoe of a table",
+            "tags": ["read"],
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("Shoes"), "The shoes, oldest first."), 404, 503),
+        }
+    },
+    "/api/tables/{table_id}/roads": {
+        "get": {
+            "operationId": "getRoads",
+            "summary": "The roads of the current shoe",
+            "tags": ["read"],
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("Roads"), "The roads JSON."), 404),
+        }
+    },
+    "/api/tables/{table_id}/feed": {
+        "post": {
+            "operationId": "postFeed",
+            "summary": "Feed events to a table",
+            "description": "One event or a list, applied in order up to the first refused; each stored durably "
+            "before it is acknowledged. A retried seq is acknowledged as a duplicate, never applied twice.",
+            "tags": ["feed"],
+            "security": FEED_OR_OPERATOR,
+            "parameters": [_table_param()],
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "oneOf": [
+                                _ref("Event"),
+                                {
+                                    "type": "array",
+                                    "items": _ref("Event"),
+                                    "minItems": 1,
+                                    "maxItems": MAX_EVENTS_PER_POST,
+                                },
+                            ]
+                        }
+                    }
+                },
+            },
+            "responses": _answers(
+                _json(_ref("FeedReply"), "Every event applied (or acknowledged as a duplicate)."),
+                400,
+                401,
+                403,
+                404,
+                409,
+                413,
+                422,
+                429,
+                503,
+            ),
+        }
+    },
+    "/api/tables/{table_id}/audit": {
+        "get": {
+            "operationId": "getAudit",
+            "summary": "A table's audit trail",
+            "description": "Every void, correction, manual shoe change and refused operator action, oldest first.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [
+                _table_param(),
+                FORMAT,
+            ],
+            "responses": {
+                "200": {
+                    "description": "The trail.",
+                    "content": {"application/json": {"schema": _ref("Audit")}, "text/csv": {"schema": TEXT}},
+                },
+                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 429, 503).items() if k != "200"},
+            },
+        }
+    },
+    "/api/tables/{table_id}/shoes/{number}/export": {
+        "get": {
+            "operationId": "exportShoe",
+            "summary": "A shoe's rounds and events",
+            "description": (
+                "An operator's record. A shoe that has ended and been revealed (its seed published) is public: "
+                "anyone may read it without a token, without the operators' names (operations.md, fairness)."
+            ),
+            "tags": ["operators"],
+            "security": PUBLIC_OR_OPERATOR,
+            "parameters": [
+                _table_param(),
+                {
+                    "name": "number",
+                    "in": "path",
+                    "required": True,
+                    "description": "The shoe's number.",
+                    "schema": SHOE_NUMBER,
+                },
+                FORMAT,
+            ],
+            "responses": {
+                "200": {
+                    "description": "The export, as a download.",
+                    "content": {"application/json": {"schema": _ref("ShoeExport")}, "text/csv": {"schema": TEXT}},
+                },
+                **{k: v for k, v in _answers({}, 400, 401, 403, 404, 429, 503).items() if k != "200"},
+            },
+        }
+    },
+    "/api/webhooks": {
+        "get": {
+            "operationId": "listWebhooks",
+            "summary": "The webhook receivers and how their deliveries stand",
+            "tags": ["webhooks"],
+            "security": OPERATOR,
+            "responses": _answers(_json(_ref("Webhooks"), "Every receiver of the table file."), 401, 403, 429, 503),
+        }
+    },
+    "/api/webhooks/{name}/deliveries": {
+        "get": {
+            "operationId": "listDeliveries",
+            "summary": "A receiver's deliveries in one state",
+            "tags": ["webhooks"],
+            "security": OPERATOR,
+            "parameters": [
+                {"name": "name", "in": "path", "required": True, "description": "The receiver.", "schema": TEXT},
+                {
+                    "name": "state",
+                    "in": "query",
+                    "required": False,
+                    "description": "pending (default; in the order they go), dead or done (newest first).",
+                    "schema": {"type": "string", "enum": list(DELIVERY_STATES)},
+                },
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+                },
+            ],
+            "responses": _answers(_json(_ref("Deliveries"), "The deliveries."), 400, 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/webhooks/{name}/deliveries/{delivery_id}/retry": {
+        "post": {
+            "operationId": "retryDelivery",
+            "summary": "Send a delivery again",
+            "description": "Pending at once and tried for another 24 hours, its backoff starting over: a dead one, "
+            "one waiting to be tried again, or a done one its receiver lost.",
+            "tags": ["webhooks"],
+            "security": OPERATOR,
+            "parameters": [
+                {"name": "name", "in": "path", "required": True, "description": "The receiver.", "schema": TEXT},
+                {
+                    "name": "delivery_id",
+                    "in": "path",
+                    "required": True,
+                    "description": "The delivery's id.",
+                    "schema": TEXT,
+                },
+            ],
+            "responses": _answers(_json(_ref("Retried"), "The delivery, pending again."), 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/alarms": {
+        "get": {
+            "operationId": "listAlarms",
+            "summary": "The alarms, newest first",
+            "description": "Of the operator's tables: the active ones (not acknowledged yet, cleared or not), or all.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [
+                {
+                    "name": "state",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "enum": ["active", "all"], "default": "active"},
+                },
+                {"name": "table", "in": "query", "required": False, "description": "One table's only.", "schema": TEXT},
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 200},
+                },
+            ],
+            "responses": _answers(_json(_ref("Alarms"), "The alarms."), 400, 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/alarms/{alarm_id}/ack": {
+        "post": {
+            "operationId": "acknowledgeAlarm",
+            "summary": "Acknowledge an alarm",
+            "description": "A supervisor's or an admin's (an admin's for an integrity alarm), at the alarm's table.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [
+                {"name": "alarm_id", "in": "path", "required": True, "description": "The alarm's id.", "schema": TEXT}
+            ],
+            "requestBody": {
+                "required": False,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"note": _nullable({"type": "string", "maxLength": NOTE.max_chars})},
+                            "additionalProperties": False,
+                        }
+                    }
+                },
+            },
+            "responses": _answers(
+                _json(_obj(["alarm"], alarm=_ref("Alarm")), "The alarm, acknowledged."),
+                400,
+                401,
+                403,
+                404,
+                409,
+                429,
+                503,
+            ),
+        }
+    },
+    "/api/screens": {
+        "get": {
+            "operationId": "listScreens",
+            "summary": "The screens",
+            "description": "Every board, overlay, pit and /screen page connected to any process, those seen in the "
+            "last 24 hours and those assigned, by id; of the operator's tables, and those showing no table.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "responses": _answers(_json(_ref("Screens"), "The screens."), 401, 403, 429, 503),
+        }
+    },
+    "/api/screens/{screen_id}": {
+        "put": {
+            "operationId": "assignScreen",
+            "summary": "Tell a screen what to show",
+            "description": "A supervisor's or an admin's. What is left out stays as assigned (or as shown); a table "
+            "given to a screen showing none makes it a board. Stored (it wins whenever the screen connects) and "
+            "audited; the screen switches within 2 s.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "requestBody": {
+                "required": False,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "page": {"type": "string", "enum": list(SCREEN_PAGES)},
+                                "table": _nullable(TEXT),
+                                "lang": _nullable({"type": "string", "enum": list(LANGUAGES)}),
+                                "theme": _nullable({"type": "string", "enum": list(THEMES)}),
+                                "options": _nullable({"type": "object", "additionalProperties": TEXT}),
+                            },
+                            "additionalProperties": False,
+                        }
+                    }
+                },
+            },
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, assigned."), 400, 401, 403, 404, 429, 503),
+        },
+        "delete": {
+            "operationId": "forgetScreen",
+            "summary": "Forget a screen's assignment",
+            "description": "A supervisor's or an admin's: the screen stays where it is; connecting no longer moves it.",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, unassigned."), 401, 403, 404, 429, 503),
+        },
+    },
+    "/api/screens/{screen_id}/identify": {
+        "post": {
+            "operationId": "identifyScreen",
+            "summary": "Show a screen's id large on it for 10 s",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, told."), 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/screens/{screen_id}/reload": {
+        "post": {
+            "operationId": "reloadScreen",
+            "summary": "Reload a screen",
+            "tags": ["operators"],
+            "security": OPERATOR,
+            "parameters": [SCREEN_PARAM],
+            "responses": _answers(_json(_ref("OneScreen"), "The screen, told."), 401, 403, 404, 429, 503),
+        }
+    },
+    "/api/look": {
+        "get": {
+            "operationId": "getLook",
+            "summary": "What the roads are drawn with",
+            "description": "The theme's palette (the CSS custom properties of /palette.css, by name), the winner "
+            "letters, the road titles in the language and the roads with their marks (`vocabulary`): what "
+            "<scoreboard-roads> (static/embed.js) draws with.",
+            "tags": ["read"],
+            "parameters": [
+                {
+                    "name": "lang",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "enum": list(LANGUAGES), "default": "en"},
+                },
+                {
+                    "name": "theme",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "enum": list(THEMES), "default": "dark"},
+                },
+            ],
+            "responses": _answers(_json(_ref("Look"), "The palette, letters and titles."), 400),
+        }
+    },
+    "/api/openapi.json": {
+        "get": {
+            "operationId": "getOpenAPI",
+            "summary": "This document",
+            "tags": ["meta"],
+            "responses": {"200": _json({"type": "object"}, "The OpenAPI 3.1 document of the API.")},
+        }
+    },
+    "/api/docs": {
+        "get": {
+            "operationId": "getDocs",
+            "summary": "This document, rendered (Swagger UI)",
+            "tags": ["meta"],
+            "responses": {"200": {"description": "An HTML page.", "content": {"text/html": {"schema": TEXT}}}},
+        }
+    },
+}
+
+
+def _body(schema: dict, required: bool = True) -> dict:
+    return {"required": required, "content": {"application/json": {"schema": schema}}}
+
+
+SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '
+NAME_PARAM = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "description": "The operator's name.",
+    "schema": {**TEXT, "pattern": NAME.pattern},
+}
+IDEMPOTENCY_KEY = {
+    "name": IDEMPOTENCY_HEADER,
+    "in": "header",
+    "required": False,
+    "description": "Sent again with the same key (by the same operator, on the same path), the write is stored once "
+    f'and answered as the first time, for {KEY_KEPT / 3600:g} hours (integration.md "Retrying a write"); the same '
+    "key with another body is 422 `idempotency_key_reused`.",
+    "schema": {**TEXT, "pattern": "^[\\x21-\\x7e]{1,200}$"},
+}
+KEY_REUSED = "The Idempotency-Key was used for another request (another body)."
+
+
+def _idempotent(operation: dict) -> dict:
+    """A floor write that takes an Idempotency-Key: the header, and its 400 (a bad key) and 422 (a key reused)."""
+    responses = {**operation["responses"]}
+    responses.setdefault("400", _json(_ref("Error"), ERRORS[400]))
+    responses["422"] = _json(_ref("Error"), responses["422"]["description"] if "422" in responses else KEY_REUSED)
+    return {**operation, "parameters": [*operation.get("parameters", ()), IDEMPOTENCY_KEY], "responses": responses}
+
+
+OPERATOR_BODY = {
+    "token": _token("the operator's token, not another operator's or table's"),
+    "role": {"type": "string", "enum": list(ROLES)},
+    "tables": _nullable({"type": "array", "items": TEXT, "description": "null: every table"}),
+}
+
+FLOOR_PATHS: dict[str, dict] = {
+    "/api/tables/{table_id}/settings": {
+        "get": {
+            "operationId": "getTableSettings",
+            "summary": "A table's live settings",
+            "description": SETTINGS_DOC + "name, status, dealer, limits, announcement, stale_after, "
+            "expected_screens, and where each came from.",
+            "tags": ["floor"],
+            "parameters": [_table_param()],
+            "responses": _answers(_json(_ref("Settings"), "The settings."), 404),
+        },
+        "patch": _idempotent(
+            {
+                "operationId": "changeTableSettings",
+                "summary": "Change a table's settings live",
+                "description": SETTINGS_DOC + "a supervisor's or an admin's. Stored as an event of the table's log "
+                "(audited, replayed after a restart) and on every screen of the table within 2 s.",
+                "tags": ["floor"],
+                "security": OPERATOR,
+                "parameters": [_table_param()],
+                "requestBody": _body(_ref("SettingsChange")),
+                "responses": _answers(
+                    _json(_ref("Settings"), "The settings, changed."), 400, 401, 403, 404, 409, 429, 503
+                ),
+            }
+        ),
+    },
+    "/api/tables/{table_id}/feed-token": {
+        "post": {  # taking an Idempotency-Key: _idempotent below
+            "operationId": "setFeedToken",
+            "summary": "Set a table's feed token",
+            "description": SETTINGS_DOC + "an admin's. The old token is refused from the next request; without a "
+            "body the service makes one. The answer is the only place the token is shown (the log keeps its "
+            "SHA-256).",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [_table_param()],
+            "requestBody": _body(
+                {
+                    "type": "object",
+                    "properties": {"feed_token": _token("the new token")},
+                    "required": ["feed_token"],
+                    "additionalProperties": False,
+                },
+                required=False,
+            ),
+            "responses": _answers(_json(_ref("FeedToken"), "The new token."), 400, 401, 403, 404, 409, 429, 503),
+        }
+    },
+    "/api/operators": {
+        "get": {
+            "operationId": "listOperators",
+            "summary": "The operators",
+            "description": "An admin's: every operator's name, role and tables (never a token).",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "responses": _answers(_json(_ref("Operators"), "The operators."), 401, 403, 429),
+        }
+    },
+    "/api/operators/{name}": {
+        "put": {
+            "operationId": "putOperator",
+            "summary": "Add or replace an operator",
+            "description": "An admin's, within their tables and role. A PUT replaces: every field is given (one left "
+            "out is 422 `missing_field`, naming it); `tables` null is every table, which only an admin of every table "
+            "gives. Stored in the floor's log: it survives a restart.",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [NAME_PARAM],
+            "requestBody": _body(
+                {
+                    "type": "object",
+                    "properties": OPERATOR_BODY,
+                    "required": ["token", "role", "tables"],
+                    "additionalProperties": False,
+                }
+            ),
+            "responses": {
+                **_answers(_json(_ref("Operator"), "The operator, added or replaced."), 400, 401, 403, 409, 429, 503),
+                "422": _json(_ref("Error"), "A field is missing (`field` names it), or " + KEY_REUSED[4:]),
+            },
+        },
+        "patch": {
+            "operationId": "changeOperator",
+            "summary": "Change an operator",
+            "description": "An admin's, within their tables and role: any of `token`, `role`, `tables` (null: every "
+            "table); what is left out stays as it is.",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [NAME_PARAM],
+            "requestBody": _body({"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}),
+            "responses": _answers(_json(_ref("Operator"), "The operator, changed."), 400, 401, 403, 404, 409, 429, 503),
+        },
+        "delete": {
+            "operationId": "deleteOperator",
+            "summary": "Remove an operator",
+            "description": "An admin's, within their tables; one of the table file's included (until it is added "
+            "again).",
+            "tags": ["floor"],
+            "security": OPERATOR,
+            "parameters": [NAME_PARAM],
+            "responses": _answers(
+                _json(_obj(["removed"], removed=TEXT), "The operator, removed."), 401, 403, 404, 409, 429, 503
+            ),
+        },
+    },
+}
+for _path, _method in (
+    ("/api/tables/{table_id}/feed-token", "post"),
+    ("/api/operators/{name}", "put"),
+    ("/api/operators/{name}", "patch"),
+    ("/api/operators/{name}", "delete"),
+):
+    FLOOR_PATHS[_path][_method] = _idempotent(FLOOR_PATHS[_path][_method])
+
+
+PATHS["/api/tables"]["post"] = {
+    "operationId": "addTable",
+    "summary": "Add a table live",
+    "description": SETTINGS_DOC + "an admin's. It takes feed events at once and survives a restart.",
+    "tags": ["floor"],
+    "security": OPERATOR,
+    "requestBody": _body(_ref("NewTable")),
+    "responses": _answers(
+        _json(_ref("Settings"), "The table's settings, and its `state`."), 400, 401, 403, 409, 429, 503
+    ),
+}
+PATHS["/api/tables/{table_id}"]["delete"] = _idempotent(
+    {
+        "operationId": "retireTable",
+        "summary": "Retire a table",
+        "description": SETTINGS_DOC + "an admin's. It takes no more events; its log stays readable; its screens "
+        "show it closed.",
+        "tags": ["floor"],
+        "security": OPERATOR,
+        "parameters": [_table_param()],
+        "responses": _answers(_json(_ref("Settings"), "The table's settings, retired."), 401, 403, 404, 409, 429, 503),
+    }
+)
+PATHS.update(FLOOR_PATHS)
+
+INFO = {
+    "title": "scoreboard",
+    "version": VERSION,
+    "summary": "Baccarat roadmap and scoreboard display service",
+    "description": "The tables' state, rounds and roads; the shoe feed; the audit and exports for operators; the "
+    "webhooks. Live updates go over Socket.IO (docs/feed-protocol.md), not this API.",
+    "license": {"name": "MIT", "identifier": "MIT"},
+}
+
+
+def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str] = ()) -> dict:
+    """The OpenAPI document, for a service mounted at `root` (behind a proxy's prefix), naming its `tables` and
+    `webhooks` as examples of the path parameters."""
+    try:
+        service = version("scoreboard")
+    except PackageNotFoundError:  # a checkout run without installing it
+        service = "unknown"
+    paths = copy.deepcopy(PATHS)
+    examples = {"table_id": list(tables), "name": list(webhooks)}
+    for operations in paths.values():
+        for operation in operations.values():
+            operation.setdefault("security", [])
+            for parameter in operation.get("parameters", ()):
+                if parameter["in"] == "path" and examples.get(parameter["name"]):
+                    parameter["schema"] = {**parameter["schema"], "examples": examples[parameter["name"]]}
+    schemas = {**SCHEMAS, "NewTable": copy.deepcopy(SCHEMAS["NewTable"])}
+    schemas["NewTable"]["properties"]["variant"]["enum"] = list(variant_names())  # registered ones, plug-ins too
+    return {
+        "openapi": "3.1.0",
+        "info": {**INFO, "x-service-version": service},
+        "servers": [{"url": root or "/"}],
+        "tags": [
+            {"name": "read", "description": "Tables, rounds, shoes and roads: no token needed."},
+            {"name": "feed", "description": "The shoe feed: a table's feed token, or an operator's."},
+            {"name": "operators", "description": "What the pit keeps, and its alarms: an operator's token."},
+            {"name": "webhooks", "description": "Signed deliveries to other systems: an operator's token."},
+            {"name": "floor", "description": "Live table settings, tables, feed tokens and operators (floor.md)."},
+            {"name": "meta", "description": "This document."},
+        ],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "feedToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A table's `feed_token` (the table file): deals at that table.",
+                },
+                "operatorToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An operator's `token` (the table file's [operators.NAME]); what it may do is its "
+                    "role's (admin, supervisor, dealer, auditor: docs/operators.md).",
+                },
+            },
+        },
+    }

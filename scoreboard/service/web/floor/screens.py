@@ -1,0 +1,333 @@
+"""The screens' API (floor.md "Screens"): list them, assign one, forget its assignment, show its id on it, reload it.
+
+`/api/screens...` takes an operator's bearer token; `/pit/screens...` is the same for the pit page, under the
+signed-in operator's session (the operator page's) and its CSRF token. Listing is anyone's (an operator limited to
+some tables sees the screens of those, and the ones showing no table); the rest is a supervisor's or an admin's, at
+the table the screen shows and at the one it is to show.
+
+Every refusal changes nothing: 404 a screen the service does not know (never seen in the last 24 hours, never
+assigned), 400 a body that is not what it takes (naming the field), 403 a role or a table that may not (kept in
+that table's audit trail).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+
+from flask import Blueprint, current_app, jsonify, request
+from flask_wtf.csrf import CSRFError
+
+from ....i18n import LANGUAGES
+from ....options import BadOption, accepted_by, check_tables, read_options
+from ....palette import THEMES
+from ...live.screens import PAGES, WITH_TABLE, Screens, Shows, id_problem
+from ...tables import permissions
+from ...tables.config import Operator
+from ...tables.current import current_hub
+from ..http.auth import bearer_operator, refused, signed_in
+from ..http.errors import error
+
+bp = Blueprint("screens", __name__)
+
+FIELDS = ("page", "table", "lang", "theme", "options")
+
+
+class BadField(Exception):
+    """A body that cannot be an assignment: 400 naming `field`."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field, self.message = field, message
+
+
+def _screens() -> Screens:
+    return current_app.extensions["screens"]
+
+
+def _api_operator(what: str):
+    return bearer_operator(what)
+
+
+def _session_operator(what: str):
+    op = signed_in()
+    if op is None:
+        return None, error(401, "signed_out", f"you are signed out: sign in again for {what}")
+    return op, None
+
+
+# -- listing ------------------------------------------------------------------------------------------------------
+
+
+def _listing(op: Operator):
+    """Every screen `op` may read: those of their tables, and those showing no table (each table asked once: a
+    floor's thousands of screens show a few tables)."""
+    may: dict[str, bool] = {}
+
+    def may_read(table_id: str | None) -> bool:
+        if table_id is None:
+            return True
+        if table_id not in may:
+            may[table_id] = permissions.check(op, "read", table_id) is None
+        return may[table_id]
+
+    def readable(screen: dict) -> bool:
+        return may_read(screen.get("table")) and may_read((screen.get("assigned") or {}).get("table"))
+
+    return jsonify({"screens": [s for s in _screens().listing() if readable(s)]})
+
+
+@bp.get("/api/screens")
+def api_list():
+    op, answer = _api_operator("the screens")
+    if answer:
+        return answer
+    assert op is not None
+    return _listing(op)
+
+
+@bp.get("/pit/screens")
+def pit_screens():
+    op, answer = _session_operator("the screens")
+    if answer:
+        return answer
+    assert op is not None
+    return _listing(op)
+
+
+# -- acting on one screen -----------------------------------------------------------------------------------------
+
+
+def _known(screen_id: str) -> tuple[dict | None, object]:
+    """(the screen as listed, None), or (None, the 404 answer)."""
+    screen = None if id_problem(screen_id) else _screens().screen(screen_id)
+    if screen is None:
+        return None, error(404, "unknown_screen", f"there is no screen {screen_id[:40]!r}: see /api/screens")
+    return screen, None
+
+
+def _tables_of(screen: dict) -> list[str | None]:
+    """The tables a screen shows or is assigned to (None: it shows none)."""
+    tables = [screen.get("table"), (screen.get("assigned") or {}).get("table")]
+    return list(dict.fromkeys(t for t in tables if t)) or [None]
+
+
+def _may(op: Operator, tables: list[str | None], tried: dict):
+    for table_id in tables:
+        no = refused(op, table_id, "screens", tried)
+        if no:
+            return no
+    return None
+
+
+def _act(op: Operator, screen_id: str, action: str, do: Callable[[Screens, dict], object]):
+    screen, missing = _known(screen_id)
+    if missing:
+        return missing
+    assert screen is not None
+    no = _may(op, _tables_of(screen), {"screen": screen_id, "action": action})
+    if no:
+        return no
+    answer = do(_screens(), screen)
+    return answer if answer is not None else jsonify({"screen": _screens().screen(screen_id)})
+
+
+def _assign(op: Operator, screen_id: str, data: bytes):
+    screen, missing = _known(screen_id)
+    if missing:
+        return missing
+    assert screen is not None
+    tried = {"screen": screen_id, "action": "assign"}
+    no = _may(op, _tables_of(screen), tried)
+    if no:
+        return no
+    try:
+        shows = read_assignment(data, screen, current_hub().tables)
+    except BadField as e:
+        return error(400, f"bad_{e.field}", e.message, field=e.field)
+    if shows.table is not None:
+        no = _may(op, [shows.table], tried)
+        if no:
+            return no
+    _screens().assign(screen_id, shows, op.name)
+    return jsonify({"screen": _screens().screen(screen_id)})
+
+
+def _forget(op: Operator, screen_id: str):
+    def forget(screens: Screens, screen: dict):
+        if screen.get("assigned") is not None:
+            screens.forget(screen_id, op.name, screen["assigned"]["table"])
+        return None
+
+    return _act(op, screen_id, "forget", forget)
+
+
+def _identify(op: Operator, screen_id: str):
+    return _act(op, screen_id, "identify", lambda screens, screen: screens.identify(screen_id))
+
+
+def _reload(op: Operator, screen_id: str):
+    return _act(op, screen_id, "reload", lambda screens, screen: screens.reload(screen_id))
+
+
+@bp.put("/api/screens/<screen_id>")
+def api_assign(screen_id: str):
+    """Body: `{"page", "table", "lang", "theme", "options"}`, any left out (read_assignment says how)."""
+    op, answer = _api_operator("assigning a screen")
+    if answer:
+        return answer
+    assert op is not None
+    return _assign(op, screen_id, request.get_data(cache=False))
+
+
+@bp.delete("/api/screens/<screen_id>")
+def api_forget(screen_id: str):
+    op, answer = _api_operator("forgetting a screen's assignment")
+    if answer:
+        return answer
+    assert op is not None
+    return _forget(op, screen_id)
+
+
+@bp.post("/api/screens/<screen_id>/identify")
+def api_identify(screen_id: str):
+    op, answer = _api_operator("identifying a screen")
+    if answer:
+        return answer
+    assert op is not None
+    return _identify(op, screen_id)
+
+
+@bp.post("/api/screens/<screen_id>/reload")
+def api_reload(screen_id: str):
+    op, answer = _api_operator("reloading a screen")
+    if answer:
+        return answer
+    assert op is not None
+    return _reload(op, screen_id)
+
+
+@bp.put("/pit/screens/<screen_id>")
+def pit_assign(screen_id: str):
+    op, answer = _session_operator("assigning a screen")
+    if answer:
+        return answer
+    assert op is not None
+    return _assign(op, screen_id, request.get_data(cache=False))
+
+
+@bp.post("/pit/screens/<screen_id>/identify")
+def pit_identify(screen_id: str):
+    op, answer = _session_operator("identifying a screen")
+    if answer:
+        return answer
+    assert op is not None
+    return _identify(op, screen_id)
+
+
+@bp.post("/pit/screens/<screen_id>/reload")
+def pit_reload(screen_id: str):
+    op, answer = _session_operator("reloading a screen")
+    if answer:
+        return answer
+    assert op is not None
+    return _reload(op, screen_id)
+
+
+@bp.errorhandler(CSRFError)
+def csrf_refused(e: CSRFError):
+    message = "the page's security token is missing or out of date: reload the page and try again"
+    return error(400, "csrf_failed", message, reason=e.description)
+
+
+# -- the body of an assignment ------------------------------------------------------------------------------------
+
+
+def read_assignment(data: bytes, screen: Mapping, tables: Mapping[str, object]) -> Shows:
+    """What a screen is to show, from a PUT's body: `{"page", "table", "lang", "theme", "options"}`, each optional.
+    What is left out stays as the screen's stored assignment has it (or, if it has none, as the screen shows now);
+    a table given to a screen showing no table makes it a board; options are kept only while the page stays the
+    same. BadField names what is wrong.
+
+    >>> now = {"page": "board", "table": "T1", "lang": None, "theme": None, "options": {"clock": "24h"}}
+    >>> read_assignment(b'{"table": "T2"}', now, {"T1": 0, "T2": 0})
+    Shows(page='board', table='T2', lang=None, theme=None, options={'clock': '24h'})
+    >>> read_assignment(b'{"page": "overlay", "lang": "zh-Hant"}', now, {"T1": 0})
+    Shows(page='overlay', table='T1', lang='zh-Hant', theme=None, options={})
+    >>> blank = {"page": "screen", "table": None, "lang": None, "theme": None, "options": {}}
+    >>> read_assignment(b'{"table": "T1"}', blank, {"T1": 0})
+    Shows(page='board', table='T1', lang=None, theme=None, options={})
+    >>> read_assignment(b'{"table": "T9"}', now, {"T1": 0}).table
+    Traceback (most recent call last):
+    ...
+    scoreboard.service.web.floor.screens.BadField: table must be a table of this service (T1), not 'T9'
+    """
+    try:
+        body = json.loads(data) if data.strip() else {}
+    except (ValueError, RecursionError):
+        raise BadField("body", 'the body must be JSON: {"page", "table", "lang", "theme", "options"}') from None
+    if not isinstance(body, dict):
+        raise BadField("body", 'the body must be a JSON object: {"page", "table", "lang", "theme", "options"}')
+    unknown = [k for k in body if k not in FIELDS]
+    if unknown:
+        raise BadField(
+            str(unknown[0])[:40], f"{str(unknown[0])[:40]!r} is not a field of a screen: use {', '.join(FIELDS)}"
+        )
+    base = screen.get("assigned") or screen
+    page = body.get("page", None)
+    if "page" in body and page not in PAGES:
+        raise BadField("page", f"page must be one of {', '.join(PAGES)}, not {_shown(page)}")
+    if page is None:
+        page = base.get("page") or "screen"
+        if body.get("table") is not None and page not in WITH_TABLE:
+            page = "board"
+    table = body["table"] if "table" in body else base.get("table")
+    if page in WITH_TABLE:
+        if not isinstance(table, str) or table not in tables:
+            raise BadField("table", f"table must be a table of this service ({', '.join(tables)}), not {_shown(table)}")
+    elif body.get("table") is not None:
+        raise BadField("table", f"a {page} page shows no table: leave table out or null")
+    else:
+        table = None
+    lang = _choice(body, base, "lang", LANGUAGES)
+    theme = _choice(body, base, "theme", THEMES)
+    if "options" in body:
+        options = body["options"] if body["options"] is not None else {}
+    else:
+        options = (base.get("options") or {}) if page == base.get("page") else {}
+    return Shows(page, table, lang, theme, _options(options, page, tables))
+
+
+def _choice(body: Mapping, base: Mapping, name: str, choices: tuple[str, ...]) -> str | None:
+    value = body[name] if name in body else base.get(name)
+    if value is not None and value not in choices:
+        raise BadField(name, f"{name} must be one of {', '.join(choices)} or null, not {_shown(value)}")
+    return value
+
+
+def _options(options: object, page: str, tables: Mapping[str, object]) -> dict[str, str]:
+    """The page's other query options, as text, each checked as the page checks it."""
+    accepted = [name for name in accepted_by(page) if name not in ("lang", "theme")]
+    if not isinstance(options, dict):
+        raise BadField("options", "options must be a JSON object of the page's query options")
+    text: dict[str, str] = {}
+    for name, value in options.items():
+        if name not in accepted:
+            takes = ", ".join(accepted) if accepted else "none"
+            raise BadField(
+                "options", f"options: {str(name)[:40]!r} is not an option of a {page} page (it takes {takes})"
+            )
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise BadField("options", f"options: {name} must be text or a whole number, not {_shown(value)}")
+        text[name] = str(value)
+    try:
+        read = read_options(text, accepted)
+        if read.tables:
+            check_tables(read.tables, tables)
+    except BadOption as e:
+        raise BadField("options", f"options: {e}") from None
+    return text
+
+
+def _shown(value: object) -> str:
+    return repr(value[:40]) if isinstance(value, str) else json.dumps(value)[:40]

@@ -1,0 +1,1 @@
+"""What a process manager and a monitoring system ask: `/healthz` and `/readyz` (`health`), `/metrics` (`metrics`)."""
