@@ -27,6 +27,7 @@ from .live.relay import RELAY, Relay
 from .live.screens import Registry, Screens, SharedScreens
 from .live.socket_server import allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
+from .log.evidence import Evidence, default_paths
 from .server.runner import GeventRunner
 from .tables.alarm_watch import ConditionWatch
 from .tables.config import DEMO, Config, load_config, origins_of
@@ -50,6 +51,8 @@ class Defaults:
     ALLOWED_ORIGINS = None  # origins whose pages may read the API and follow tables (serve's --allowed-origins);
     # default: the table file's [server] allowed_origins
     WEBHOOKS = True  # send the configured webhooks' deliveries from this process (a test may leave it to another)
+    RECORD_KEY = None  # the record's key (serve's --record-key); default: beside the log, `.record-key`
+    RECORD_CHECKPOINTS = None  # the checkpoints signed with it (--record-checkpoints); default: `.checkpoints`
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -85,6 +88,14 @@ def create_app(overrides: dict | None = None) -> Flask:
         _writable(db)
     runner = GeventRunner()
     store = store_for(db, runner)
+    # The record's evidence outside the log (docs/record.md): the key and the checkpoints, beside it unless named.
+    # A key others may read is refused here, before the log is read.
+    key_file, checkpoints_file = default_paths(beside)
+    try:
+        evidence = Evidence(app.config["RECORD_KEY"] or key_file, app.config["RECORD_CHECKPOINTS"] or checkpoints_file)
+    except BaseException:
+        store.close()
+        raise
     socketio.init_app(app, async_mode="gevent", cors_allowed_origins=allowed_origins(origins))
     socketio.on_namespace(Live("/"))
     queue = app.config["MESSAGE_QUEUE"]
@@ -99,6 +110,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         # With a message queue the displays of other processes listen too: every update is made and sent.
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
         outbox=Outbox(config.webhooks),
+        evidence=evidence,
     )
     relay = Relay(
         socketio.server,
@@ -109,7 +121,11 @@ def create_app(overrides: dict | None = None) -> Flask:
         sleep=socketio.sleep,
     )
     hub.alarms.tell = relay.tell_alarm
-    hub.replay()
+    try:
+        hub.replay()
+    except BaseException:  # the log is let go of at once: another start in this process may open it again
+        hub.close()
+        raise
     app.extensions[EXTENSION] = hub
     app.extensions[RELAY] = relay
     app.extensions["displays"] = DisplayCounts(

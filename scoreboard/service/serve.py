@@ -9,6 +9,8 @@ transports, the message queue's channel, the pits' display counts and the collec
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import sqlite3
 import sys
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from .feeds.transports import FeedOptions
 from .live.relay import RELAY
 from .live.socket_server import socketio
 from .log import StoreError
+from .log.evidence import AT_STOP
 from .server import collector, logs
 from .server.session_limits import SessionLimits
 from .server.wsgi_server import BACKLOG, Server, listen, raise_open_files_limit
@@ -36,6 +39,8 @@ class ServeOptions:
     config_file: str | None
     db: str
     data_dir: str | None = None
+    record_key: str | None = None
+    record_checkpoints: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
     demo_pace: float | None = None
@@ -57,6 +62,8 @@ def run(options: ServeOptions) -> None:
         "TABLES_FILE": options.config_file,
         "MESSAGE_QUEUE": options.message_queue,
         "DATA_DIR": options.data_dir,
+        "RECORD_KEY": options.record_key,
+        "RECORD_CHECKPOINTS": options.record_checkpoints,
         "PROXY_HOPS": options.proxy_hops,
     }
     if options.allowed_origins:
@@ -91,14 +98,33 @@ def run(options: ServeOptions) -> None:
     app.extensions["screens"].registry.start()
     app.extensions["alarm_watch"].start()
     collector.tune(socketio.start_background_task, socketio.sleep)
+    _checkpoint_at_stop(hub)
     listener.listen(BACKLOG)
-    Server(
-        listener,
-        app,
-        log=logging.getLogger("scoreboard.access") if options.access_log else None,
-        # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
-        error_log=logs.throttled("scoreboard.http", by_message=False),
-    ).serve_forever()
+    try:
+        Server(
+            listener,
+            app,
+            log=logging.getLogger("scoreboard.access") if options.access_log else None,
+            # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
+            error_log=logs.throttled("scoreboard.http", by_message=False),
+        ).serve_forever()
+    finally:  # Ctrl-C
+        hub.checkpoint(timeout=AT_STOP)
+
+
+def _checkpoint_at_stop(hub) -> None:
+    """A service manager stops the process with SIGTERM: the record's checkpoints are written first (docs/record.md:
+    at the latest when the service stops), then the process ends as SIGTERM ends it."""
+    import gevent
+
+    def stop() -> None:
+        try:
+            hub.checkpoint(timeout=AT_STOP)
+        finally:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    gevent.signal_handler(signal.SIGTERM, stop)
 
 
 def _warn_alone_on_a_shared_log(app, hub, message_queue: str | None) -> None:
