@@ -314,7 +314,7 @@ def checkpoint_mac(key: bytes, log_id: str, table: str, version: int, head: str)
     (True, False)
     """
     message = b"scoreboard checkpoint\n%s\n%s\n%d\n%s" % (log_id.encode(), table.encode(), version, head.encode())
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
+    return hmac.digest(key, message, "sha256").hex()
 
 
 def key_id(key: bytes) -> str:
@@ -323,7 +323,7 @@ def key_id(key: bytes) -> str:
     >>> len(key_id(b"k" * 32)), key_id(b"k" * 32) == key_id(b"j" * 32)
     (16, False)
     """
-    return hmac.new(key, b"scoreboard record key", hashlib.sha256).hexdigest()[:16]
+    return hmac.digest(key, b"scoreboard record key", "sha256").hex()[:16]
 
 
 def sign(key: bytes, log_id: str, table: str, version: int, head: str) -> Checkpoint:

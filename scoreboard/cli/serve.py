@@ -77,8 +77,8 @@ def _feed_format(ctx, param, value: str) -> str:
 @option(
     "--record-checkpoints",
     metavar="FILE",
-    help="The checkpoints of the record signed with that key, written about every second while the log changes and "
-    "at stop.  [default: DB.checkpoints; for a PostgreSQL log, DATA_DIR/scoreboard.checkpoints]",
+    help="The checkpoints of the record signed with that key, written at the latest 10 s after an event and at "
+    "stop.  [default: DB.checkpoints; for a PostgreSQL log, DATA_DIR/scoreboard.checkpoints]",
 )
 @option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every IPv4 one).")
 @option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port to listen on.")

@@ -33,7 +33,7 @@ from ...shapes import FeedReply, Result
 from ...table import Delta, ShoeState, TableConfig, TableState, apply, canonical_json, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
-from ..log.evidence import AT_STOP, EVERY, Evidence
+from ..log.evidence import AT_STOP, EVENTS, SECONDS, Evidence
 from ..server.attempts import GUESS_WINDOW, GUESSES, Attempts
 from . import permissions
 from .alarms import Alarms, Raised, of_events
@@ -98,6 +98,8 @@ class TableHub:
         self.evidence = evidence
         self._heads: dict[str, tuple[int, str]] = {}  # per table, its version and chain head after its last change
         self._checkpointing = threading.Lock()  # one checkpoint write at a time (the timer's, the stop's)
+        self._taken = 0  # events taken since the last checkpoint write began
+        self._due = threading.Event()  # set once EVENTS events wait: the next write need not wait for SECONDS
         # The webhooks' deliveries each event makes, written in its transaction (none without receivers).
         self.outbox = outbox or Outbox()
         self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
@@ -167,6 +169,7 @@ class TableHub:
     def close(self) -> None:
         self._following = False
         self._stopping = True
+        self._due.set()  # the checkpoints' timer ends now (the last checkpoint is written below)
         for fn in self._closing:
             try:
                 fn()
@@ -235,7 +238,11 @@ class TableHub:
         """A table's state changed: its version and head are what the next checkpoint signs (kept apart from the
         view, which passes through a post's states one by one, only the last of them carrying the head)."""
         if state.head:
+            before = self._heads.get(table_id)
             self._heads[table_id] = (state.version, state.head)
+            self._taken += state.version - before[0] if before is not None else 1
+            if self._taken >= EVENTS:
+                self._due.set()
 
     def heads(self) -> dict[str, tuple[int, str]]:
         """Every table's version and chain head as this process knows them, the floor's too."""
@@ -252,8 +259,12 @@ class TableHub:
         if evidence is None or not evidence.key:
             return
         with self._checkpointing:
+            self._taken = 0
+            heads = self.heads()
+            if not evidence.pending(heads):
+                return
             try:
-                self.runner.blocking(evidence.write, self.log_id, self.heads(), timeout=timeout)
+                self.runner.blocking(evidence.write, self.log_id, heads, timeout=timeout)
             except Exception as e:
                 if not evidence.failing:
                     log.error("the record's checkpoints %s could not be written: %s", evidence.path, e)
@@ -264,8 +275,11 @@ class TableHub:
                 evidence.failing = False
 
     def _checkpoint_every(self) -> None:
+        """The checkpoints while the service runs (log/evidence.py): every SECONDS if anything changed (the floor's
+        log too), sooner once EVENTS events wait. Nothing wakes it in between: no cost while the feed runs."""
         while not self._stopping:
-            time.sleep(EVERY)  # under gevent: this greenlet waits, the loop serves
+            self._due.wait(SECONDS)  # under gevent: this greenlet waits, the loop serves
+            self._due.clear()
             if not self._stopping:
                 self.checkpoint()
 
