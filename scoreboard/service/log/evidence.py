@@ -118,9 +118,11 @@ def make_key(path: str) -> tuple[bytes, bool]:
     tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     try:
-        os.write(fd, os.urandom(KEY_BYTES).hex().encode() + b"\n")
-        os.fsync(fd)
-        os.close(fd)
+        try:
+            os.write(fd, os.urandom(KEY_BYTES).hex().encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         try:
             os.link(tmp, path)
             made = True

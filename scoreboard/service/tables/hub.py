@@ -274,6 +274,16 @@ class TableHub:
                     log.warning("the record's checkpoints %s are written again", evidence.path)
                 evidence.failing = False
 
+    def last_checkpoint(self) -> None:
+        """The checkpoint of a process about to end (SIGTERM's handler): written in the calling thread, whatever
+        the event loop is doing."""
+        if self.evidence is None or not self.evidence.key:
+            return
+        try:
+            self.evidence.write(self.log_id, self.heads())
+        except Exception as e:
+            log.error("the record's last checkpoints %s could not be written: %s", self.evidence.path, e)
+
     def _checkpoint_every(self) -> None:
         """The checkpoints while the service runs (log/evidence.py): every SECONDS if anything changed (the floor's
         log too), sooner once EVENTS events wait. Nothing wakes it in between: no cost while the feed runs."""
