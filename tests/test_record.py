@@ -478,6 +478,7 @@ def checkpointed(path: Path, log_id: str, table: str = "T1") -> int | None:
     return entry and entry["version"]
 
 
+@pytest.mark.slow
 def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     """The finding: a card edited in an event and in the round it decided, every later hash computed again with
     record.md's own formula. The public chain reads whole (check-log without the evidence says so, and that it
