@@ -11,6 +11,12 @@ rules of its shoe only to check them (and to follow the shoe's cards and the rou
 chain too. Wherever the rules now decide otherwise, the recorded round stands. Each disagreement is a `Break`;
 nothing is ever skipped silently.
 
+The chain is public (anyone may recompute it, docs/record.md), so whoever can write the log can also re-chain an
+edit, or cut a table's newest events off, and the chain alone still reads whole. What they cannot make is a
+`Checkpoint`: a table's version and chain head at some moment, signed with the service's own key (HMAC-SHA256), kept
+outside the log. `judge` compares one with the log: an edit re-chained changes the head at the checkpointed version,
+a cut tail no longer reaches it. A log longer than its checkpoint is no finding: checkpoints lag the log.
+
 >>> from scoreboard.table import TableConfig, TableState, apply
 >>> state, delta = apply(TableState(TableConfig("T1", require_seq=False)), {"type": "shoe", "shoe": "S1"})
 >>> decided_of(state, delta) is None
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -38,7 +45,22 @@ from .play import Round
 from .shapes import Event, JSONObject
 from .table import Delta, TableState, apply, canonical_json, evolve, played
 
-__all__ = ["Break", "Entry", "Refold", "chained", "decided_of", "entry_json", "link", "link_written", "round_of"]
+__all__ = [
+    "Break",
+    "Checkpoint",
+    "Entry",
+    "Refold",
+    "chained",
+    "checkpoint_mac",
+    "decided_of",
+    "entry_json",
+    "judge",
+    "key_id",
+    "link",
+    "link_written",
+    "round_of",
+    "sign",
+]
 
 
 class Entry(NamedTuple):
@@ -268,3 +290,98 @@ class Refold:
 def _kind(event: object) -> str:
     kind = event.get("type") if isinstance(event, dict) else None
     return kind if isinstance(kind, str) else "event"
+
+
+# -- the evidence outside the log: checkpoints signed with the service's key ------------------------------------------
+
+
+class Checkpoint(NamedTuple):
+    """A table's chain head at `version` (the stored hash of its event at that version), signed (`mac`)."""
+
+    table: str
+    version: int
+    head: str
+    mac: str
+
+
+def checkpoint_mac(key: bytes, log_id: str, table: str, version: int, head: str) -> str:
+    """The signature of a checkpoint: HMAC-SHA256 with the service's key over the log, the table, the version and the
+    head, so that a checkpoint of one log, table or version never stands for another.
+
+    >>> key = b"k" * 32
+    >>> mac = checkpoint_mac(key, "log-1", "T1", 7, "ab")
+    >>> mac == checkpoint_mac(key, "log-1", "T1", 7, "ab"), mac == checkpoint_mac(key, "log-1", "T2", 7, "ab")
+    (True, False)
+    """
+    message = b"scoreboard checkpoint\n%s\n%s\n%d\n%s" % (log_id.encode(), table.encode(), version, head.encode())
+    return hmac.digest(key, message, "sha256").hex()
+
+
+def key_id(key: bytes) -> str:
+    """A name for a key that does not give it away (which key signed a set of checkpoints).
+
+    >>> len(key_id(b"k" * 32)), key_id(b"k" * 32) == key_id(b"j" * 32)
+    (16, False)
+    """
+    return hmac.digest(key, b"scoreboard record key", "sha256").hex()[:16]
+
+
+def sign(key: bytes, log_id: str, table: str, version: int, head: str) -> Checkpoint:
+    """A checkpoint of `table` at `version`, whose event's stored hash is `head`."""
+    return Checkpoint(table, version, head, checkpoint_mac(key, log_id, table, version, head))
+
+
+def judge(checkpoint: Checkpoint, key: bytes | None, log_id: str, stored: str | None, newest: int) -> Break | None:
+    """What a checkpoint says of the log, None if the log agrees: `stored` is the hash the log holds at the
+    checkpoint's version (None: no event there), `newest` the table's newest version in the log. Without the `key`
+    the signature is not checked (check-log given none): the comparison stands, unproven.
+
+    >>> key = b"k" * 32
+    >>> cp = sign(key, "log-1", "T1", 7, "ab")
+    >>> judge(cp, key, "log-1", "ab", 9) is None  # the log is longer than its checkpoint: it lags, no finding
+    True
+    >>> edited = judge(cp, key, "log-1", "cd", 9)  # re-chained: the head at version 7 is another
+    >>> edited.version, "edited at or before version 7 and chained again" in edited.what
+    (7, True)
+    >>> cut = judge(cp, key, "log-1", None, 5)  # the log ends before the checkpoint
+    >>> cut.version, cut.what.startswith("the log ends at version 5"), "events 6 to 7 were cut off" in cut.what
+    (6, True, True)
+    >>> judge(cp._replace(version=8), key, "log-1", "ab", 9).what.endswith("or signed with another key")
+    True
+    """
+    table, version, head = checkpoint.table, checkpoint.version, checkpoint.head
+    if key is not None and not hmac.compare_digest(checkpoint_mac(key, log_id, table, version, head), checkpoint.mac):
+        return Break(
+            table,
+            version,
+            f"the checkpoint of version {version} is not signed with the record's key: it was altered, or signed "
+            "with another key",
+        )
+    if stored == head:
+        return None
+    if newest < version:
+        gone = f"event {version}" if newest + 1 == version else f"events {newest + 1} to {version}"
+        return Break(
+            table,
+            newest + 1,
+            f"the log ends at version {newest}, but the checkpoint signed with the record's key names version "
+            f"{version} (hash {_short(head)}): {gone} {'was' if newest + 1 == version else 'were'} cut off",
+        )
+    if stored is None:
+        return Break(
+            table,
+            version,
+            f"event {version}, which the checkpoint signed with the record's key names (hash {_short(head)}), is "
+            "missing from the log",
+        )
+    return Break(
+        table,
+        version,
+        f"the event at version {version} is not the one the checkpoint signed with the record's key names (its hash "
+        f"is {_short(stored)}, the checkpoint's {_short(head)}): the log was edited at or before version {version} "
+        "and chained again",
+    )
+
+
+def _short(hash_: str) -> str:
+    return hash_[:16]

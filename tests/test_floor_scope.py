@@ -6,6 +6,7 @@ characters in the file and live; the demo tables still deal with no feed token."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
@@ -379,7 +380,7 @@ def test_the_demo_tables_are_dealt_without_a_feed_token_and_their_operator_signs
 
 def floor_events(db) -> list[dict]:
     """The floor's events as the SQLite log holds them (the operators added, changed and removed live)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as log:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as log:
         rows = log.execute("SELECT event FROM events WHERE table_id = '~floor' ORDER BY version").fetchall()
     return [json.loads(row[0]) for row in rows]
 

@@ -23,11 +23,12 @@ ROOT = Path(__file__).parents[1]
 
 
 def second_server(db: str, config: Path, cwd: Path) -> subprocess.CompletedProcess:
-    """`scoreboard serve` on `db`, expected to refuse to start (bounded: a server that starts is stopped)."""
+    """`scoreboard serve` on `db`, expected to refuse to start (bounded: a server that starts is stopped; a refusal
+    takes some seconds on a loaded machine, the imports and the table file first)."""
     cmd = [sys.executable, "-m", "scoreboard", "serve", "--db", db, "--port", "0", "--config", str(config)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     try:
-        return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=10)
+        return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"a second server on {db} started and served: {e.stderr!r}")
 

@@ -35,6 +35,8 @@ ENV_VARS = {
     "--feed-serial-table": "SCOREBOARD_FEED_SERIAL_TABLE",
     "--feed-serial-baud": "SCOREBOARD_FEED_SERIAL_BAUD",
     "--feed-format": "SCOREBOARD_FEED_FORMAT",
+    "--record-key": "SCOREBOARD_RECORD_KEY",
+    "--record-checkpoints": "SCOREBOARD_RECORD_CHECKPOINTS",
 }
 
 

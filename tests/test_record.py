@@ -5,10 +5,14 @@ of the previous release is migrated once; `scoreboard check-log` reads a log off
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -78,9 +82,13 @@ def rows(tmp_path) -> sqlite3.Connection:
     return sqlite3.connect(tmp_path / "log.sqlite3", isolation_level=None)
 
 
-def check_log(db: str) -> subprocess.CompletedProcess:
+def check_log(db: str, *options: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "scoreboard", "check-log", db], capture_output=True, text=True, cwd=ROOT, timeout=120
+        [sys.executable, "-m", "scoreboard", "check-log", db, *options],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
 
 
@@ -288,11 +296,11 @@ def test_check_log_refuses_what_is_no_log(tmp_path):
     assert r.returncode == 1 and "no event log" in r.stderr
 
 
-def shoe_with_a_void(database: str, config, void: int) -> list[dict]:
+def shoe_with_a_void(database: str, config, void: int, **extra) -> list[dict]:
     """SHOE dealt onto the log at `database`, then round `void` voided by the operator: the rounds it then read."""
     from scoreboard.service import create_app
 
-    app = create_app({"TESTING": True, "DATABASE": database, "TABLES_FILE": str(config)})
+    app = create_app({"TESTING": True, "DATABASE": database, "TABLES_FILE": str(config), **extra})
     try:
         client, post = poster(app)
         for event in SHOE:
@@ -419,3 +427,364 @@ def test_the_history_check_leaves_the_event_loop_free_between_small_slices(tmp_p
         assert between[0] <= 200, f"{between[0]} entries folded without letting the loop run"
     finally:
         hub.close()
+
+
+# -- R5: the evidence outside the log (docs/record.md "Evidence outside the log") ------------------------------------
+
+
+def public_hash(previous: str, version: int, shoe: int, event: dict, decided: dict | None) -> str:
+    """record.md's formula, as anyone (a forger too) writes it from the page: sha256 of the previous hash and the
+    entry's canonical JSON."""
+    entry = json.dumps(
+        {"version": version, "shoe": shoe, "event": event, "decided": decided}, sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256((previous + entry).encode()).hexdigest()
+
+
+def rechain_with_a_card_changed(db, mark: str, log_id: str) -> tuple[int, int]:
+    """What a forger with write access to the log does: the first round's King of diamonds becomes a Queen, in the
+    event and wherever the round is recorded (the round it decided, a void of it), and every later hash of the table
+    is computed again with the public formula.
+    Returns the edited version and the table's newest."""
+    q = lambda sql: sql.replace("?", mark)  # noqa: E731
+    rows = db.execute(
+        q("SELECT version, shoe, event, decided, hash FROM events WHERE table_id = ? ORDER BY version"), ("T1",)
+    ).fetchall()
+    edited = next(v for v, _, e, _, _ in rows if json.loads(e)["type"] == "round")
+    previous = log_id if edited == 1 else next(h for v, _, _, _, h in rows if v == edited - 1)
+    for version, shoe, text, decided_text, _ in rows:
+        if version < edited:
+            continue
+        event, decided = json.loads(text), decided_text and json.loads(decided_text)
+        if version == edited:
+            assert event["player"] == ["9H", "KD"]
+            event["player"] = ["9H", "QD"]  # the same points: the rules still agree
+        if decided and decided["index"] == 0 and decided.get("player") == ["9H", "KD"]:
+            decided["player"] = ["9H", "QD"]  # the round as it decided it, and as a void of it recorded it again
+        previous = public_hash(previous, version, shoe, event, decided)
+        db.execute(
+            q("UPDATE events SET event = ?, decided = ?, hash = ? WHERE table_id = ? AND version = ?"),
+            (json.dumps(event), decided and json.dumps(decided), previous, "T1", version),
+        )
+    return edited, rows[-1][0]
+
+
+def evidence_of(tmp_path, beside: str = "log.sqlite3") -> tuple[Path, Path]:
+    return tmp_path / f"{beside}.record-key", tmp_path / f"{beside}.checkpoints"
+
+
+def checkpointed(path: Path, log_id: str, table: str = "T1") -> int | None:
+    """The version of the table's checkpoint in the file (None: none)."""
+    if not path.exists():
+        return None
+    entry = json.loads(path.read_text())["logs"].get(log_id, {}).get("tables", {}).get(table)
+    return entry and entry["version"]
+
+
+@pytest.mark.slow
+def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
+    """The finding: a card edited in an event and in the round it decided, every later hash computed again with
+    record.md's own formula. The public chain reads whole (check-log without the evidence says so, and that it
+    checked nothing else); the checkpoint signed with the service's key at stop names the head the log no longer
+    has: check-log exits 1 naming the table and the version, a server started on it raises `integrity` and /readyz
+    answers 503. The rounds show the forged card (the log is all a server has), flagged."""
+    app, client = deal(tmp_path)
+    log_id = app.extensions["scoreboard"].log_id
+    app.extensions["scoreboard"].close()
+    key, checkpoints = evidence_of(tmp_path)
+    assert key.exists() and checkpoints.exists(), "the key and the checkpoints sit beside the log"
+    with rows(tmp_path) as db:
+        edited, newest = rechain_with_a_card_changed(db, "?", log_id)
+    assert edited < newest - 5, "an early event: every later one chained again"
+    assert checkpointed(checkpoints, log_id) == newest, "the stop checkpointed the log's last event"
+
+    chain_only = check_log(
+        str(tmp_path / "log.sqlite3"), "--key", str(tmp_path / "none"), "--checkpoints", str(tmp_path / "none")
+    )
+    assert chain_only.returncode == 0, chain_only.stdout + chain_only.stderr
+    assert "no key" in chain_only.stderr and "no checkpoints" in chain_only.stderr, chain_only.stderr
+
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"break: table T1, version {newest}:" in r.stdout and "chained again" in r.stdout, r.stdout
+
+    again, client = reopen(tmp_path)
+    try:
+        [alarm] = integrity(again)
+        assert alarm.table == "T1" and alarm.version == newest and "chained again" in alarm.detail, alarm
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and f"version {newest}" in ready.get_json()["reason"]
+        assert client.get("/api/tables/T1/rounds").get_json()["rounds"][0]["player"] == ["9H", "QD"]
+    finally:
+        again.extensions["scoreboard"].close()
+    # Found once, said at every start and by check-log, as an edited event stays in the log; raised once.
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1 and f"version {newest}" in r.stdout, r.stdout
+
+
+def test_r5_a_cut_tail_is_found_by_check_log_and_at_start(tmp_path):
+    """The newest events of a table deleted: the chain before them reads whole, but the checkpoint names a version
+    the log no longer holds."""
+    app, _ = deal(tmp_path)
+    app.extensions["scoreboard"].close()
+    with rows(tmp_path) as db:
+        newest = db.execute("SELECT MAX(version) FROM events WHERE table_id = 'T1'").fetchone()[0]
+        db.execute("DELETE FROM events WHERE table_id = 'T1' AND version > ?", (newest - 3,))
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"break: table T1, version {newest - 2}:" in r.stdout and "cut off" in r.stdout, r.stdout
+    again, client = reopen(tmp_path)
+    try:
+        [alarm] = integrity(again)
+        assert alarm.table == "T1" and alarm.version == newest - 2 and "cut off" in alarm.detail, alarm
+        assert client.get("/readyz").status_code == 503
+    finally:
+        again.extensions["scoreboard"].close()
+
+
+def test_r5_a_log_that_goes_on_after_a_finding_keeps_it_and_raises_it_once(tmp_path):
+    """After a finding the table is checkpointed anew from the log as it stands (new events are evidence again),
+    the finding is kept: the next start says it again without raising it again once acknowledged."""
+    app, _ = deal(tmp_path)
+    app.extensions["scoreboard"].close()
+    with rows(tmp_path) as db:
+        newest = db.execute("SELECT MAX(version) FROM events WHERE table_id = 'T1'").fetchone()[0]
+        db.execute("DELETE FROM events WHERE table_id = 'T1' AND version = ?", (newest,))
+    again, client = reopen(tmp_path)
+    [alarm] = integrity(again)
+    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
+    assert acked.status_code == 200, acked.get_json()
+    assert poster(again)[1]({"type": "card", "card": "8H"}).status_code == 200
+    again.extensions["scoreboard"].close()
+    third, client = reopen(tmp_path)
+    try:
+        assert integrity(third) == [] and client.get("/readyz").status_code == 200
+    finally:
+        third.extensions["scoreboard"].close()
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1 and f"version {newest}:" in r.stdout and "found by the start" in r.stdout, r.stdout
+
+
+def test_r5_checkpoints_removed_while_the_key_stays_are_found(tmp_path):
+    app, _ = deal(tmp_path)
+    app.extensions["scoreboard"].close()
+    _, checkpoints = evidence_of(tmp_path)
+    checkpoints.unlink()
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1 and "checkpoints" in r.stdout and "table T1" in r.stdout, r.stdout + r.stderr
+    again, client = reopen(tmp_path)
+    try:
+        [alarm] = integrity(again)
+        assert alarm.table == "T1" and "removed" in alarm.detail, alarm
+        assert client.get("/readyz").status_code == 503
+    finally:
+        again.extensions["scoreboard"].close()
+
+
+def test_r5_a_replaced_key_is_found(tmp_path):
+    """The key taken away (a new one is made at the next start): the checkpoints are signed with another key. Found
+    once, raised once: acknowledged, the next start does not raise it again."""
+    app, _ = deal(tmp_path)
+    app.extensions["scoreboard"].close()
+    key, _ = evidence_of(tmp_path)
+    key.unlink()
+    again, client = reopen(tmp_path)
+    [alarm] = integrity(again)
+    assert alarm.table == "T1" and "another key" in alarm.detail, alarm
+    assert client.get("/readyz").status_code == 503
+    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
+    assert acked.status_code == 200, acked.get_json()
+    again.extensions["scoreboard"].close()
+    third, client = reopen(tmp_path)
+    try:
+        assert integrity(third) == [] and client.get("/readyz").status_code == 200
+    finally:
+        third.extensions["scoreboard"].close()
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1 and "another key" in r.stdout and r.stdout.count("break:") == 1, r.stdout
+
+
+def test_r5_a_log_without_evidence_starts_it_at_its_first_start(tmp_path, caplog):
+    """A log from before the evidence (or whose key and checkpoints were both taken away): the first start makes
+    the key (mode 0600) and the checkpoints, says that the evidence starts there, and raises nothing."""
+    app, _ = deal(tmp_path)
+    app.extensions["scoreboard"].close()
+    key, checkpoints = evidence_of(tmp_path)
+    key.unlink()
+    checkpoints.unlink()
+    with caplog.at_level("WARNING"):
+        again, client = reopen(tmp_path)
+    try:
+        assert [m for m in caplog.messages if "evidence starts here" in m and "T1 to version" in m], caplog.messages
+        assert integrity(again) == [] and client.get("/readyz").status_code == 200
+        assert oct(key.stat().st_mode & 0o777) == "0o600" and checkpoints.exists()
+    finally:
+        again.extensions["scoreboard"].close()
+    assert check_log(str(tmp_path / "log.sqlite3")).returncode == 0
+
+
+def test_r5_a_key_other_users_may_read_is_refused(tmp_path):
+    from scoreboard.service.log import StoreError
+
+    app, _ = deal(tmp_path)
+    app.extensions["scoreboard"].close()
+    key, _ = evidence_of(tmp_path)
+    assert key.stat().st_mode & 0o777 == 0o600
+    key.chmod(0o644)
+    with pytest.raises(StoreError, match="chmod 600"):
+        reopen(tmp_path)
+    key.chmod(0o600)
+    again, _ = reopen(tmp_path)  # the refused start let go of the log
+    again.extensions["scoreboard"].close()
+
+
+def test_r5_check_log_takes_the_key_and_the_checkpoints_from_elsewhere(tmp_path):
+    """The files kept apart from the log (another directory: RECORD_KEY, RECORD_CHECKPOINTS, serve's options):
+    check-log beside the log says it found neither and what it could check; given them it finds a cut tail."""
+    apart = tmp_path / "apart"
+    apart.mkdir(mode=0o700)
+    paths = {"RECORD_KEY": str(apart / "key"), "RECORD_CHECKPOINTS": str(apart / "checkpoints")}
+    app = make_app(tmp_path, TABLES, **paths)
+    post = poster(app)[1]
+    for event in SHOE[:4]:
+        assert post(event).status_code == 200
+    app.extensions["scoreboard"].close()
+    assert sorted(p.name for p in apart.iterdir()) == ["checkpoints", "checkpoints.lock", "key"]
+    assert not any(evidence_of(tmp_path)[i].exists() for i in (0, 1)), "nothing beside the log"
+    with rows(tmp_path) as db:
+        db.execute("DELETE FROM events WHERE version = (SELECT MAX(version) FROM events)")
+    db = str(tmp_path / "log.sqlite3")
+    alone = check_log(db)
+    assert alone.returncode == 0 and "no key" in alone.stderr and "only the public chain" in alone.stderr, alone
+    given = check_log(db, "--key", paths["RECORD_KEY"], "--checkpoints", paths["RECORD_CHECKPOINTS"])
+    assert given.returncode == 1 and "cut off" in given.stdout, given.stdout + given.stderr
+
+
+@pytest.mark.slow
+def test_r5_a_server_killed_mid_feed_is_not_flagged_and_one_stopped_checkpoints_its_last_event(tmp_path):
+    """kill -9 between a commit and the next checkpoint: the log is longer than its checkpoint, which is no
+    tampering: check-log finds the record whole, a restart raises nothing. A server stopped as systemd stops it
+    (SIGTERM) checkpoints its last event before it goes."""
+    from testing.servers import Served
+    from testing.tables import TOKEN
+
+    db = tmp_path / "events.sqlite3"
+    key, checkpoints = evidence_of(tmp_path, "events.sqlite3")
+    server = Served(tmp_path).start()
+    try:
+        assert server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN).status_code == 200
+        for _ in range(3):
+            assert server.post("T1", [{"type": "result", "winner": "P"}] * 5, TOKEN).status_code == 200
+        server.stop()
+        # Read once the server is gone: a running server keeps its SQLite log to itself (log/sqlite.py).
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            log_id = conn.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0]
+        assert checkpointed(checkpoints, log_id) == 16, "the stop signed the last event"
+
+        server = Served(tmp_path).start()
+        stop = threading.Event()
+
+        def feed() -> None:
+            while not stop.is_set():
+                try:
+                    server.post("T1", [{"type": "result", "winner": "B"}] * 5, TOKEN)
+                except Exception:  # the server is gone
+                    return
+
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        deadline = time.monotonic() + 60
+        while (checkpointed(checkpoints, log_id) or 0) <= 16 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (checkpointed(checkpoints, log_id) or 0) > 16, "checkpoints are written while the feed goes on"
+        time.sleep(0.3)
+        server.kill()  # SIGKILL, mid-feed
+        stop.set()
+        feeder.join(10)
+    finally:
+        server.kill()
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        newest = conn.execute("SELECT MAX(version) FROM events WHERE table_id = 'T1'").fetchone()[0]
+    assert checkpointed(checkpoints, log_id) <= newest
+    r = check_log(str(db))
+    assert r.returncode == 0 and "whole" in r.stdout and "checkpoint" in r.stdout, r.stdout + r.stderr
+    server = Served(tmp_path).start()
+    try:
+        ready = server.get("/readyz")
+        assert ready.status_code == 200, ready.text
+        assert "integrity" not in server.log()
+    finally:
+        server.stop()
+    assert key.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.slow
+def test_r5_serve_keeps_the_key_and_the_checkpoints_where_it_is_told_and_refuses_a_key_others_read(tmp_path):
+    from testing.servers import Served
+    from testing.tables import TOKEN
+
+    apart = tmp_path / "apart"
+    apart.mkdir(mode=0o700)
+    key, checkpoints = apart / "record-key", apart / "checkpoints"
+    options = ("--record-key", str(key), "--record-checkpoints", str(checkpoints))
+    server = Served(tmp_path, *options).start()
+    try:
+        assert server.post("T1", {"type": "shoe", "shoe": "S1"}, TOKEN).status_code == 200
+    finally:
+        server.stop()
+    assert key.stat().st_mode & 0o777 == 0o600 and checkpoints.exists()
+    assert not any(p.exists() for p in evidence_of(tmp_path, "events.sqlite3")), "nothing beside the log"
+    r = check_log(str(tmp_path / "events.sqlite3"), "--key", str(key), "--checkpoints", str(checkpoints))
+    assert r.returncode == 0 and "1 checkpoint signed with the record's key" in r.stdout, r.stdout + r.stderr
+    key.chmod(0o640)
+    with pytest.raises(RuntimeError, match="chmod 600"):
+        Served(tmp_path, *options).start()
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_r5_a_rechained_postgresql_log_is_found(tmp_path):
+    """The same forgery on PostgreSQL, its key and checkpoints in the data directory (`--data-dir`)."""
+    import psycopg
+
+    from scoreboard.service import create_app
+
+    config = tmp_path / "tables.toml"
+    config.write_text(TABLES)
+    with postgres_database() as url:
+        shoe_with_a_void(url, config, 1, DATA_DIR=str(tmp_path))
+        assert evidence_of(tmp_path, "scoreboard")[1].exists()
+        with psycopg.connect(url, autocommit=True) as db:
+            log_id = db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0]
+            _, newest = rechain_with_a_card_changed(db, "%s", log_id)
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        chain_only = check_log(url, "--data-dir", str(empty))  # a data directory holding nothing of this log
+        assert chain_only.returncode == 0 and "only the public chain" in chain_only.stderr, chain_only.stdout
+        r = check_log(url, "--data-dir", str(tmp_path))
+        assert r.returncode == 1 and f"break: table T1, version {newest}:" in r.stdout, r.stdout + r.stderr
+        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config), "DATA_DIR": str(tmp_path)})
+        try:
+            [alarm] = integrity(again)
+            assert alarm.table == "T1" and alarm.version == newest, alarm
+            assert again.test_client().get("/readyz").status_code == 503
+        finally:
+            again.extensions["scoreboard"].close()
+
+
+def test_r5_two_processes_writing_one_checkpoints_file_keep_the_newest_of_each_table(tmp_path):
+    """Processes of one PostgreSQL log sharing a data directory write one file: under its lock, per table, the
+    newest checkpoint stays, whichever process wrote it."""
+    from scoreboard.record import judge
+    from scoreboard.service.log.evidence import Evidence, read_checkpoints
+
+    key, path = str(tmp_path / "k"), str(tmp_path / "c")
+    a, b = Evidence(key, path), Evidence(key, path)
+    a.open("log-1", {})
+    b.open("log-1", {})
+    assert a.write("log-1", {"T1": (9, "h9"), "T2": (3, "h3")})
+    assert b.write("log-1", {"T1": (7, "h7"), "T2": (5, "h5")})  # this one's view of T1 is older
+    section = read_checkpoints(path)["log-1"]
+    assert {t: (c.version, c.head) for t, c in section.tables.items()} == {"T1": (9, "h9"), "T2": (5, "h5")}
+    assert all(judge(c, a.key, "log-1", c.head, c.version) is None for c in section.tables.values())
+    assert os.stat(path).st_mode & 0o777 == 0o600

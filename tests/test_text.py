@@ -4,6 +4,7 @@ stored is served with U+FFFD in place of what UTF-8 cannot carry, never a 500.""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -358,7 +359,9 @@ def write_an_older_log(tmp_path: Path, monkeypatch) -> Path:
             assert r.status_code == 200, r.get_data()
         finally:
             app.extensions["scoreboard"].close()
-    with sqlite3.connect(db) as lite:  # what the log holds: the escapes JSON wrote, the record's hashes over them
+    with contextlib.closing(
+        sqlite3.connect(db)
+    ) as lite:  # what the log holds: the escapes JSON wrote, the record's hashes over them
         stored = [e for (e,) in lite.execute("SELECT event FROM events WHERE table_id = 'T1' ORDER BY version")]
     assert "Salon\\ud8003" in stored[-1] and "camera\\u0007two" in stored[-2]
     return db

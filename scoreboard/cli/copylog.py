@@ -47,8 +47,8 @@ def copy_log_command(source: str, target: str) -> None:
     Every event, every refused operator action and the log's identity go across, so the tables, their history and
     audit trail, and the seqs shoes will retry with are all as they were, and open boards carry on without a new
     snapshot. Stop the service first (a SQLite log in use is refused), then start it on TARGET. The files beside a
-    SQLite log (the operators' session key, `.secret`; the simulated shoes' secrets, `.simulator/`) go into the
-    data directory of a PostgreSQL log by hand.
+    SQLite log (the operators' session key, `.secret`; the simulated shoes' secrets, `.simulator/`; the record's key
+    and checkpoints, `.record-key` and `.checkpoints`) go into the data directory of a PostgreSQL log by hand.
     """
     from ..service.log import StoreError
 

@@ -79,6 +79,19 @@ def _feed_format(ctx, param, value: str) -> str:
     help="Event log: a SQLite file (one server process), or a postgresql://USER:PASSWORD@HOST/DB URL (several "
     f"processes).  [default: DATA_DIR/{DB_NAME}]",
 )
+@option(
+    "--record-key",
+    metavar="FILE",
+    help="The record's key (docs/record.md), made at the first start (mode 0600): keep it where whoever can write "
+    "the log cannot read it.  [default: beside the log, DB.record-key; for a PostgreSQL log, "
+    "DATA_DIR/scoreboard.record-key]",
+)
+@option(
+    "--record-checkpoints",
+    metavar="FILE",
+    help="The checkpoints of the record signed with that key, written at the latest 10 s after an event and at "
+    "stop.  [default: DB.checkpoints; for a PostgreSQL log, DATA_DIR/scoreboard.checkpoints]",
+)
 @option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every IPv4 one).")
 @option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port to listen on.")
 @option(
@@ -164,6 +177,8 @@ def serve(
     config_file: str | None,
     data_dir: str | None,
     db: str | None,
+    record_key: str | None,
+    record_checkpoints: str | None,
     host: str,
     port: int,
     demo_pace: float | None,
@@ -208,6 +223,8 @@ def serve(
             config_file=config_file,
             db=db,
             data_dir=str(directory),
+            record_key=record_key,
+            record_checkpoints=record_checkpoints,
             host=host,
             port=port,
             demo_pace=demo_pace,

@@ -28,6 +28,7 @@ from .live.rooms import IndexedRooms
 from .live.screens import FORGET_AFTER, PER_ADDRESS, Registry, Screens, SharedScreens
 from .live.socket_server import allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
+from .log.evidence import Evidence, default_paths
 from .server.attempts import GUESS_WINDOW, GUESSES, KNOWN_FOR, GuessLimits
 from .server.runner import GeventRunner
 from .tables.alarm_watch import ConditionWatch
@@ -59,6 +60,8 @@ class Defaults:
     TOKEN_GUESSES = GUESSES
     TOKEN_GUESS_WINDOW = GUESS_WINDOW
     KNOWN_CLIENT_SECONDS = KNOWN_FOR
+    RECORD_KEY = None  # the record's key (serve's --record-key); default: beside the log, `.record-key`
+    RECORD_CHECKPOINTS = None  # the checkpoints signed with it (--record-checkpoints); default: `.checkpoints`
 
 
 def create_app(overrides: dict | None = None) -> Flask:
@@ -96,6 +99,14 @@ def create_app(overrides: dict | None = None) -> Flask:
         _writable(db)
     runner = GeventRunner()
     store = store_for(db, runner)
+    # The record's evidence outside the log (docs/record.md): the key and the checkpoints, beside it unless named.
+    # A key others may read is refused here, before the log is read.
+    key_file, checkpoints_file = default_paths(beside)
+    try:
+        evidence = Evidence(app.config["RECORD_KEY"] or key_file, app.config["RECORD_CHECKPOINTS"] or checkpoints_file)
+    except BaseException:
+        store.close()
+        raise
     socketio.init_app(
         app,
         async_mode="gevent",
@@ -117,6 +128,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
         outbox=Outbox(config.webhooks),
         guesses=guesses,
+        evidence=evidence,
     )
     relay = Relay(
         socketio.server,
@@ -127,7 +139,11 @@ def create_app(overrides: dict | None = None) -> Flask:
         sleep=socketio.sleep,
     )
     hub.alarms.tell = relay.tell_alarm
-    hub.replay()
+    try:
+        hub.replay()
+    except BaseException:  # the log is let go of at once: another start in this process may open it again
+        hub.close()
+        raise
     app.extensions[EXTENSION] = hub
     app.extensions[RELAY] = relay
     app.extensions["displays"] = DisplayCounts(

@@ -9,6 +9,7 @@ transports, the message queue's channel, the pits' display counts and the collec
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sqlite3
 import sys
@@ -24,6 +25,7 @@ from .feeds.transports import FeedOptions
 from .live.relay import RELAY
 from .live.socket_server import socketio
 from .log import StoreError
+from .log.evidence import AT_STOP
 from .server import collector, logs
 from .server.attempts import GuessLimits
 from .server.session_limits import SessionLimits
@@ -39,6 +41,8 @@ class ServeOptions:
     config_file: str | None
     db: str
     data_dir: str | None = None
+    record_key: str | None = None
+    record_checkpoints: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
     demo_pace: float | None = None
@@ -61,6 +65,8 @@ def run(options: ServeOptions) -> None:
         "TABLES_FILE": options.config_file,
         "MESSAGE_QUEUE": options.message_queue,
         "DATA_DIR": options.data_dir,
+        "RECORD_KEY": options.record_key,
+        "RECORD_CHECKPOINTS": options.record_checkpoints,
         "PROXY_HOPS": options.proxy_hops,
         "TOKEN_GUESSES": options.guesses.guesses,
         "TOKEN_GUESS_WINDOW": options.guesses.window,
@@ -99,14 +105,35 @@ def run(options: ServeOptions) -> None:
     app.extensions["screens"].registry.start()
     app.extensions["alarm_watch"].start()
     collector.tune(socketio.start_background_task, socketio.sleep)
+    _checkpoint_at_stop(hub)
     listener.listen(BACKLOG)
-    Server(
-        listener,
-        app,
-        log=logging.getLogger("scoreboard.access") if options.access_log else None,
-        # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
-        error_log=logs.throttled("scoreboard.http", by_message=False),
-    ).serve_forever()
+    try:
+        Server(
+            listener,
+            app,
+            log=logging.getLogger("scoreboard.access") if options.access_log else None,
+            # pywsgi formats its lines itself, each with the client's bytes in it: one kind, cut short
+            error_log=logs.throttled("scoreboard.http", by_message=False),
+        ).serve_forever()
+    finally:  # Ctrl-C
+        hub.checkpoint(timeout=AT_STOP)
+
+
+def _checkpoint_at_stop(hub) -> None:
+    """A service manager stops the process with SIGTERM: the record's checkpoints are written first (docs/record.md:
+    at the latest when the service stops), then the process ends as SIGTERM ends it. Written by the signal's handler
+    itself, between two bytecodes of whatever the main thread runs (a busy event loop included: nothing waits for
+    it); SIGALRM ends the process if the disk does not answer, and a second SIGTERM ends it at once."""
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.alarm(int(AT_STOP) + 1)
+        try:
+            hub.last_checkpoint()
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _backup_on_signal(hub) -> None:

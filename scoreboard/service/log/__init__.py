@@ -152,6 +152,10 @@ class Replay(Protocol):
         """Every table the log holds events of (the record's check covers each)."""
         ...
 
+    def newest_versions(self) -> dict[str, int]:
+        """Every table the log holds events of, with its newest version (the checkpoints are compared with it)."""
+        ...
+
     def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
         """The last `limit` (feed, seq, digest) stored at or before `version`, oldest first: what a restart
         remembers."""

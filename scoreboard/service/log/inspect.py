@@ -71,6 +71,9 @@ class ReadOnlyLog:
     def table_ids(self) -> list[str]:
         return record_reads.table_ids(self._read)
 
+    def newest_versions(self) -> dict[str, int]:
+        return record_reads.newest_versions(self._read)
+
     def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
         return record_reads.entries(self._read, self.mark, table_id, after=version, limit=limit)
 

@@ -52,6 +52,11 @@ def table_ids(read: Read) -> list[str]:
     return [t for (t,) in read("SELECT DISTINCT table_id FROM events ORDER BY table_id", ())]
 
 
+def newest_versions(read: Read) -> dict[str, int]:
+    """Every table the log holds events of, with its newest version (what the checkpoints are compared with)."""
+    return {t: int(v) for t, v in read("SELECT table_id, MAX(version) FROM events GROUP BY table_id", ())}
+
+
 def chain_unhashed(execute: Callable[[str, tuple], Any], mark: str, log_id: str) -> int:
     """Give every event stored without a hash (by an earlier release) what it decided and its place in the chain, in
     version order per table, from the hash before it (the log id for a table's first event). What the events decided

@@ -170,6 +170,9 @@ class SQLiteLog(OutboxReads):
     def table_ids(self) -> list[str]:
         return record_reads.table_ids(self._read)
 
+    def newest_versions(self) -> dict[str, int]:
+        return record_reads.newest_versions(self._read)
+
     def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
         rows = self._read(
             "SELECT feed, seq, digest FROM events WHERE table_id = ? AND seq IS NOT NULL AND version <= ? "

@@ -33,6 +33,7 @@ from ...shapes import FeedReply, Result
 from ...table import Delta, ShoeState, TableConfig, TableState, apply, canonical_json, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
+from ..log.evidence import AT_STOP, EVENTS, SECONDS, Evidence
 from ..server.attempts import LOGIN_WINDOW, LOGINS, Attempts, GuessLimits, KnownClients
 from . import permissions
 from .alarms import Alarms, Raised, of_events
@@ -92,8 +93,15 @@ class TableHub:
         listening: Callable[[str], bool] | None = None,
         outbox: Outbox | None = None,
         guesses: GuessLimits | None = None,
+        evidence: Evidence | None = None,
     ):
         self.store = store
+        # The record's key and the checkpoints signed with it, outside the log (log/evidence.py); None: none kept.
+        self.evidence = evidence
+        self._heads: dict[str, tuple[int, str]] = {}  # per table, its version and chain head after its last change
+        self._checkpointing = threading.Lock()  # one checkpoint write at a time (the timer's, the stop's)
+        self._taken = 0  # events taken since the last checkpoint write began
+        self._due = threading.Event()  # set once EVENTS events wait: the next write need not wait for SECONDS
         # The webhooks' deliveries each event makes, written in its transaction (none without receivers).
         self.outbox = outbox or Outbox()
         self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
@@ -169,11 +177,13 @@ class TableHub:
     def close(self) -> None:
         self._following = False
         self._stopping = True
+        self._due.set()  # the checkpoints' timer ends now (the last checkpoint is written below)
         for fn in self._closing:
             try:
                 fn()
             except Exception:  # the log closes whatever a listener did
                 log.exception("closing the hub: a listener failed")
+        self.checkpoint(timeout=AT_STOP)  # the log's last word, signed before the process goes
         self.store.close()
 
     # -- starting -------------------------------------------------------------------------------------------------
@@ -203,14 +213,93 @@ class TableHub:
             breaks += refold.breaks
             state = refold.state
             self.tables[table_id] = TableView(state, self.log_id)
+            self._headed(table_id, state)
             self.bets_clock.watch(table_id, state)
+        if self.evidence is not None:
+            breaks += self._check_evidence()
         self.ready = True
         self.report(breaks)
+        if self.evidence is not None:
+            self.runner.spawn(self._checkpoint_every)
         if self._history:
             self.runner.spawn(self._check_history_soon)
         if self.store.shared:
             self._following = True
             self.runner.spawn(self.store.follow, self._told, lambda: self._following)
+
+    # -- the evidence outside the log (log/evidence.py) --------------------------------------------------------------
+
+    def _check_evidence(self) -> list[Break]:
+        """The start's comparison of the log with the checkpoints signed with the record's key (made at the first
+        start): an edit chained again, a tail cut off, the checkpoints or the key gone. Then the first checkpoints
+        of this start are written (with what was found)."""
+        evidence = self.evidence
+        assert evidence is not None
+        newest = self.blocking(self.store.newest_versions)
+        opened = self.runner.blocking(evidence.open, self.log_id, newest)
+        stored = {(t, v): self.blocking(self.store.hash_at, t, v) for t, v in evidence.wanted(opened)}
+        found = evidence.check(self.log_id, opened, stored, newest)
+        self.checkpoint()
+        return found
+
+    def _headed(self, table_id: str, state: TableState) -> None:
+        """A table's state changed: its version and head are what the next checkpoint signs (kept apart from the
+        view, which passes through a post's states one by one, only the last of them carrying the head)."""
+        if state.head:
+            before = self._heads.get(table_id)
+            self._heads[table_id] = (state.version, state.head)
+            self._taken += state.version - before[0] if before is not None else 1
+            if self._taken >= EVENTS:
+                self._due.set()
+
+    def heads(self) -> dict[str, tuple[int, str]]:
+        """Every table's version and chain head as this process knows them, the floor's too."""
+        heads = dict(self._heads)
+        if self.floor.head:
+            heads[FLOOR] = (self.floor.version, self.floor.head)
+        return heads
+
+    def checkpoint(self, timeout: float | None = None) -> None:
+        """Sign the heads that changed and write them to the checkpoints file, off the event loop (waiting `timeout`
+        seconds at most). A failure is said (once, until a write succeeds again) and never stops the feed: the
+        checkpoints lag meanwhile."""
+        evidence = self.evidence
+        if evidence is None or not evidence.key:
+            return
+        with self._checkpointing:
+            self._taken = 0
+            heads = self.heads()
+            if not evidence.pending(heads):
+                return
+            try:
+                self.runner.blocking(evidence.write, self.log_id, heads, timeout=timeout)
+            except Exception as e:
+                if not evidence.failing:
+                    log.error("the record's checkpoints %s could not be written: %s", evidence.path, e)
+                evidence.failing = True
+            else:
+                if evidence.failing:
+                    log.warning("the record's checkpoints %s are written again", evidence.path)
+                evidence.failing = False
+
+    def last_checkpoint(self) -> None:
+        """The checkpoint of a process about to end (SIGTERM's handler): written in the calling thread, whatever
+        the event loop is doing."""
+        if self.evidence is None or not self.evidence.key:
+            return
+        try:
+            self.evidence.write(self.log_id, self.heads())
+        except Exception as e:
+            log.error("the record's last checkpoints %s could not be written: %s", self.evidence.path, e)
+
+    def _checkpoint_every(self) -> None:
+        """The checkpoints while the service runs (log/evidence.py): every SECONDS if anything changed (the floor's
+        log too), sooner once EVENTS events wait. Nothing wakes it in between: no cost while the feed runs."""
+        while not self._stopping:
+            self._due.wait(SECONDS)  # under gevent: this greenlet waits, the loop serves
+            self._due.clear()
+            if not self._stopping:
+                self.checkpoint()
 
     def _check_history_soon(self) -> None:
         time.sleep(CHECK_AFTER)  # under gevent: this greenlet waits, the loop serves
@@ -323,6 +412,7 @@ class TableHub:
             for state, delta in refold.fold(rows):
                 view.take(state, delta)
                 self.requests.take(delta.event)
+            self._headed(table_id, view.state)
             if refold.breaks:
                 self.runner.spawn(self.report, refold.breaks)
             self.bets_clock.watch(table_id, view.state)
@@ -451,6 +541,7 @@ class TableHub:
             if self.metrics is not None:
                 self.metrics.applied(table_id, delta.event["type"], time.perf_counter() - post.started)
             results.append({"version": state.version, "kind": delta.kind})
+        self._headed(table_id, view.state)
         self.bets_clock.watch(table_id, view.state)
         return results
 
