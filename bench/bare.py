@@ -31,8 +31,7 @@ class NoDelayHandler(pywsgi.WSGIHandler):
 
 def make_app(message_queue: str | None, channel: str) -> Flask:
     app = Flask(__name__)
-    options = {"message_queue": message_queue, "channel": channel} if message_queue else {}
-    socketio = SocketIO(app, async_mode="gevent", **options)
+    socketio = SocketIO(app, async_mode="gevent", message_queue=message_queue, channel=channel)
 
     @socketio.on("join")
     def join(data):
