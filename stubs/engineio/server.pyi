@@ -4,6 +4,7 @@ from typing import Any
 from gevent import Greenlet
 from gevent.queue import JoinableQueue
 
+from .packet import Packet
 from .socket import Socket
 
 class Server:
@@ -13,4 +14,4 @@ class Server:
     def disconnect(self, sid: str | None = None) -> None: ...
     # The project runs Engine.IO's gevent mode only: its tasks are greenlets, its queues gevent's.
     def start_background_task(self, target: Callable[..., object], *args: Any, **kwargs: Any) -> Greenlet[..., Any]: ...
-    def create_queue(self, *args: Any, **kwargs: Any) -> JoinableQueue[Any]: ...
+    def create_queue(self, *args: Any, **kwargs: Any) -> JoinableQueue[Packet | None]: ...
