@@ -10,13 +10,17 @@ done twice.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import click
 from click.decorators import FC
 
-from ..client import AuditEntry, Client, Event, FeedReply, Refused, Unreachable
+from ..client import AuditEntry, Client, FeedReply, Refused, Unreachable
 from ..sides import result_code
 from .common import client, unreachable
+
+if TYPE_CHECKING:
+    from ..shapes import Event
 
 HANDS = ("--player", "--banker")
 

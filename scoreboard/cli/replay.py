@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import time
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from ..client import SEQ_LIMIT, Event, FeedReply, Refused, Unreachable
+from ..client import SEQ_LIMIT, FeedReply, Refused, Unreachable
 from .common import client, unreachable
+
+if TYPE_CHECKING:
+    from ..shapes import Event
 
 
 def events_of(data: object) -> list[Event]:
