@@ -440,9 +440,10 @@ class _Asked:
 
 
 def _image(table_id: str, kind: str) -> ResponseReturnValue:
-    table, err = table_or_404(table_id)
-    if err:
-        return err
+    table, missing = table_or_404(table_id)
+    if missing is not None:
+        return missing
+    assert table is not None  # table_or_404 gives the one or the other
     hub = current_hub()
     try:
         asked = _Asked(hub, table, table_id, kind, request.args, request.headers.get("Accept-Language"))
