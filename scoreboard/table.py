@@ -34,7 +34,7 @@ from .live_settings import Limits, check_config
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
-from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
+from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, Phase, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .text import repaired_json
 from .variants import Variant, check_super_six_pays, variant
@@ -350,14 +350,14 @@ class TableState:
         return self.shoe.rules if self.shoe else self.config.rules()
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         if self.shoe is None:
-            return "no_shoe"
+            return Phase.NO_SHOE
         if self.shoe.finished and not self.deal.started:
-            return "shoe_finished"
+            return Phase.SHOE_FINISHED
         if self.squeezing:
-            return "squeeze"
-        return "dealing" if self.deal.started else "ready"
+            return Phase.SQUEEZE
+        return Phase.DEALING if self.deal.started else Phase.READY
 
     @property
     def squeezing(self) -> bool:
