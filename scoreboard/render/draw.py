@@ -12,6 +12,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from ..events import EventKind
 from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
@@ -682,7 +683,7 @@ class _Painter:
         if n.get("irregularity") and n.get("cards"):
             key = "excess"
         else:
-            key = "corrected" if n.get("kind") == "correct" else "void" if n.get("round") else "void_unnumbered"
+            key = "corrected" if n.get("kind") == EventKind.CORRECT else "void" if n.get("round") else "void_unnumbered"
         cards = " ".join(f"{'10' if c[0] == 'T' else c[0]}{SUITS.get(c[1], c[1])}" for c in n.get("cards") or [])
         return self.t(NOTICE[key]) % {"round": n.get("round"), "reason": n.get("reason", ""), "cards": cards}
 
