@@ -1,7 +1,8 @@
 """Changing a table's live settings (floor.md "Live table settings"), as the API (`PATCH /api/tables/<t>/settings`,
-a bearer token) and the operator page (its session) both do it: the operator's role asked at the table (refused 403
-and kept in the table's audit), the body checked in live_settings.py (400 naming the setting), the change stored as
-an event of the table's log (the hub's floor post), and the settings as they now stand.
+a bearer token) and the operator page (its session) both do it, once the routes' declaration (`needs("settings")`)
+has asked the operator's role at the table (refused 403 and kept in the table's audit): the body checked in
+live_settings.py (400 naming the setting), the change stored as an event of the table's log (the hub's floor post),
+and the settings as they now stand.
 
 The floor's writes retried with an `Idempotency-Key` (integration.md "Retrying a write") are answered here too:
 `request_key` reads the header, `repeated_answer` answers a key stored before (tables/idempotency.py).
@@ -20,7 +21,6 @@ from ...tables.config import Operator
 from ...tables.current import current_hub
 from ...tables.hub import FeedRefused
 from ...tables.idempotency import HEADER, Asked, Repeated, key_problem
-from ..http.auth import refused
 from ..http.errors import error
 
 
@@ -82,16 +82,12 @@ def floor_post(
 
 
 def change_settings(op: Operator, table_id: str, data: bytes, key: str | None = None):
-    """The answer to `op` changing the settings of `table_id` (a table that exists) with the request body `data`,
-    `key` its Idempotency-Key if it had one."""
+    """The answer to `op` changing the settings of `table_id` (a table that exists, whose settings the routes' `needs`
+    declaration let them change) with the request body `data`, `key` its Idempotency-Key if it had one."""
     try:
         body = json.loads(data or b"null")
     except (ValueError, RecursionError):
         return error(400, "malformed", 'the body must be JSON, such as {"status": "closed"}')
-    tried = {"settings": sorted(str(k)[:40] for k in body)[:10]} if isinstance(body, dict) else {}
-    no = refused(op, table_id, "settings", tried)
-    if no:
-        return no
     asked = asked_of(op, key, body)
     repeated = current_hub().requests.find(asked)
     if repeated is not None:

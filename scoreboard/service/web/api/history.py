@@ -19,7 +19,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from ...tables.current import current_hub
 from ..actions.audit import answer
-from ..http.auth import operator_for
+from ..http.auth import Acting, Answer, needs, operator_for
 from ..http.csv_cells import cell
 from ..http.errors import error
 from ..http.query import shoe_number
@@ -114,6 +114,6 @@ def _safe(name: str) -> str:
 
 
 @bp.get("/tables/<table_id>/audit")
-def audit(table_id: str):
-    _, refused = operator_for(table_id, "the audit")
-    return refused or answer(table_id, request.args.get("format"))
+@needs("read", "the audit")
+def audit(acting: Acting, table_id: str) -> Answer:
+    return answer(table_id, request.args.get("format"))
