@@ -45,7 +45,7 @@ from .errors import error, table_or_404
 Answer = ResponseReturnValue
 
 
-def bearer_operator(what: str):
+def bearer_operator(what: str) -> tuple[Operator | None, Answer | None]:
     """(the operator, None) when the request carries an operator's token, else (None, the 401/403 answer). `what`
     names the resource in the refusal, such as "the audit"."""
     token = bearer_token(request.headers.get("Authorization"))
@@ -75,7 +75,13 @@ def bearer_operator(what: str):
     return op, None
 
 
-def refused(op: Operator, table_id: str | None, action: str, tried: dict | None = None, over: Sequence[Operator] = ()):
+def refused(
+    op: Operator,
+    table_id: str | None,
+    action: str,
+    tried: Mapping[str, object] | None = None,
+    over: Sequence[Operator] = (),
+) -> Answer | None:
     """The 403 answer if `op` may not take `action` at `table_id` (or over the operators `over`: permissions.check),
     kept in the audit of the table it concerns; else None."""
     denied = permissions.check(op, action, table_id, over)
@@ -86,28 +92,6 @@ def refused(op: Operator, table_id: str | None, action: str, tried: dict | None 
     if concerned is not None and concerned in hub.tables:
         hub.audit_refusal(concerned, op.name, {"type": action, **(tried or {})}, denied)
     return error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
-
-
-def authorised(
-    what: str, action: str, table_id: str | None = None, tried: dict | None = None, over: Sequence[Operator] = ()
-):
-    """(the operator, None) when the request's token is an operator's who may take `action` at `table_id` (or over
-    the operators `over`), else (None, the 401/403 answer; 429 for an address that gave too many wrong tokens
-    lately)."""
-    op, answer = bearer_operator(what)
-    if answer:
-        return None, answer
-    assert op is not None
-    answer = refused(op, table_id, action, tried, over)
-    return (None, answer) if answer else (op, None)
-
-
-def operator_for(table_id: str, what: str, action: str = "read"):
-    """`authorised` at a table that must exist (else its 404), the refusal's audit naming `what` was tried."""
-    _, missing = table_or_404(table_id)
-    if missing:
-        return None, missing
-    return authorised(what, action, table_id, {"what": what})
 
 
 # -- the routes' declarations ----------------------------------------------------------------------------------------
@@ -169,26 +153,41 @@ class Acting:
 _DECLARED: dict[Callable[..., object], Need] = {}
 
 
+def declare(view: Callable[..., object], need: Need) -> None:
+    """Declare the action of a route that judges its credential itself: the feed's (feeds/http_feed.py), which takes
+    a table's feed token as well as an operator's, and whose events the hub judges one by one, each the action it is
+    on the table as it finds it (permissions.action_of); `need` is the least of them (dealing)."""
+    _DECLARED[view] = need
+
+
 def declared(view: Callable[..., object]) -> Need | None:
     """What a view function declared with `needs`, or None: it needs no credential."""
     return _DECLARED.get(view)
 
 
 def needs(
-    action: str, what: str, *, via: Via = "bearer", finds: Finder | None = None
+    action: str,
+    what: str,
+    *,
+    via: Via = "bearer",
+    finds: Finder | None = None,
+    public: Callable[..., bool] | None = None,
 ) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
     """The route takes `action` (PERMISSIONS' key; a missing one fails at import) for an operator, read from `via`.
-    Before the route runs, and before it reads its body: the URL's table must exist (404), the credential must be an
-    operator's (401; 429 for an address that gave too many wrong tokens; 403 `operator_required` for a feed token),
-    and the check must allow the action at what the request reaches: the URL's `table_id`, what `finds` returns from
-    the URL's values (the tables of an alarm, a screen, a delivery; or its answer: a 404), else the floor (403,
-    kept in the audit of the table it concerns). The route is called with the `Acting` operator first."""
+        Before the route runs, and before it reads its body: the URL's table must exist (404), the credential must be an
+        operator's (401; 429 for an address that gave too many wrong tokens; 403 `operator_required` for a feed token),
+        and the check must allow the action at what the request reaches: the URL's `table_id`, what `finds` returns from
+        the URL's values (the tables of an alarm, a screen, a delivery; or its answer: a 404), else the floor (403,
+        kept in the audit of the table it concerns). The route is called with the `Acting` operator first; or with None
+    for a request without a token that `public` (from the URL's values) lets anyone make (a revealed shoe's export)."""
     permission = PERMISSIONS[action]
     need = Need(action, what, via)
 
     def decorate(view: Callable[..., Answer]) -> Callable[..., Answer]:
         @functools.wraps(view)
         def guarded(**values: str) -> Answer:
+            if public is not None and request.headers.get("Authorization") is None and public(**values):
+                return view(None, **values)
             op, answer = _credential(need, values.get("table_id"))
             if answer is not None:
                 return answer
