@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -45,6 +46,7 @@ from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
 from ...tables.outbox import EVENT_TYPES
 from ...tables.permissions import ROLES
+from ..http.auth import Need
 from ..http.query import DIGITS as SHOE_DIGITS
 from ..http.query import NUMBER as SHOE_NUMBER_RULE
 
@@ -943,7 +945,11 @@ PATHS: dict[str, dict] = {
                                     "maxItems": MAX_EVENTS_PER_POST,
                                 },
                             ]
-                        }
+                        },
+                        "example": [
+                            {"type": "shoe", "shoe": "S-2026-12-07-1", "seq": 41},
+                            {"type": "result", "winner": "B", "player_points": 3, "banker_points": 7, "seq": 42},
+                        ],
                     }
                 },
             },
@@ -1109,7 +1115,8 @@ PATHS: dict[str, dict] = {
                             "type": "object",
                             "properties": {"note": _nullable({"type": "string", "maxLength": NOTE.max_chars})},
                             "additionalProperties": False,
-                        }
+                        },
+                        "example": {"note": "checked on camera: the shoe was changed at the end of the shift"},
                     }
                 },
             },
@@ -1160,7 +1167,8 @@ PATHS: dict[str, dict] = {
                                 "options": _nullable({"type": "object", "additionalProperties": TEXT}),
                             },
                             "additionalProperties": False,
-                        }
+                        },
+                        "example": {"page": "board", "table": "T1", "lang": "zh-Hant", "theme": "dark"},
                     }
                 },
             },
@@ -1240,8 +1248,9 @@ PATHS: dict[str, dict] = {
 }
 
 
-def _body(schema: dict, required: bool = True) -> dict:
-    return {"required": required, "content": {"application/json": {"schema": schema}}}
+def _body(schema: dict, example: object, required: bool = True) -> dict:
+    """A JSON request body, with an example of it (Swagger UI's "Try it out" starts from it)."""
+    return {"required": required, "content": {"application/json": {"schema": schema, "example": example}}}
 
 
 SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '
@@ -1298,7 +1307,7 @@ FLOOR_PATHS: dict[str, dict] = {
                 "tags": ["floor"],
                 "security": OPERATOR,
                 "parameters": [_table_param()],
-                "requestBody": _body(_ref("SettingsChange")),
+                "requestBody": _body(_ref("SettingsChange"), {"status": "closed", "announcement": "Back at 9 pm"}),
                 "responses": _answers(
                     _json(_ref("Settings"), "The settings, changed."), 400, 401, 403, 404, 409, 429, 503
                 ),
@@ -1322,6 +1331,7 @@ FLOOR_PATHS: dict[str, dict] = {
                     "required": ["feed_token"],
                     "additionalProperties": False,
                 },
+                {"feed_token": "a-new-feed-token-for-table-T1"},
                 required=False,
             ),
             "responses": _answers(_json(_ref("FeedToken"), "The new token."), 400, 401, 403, 404, 409, 429, 503),
@@ -1353,7 +1363,8 @@ FLOOR_PATHS: dict[str, dict] = {
                     "properties": OPERATOR_BODY,
                     "required": ["token", "role", "tables"],
                     "additionalProperties": False,
-                }
+                },
+                {"token": "dan-s-operator-token-1", "role": "dealer", "tables": ["T1", "T2"]},
             ),
             "responses": {
                 **_answers(_json(_ref("Operator"), "The operator, added or replaced."), 400, 401, 403, 409, 429, 503),
@@ -1368,7 +1379,9 @@ FLOOR_PATHS: dict[str, dict] = {
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
-            "requestBody": _body({"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}),
+            "requestBody": _body(
+                {"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}, {"role": "supervisor"}
+            ),
             "responses": _answers(_json(_ref("Operator"), "The operator, changed."), 400, 401, 403, 404, 409, 429, 503),
         },
         "delete": {
@@ -1400,7 +1413,7 @@ PATHS["/api/tables"]["post"] = {
     "description": SETTINGS_DOC + "an admin's. It takes feed events at once and survives a restart.",
     "tags": ["floor"],
     "security": OPERATOR,
-    "requestBody": _body(_ref("NewTable")),
+    "requestBody": _body(_ref("NewTable"), {"id": "T9", "feed_token": "the-feed-token-of-table-T9", "name": "Table 9"}),
     "responses": _answers(
         _json(_ref("Settings"), "The table's settings, and its `state`."), 400, 401, 403, 409, 429, 503
     ),
@@ -1476,3 +1489,18 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
             },
         },
     }
+
+
+def with_roles(doc: dict, declared: Iterable[tuple[str, str, Need]]) -> dict:
+    """`doc` with, on each operation whose route declared the action it takes (http/auth.py's `needs`: every
+    `(METHOD, rule, declaration)` of `declared`), `x-action` and `x-roles` (the roles PERMISSIONS gives that
+    action, never typed here) and the operator's token among its security requirements. Routes the document does
+    not describe (the pages') are left out."""
+    for method, rule, need in declared:
+        operation = doc["paths"].get(re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule), {}).get(method.lower())
+        if operation is None:
+            continue
+        operation["x-action"], operation["x-roles"] = need.action, need.roles
+        if not any("operatorToken" in requirement for requirement in operation.get("security", [])):
+            operation["security"] = [*operation.get("security", []), *OPERATOR]
+    return doc

@@ -28,11 +28,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from flask import current_app, request, session
+from flask import Flask, current_app, request, session
 from flask.typing import ResponseReturnValue
 
 from ...feeds.intake import bearer_token, operator_of, too_many_attempts
@@ -163,6 +163,15 @@ def declare(view: Callable[..., object], need: Need) -> None:
 def declared(view: Callable[..., object]) -> Need | None:
     """What a view function declared with `needs`, or None: it needs no credential."""
     return _DECLARED.get(view)
+
+
+def declarations(app: Flask) -> Iterator[tuple[str, str, Need]]:
+    """(METHOD, the URL rule, its declaration) for every route of `app` that needs a credential."""
+    for rule in app.url_map.iter_rules():
+        need = declared(app.view_functions[rule.endpoint])
+        if need is not None:
+            for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+                yield method, rule.rule, need
 
 
 def needs(
