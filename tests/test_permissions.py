@@ -16,17 +16,19 @@ import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import jsonschema_rs
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from scoreboard import __version__
 from scoreboard.service import create_app
 from scoreboard.service.live.socket_server import socketio
-from scoreboard.service.tables.permissions import PERMISSIONS, ROLES
-from scoreboard.service.web.http.auth import Need, declarations
+from scoreboard.service.tables.permissions import PERMISSIONS, ROLES, Role
+from scoreboard.service.web.http.auth import declarations
 from testing.operators import page_data
 
 FEED = {"T1": "feed-token-of-table-T1", "T2": "feed-token-of-table-T2"}
@@ -40,25 +42,30 @@ IGNORED = {"HEAD", "OPTIONS"}
 # Routes that answer 401 for another reason than a missing credential: signing in with no token is refused 401.
 SIGNING_IN = {("POST", "/operator/login")}
 _seq = itertools.count(1)
+Floor = tuple[Flask, dict[str, str]]  # the app, and the values its URLs take
 
 
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory) -> Iterator[tuple[Flask, dict[str, str]]]:
+def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floor]:
     """The app with two tables, an operator of every role, a cut card's alarm and a webhook delivery at T1, and a
     screen showing T1; and the values its URLs take."""
     tmp = tmp_path_factory.mktemp("permissions")
     (tmp / "tables.toml").write_text(CONFIG)
     app = create_app({"TESTING": True, "DATABASE": str(tmp / "log.sqlite3"), "TABLES_FILE": str(tmp / "tables.toml")})
     http = app.test_client()
-    dealt = [{"type": "shoe"}, {"type": "result", "winner": "B", "player_points": 3, "banker_points": 7}]
-    for event in [*dealt, {"type": "cut"}]:
+    dealt: list[dict[str, object]] = [
+        {"type": "shoe"},
+        {"type": "result", "winner": "B", "player_points": 3, "banker_points": 7},
+        {"type": "cut"},  # the cut card's alarm
+    ]
+    for event in dealt:
         r = http.post("/api/tables/T1/feed", json={**event, "seq": next(_seq)}, headers=_bearer(FEED["T1"]))
         assert r.status_code == 200, r.text
     admin = _bearer(TOKENS["admin"])
-    alarm = http.get("/api/alarms?table=T1", headers=admin).json["alarms"][0]
-    delivery = http.get("/api/webhooks/all/deliveries?state=pending", headers=admin).json["deliveries"][0]
+    alarm = _json(http.get("/api/alarms?table=T1", headers=admin))["alarms"][0]
+    delivery = _json(http.get("/api/webhooks/all/deliveries?state=pending", headers=admin))["deliveries"][0]
     screen = socketio.test_client(app)
-    shows = {"page": "board", "table": "T1", "lang": None, "theme": None, "options": {}}
+    shows: dict[str, object] = {"page": "board", "table": "T1", "lang": None, "theme": None, "options": {}}
     screen.emit("screen", {"id": "t1-left", "shows": shows, "viewport": [1920, 1080], "version": __version__})
     values = {
         "table_id": "T1",
@@ -73,6 +80,12 @@ def floor(tmp_path_factory) -> Iterator[tuple[Flask, dict[str, str]]]:
     yield app, values
     screen.disconnect()
     app.extensions["scoreboard"].close()
+
+
+def _json(r: TestResponse) -> Any:
+    """The JSON of an answer that must have one."""
+    assert r.is_json, (r.status_code, r.text[:300])
+    return r.json
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -103,11 +116,13 @@ def _routes(app: Flask) -> list[tuple[str, str]]:
     return sorted(found, key=lambda route: route == ("DELETE", "/api/tables/<table_id>"))
 
 
-def _send(http: FlaskClient, method: str, path: str, headers: dict[str, str], body: bytes | None = None):
+def _send(
+    http: FlaskClient, method: str, path: str, headers: dict[str, str], body: bytes | None = None
+) -> TestResponse:
     return http.open(path, method=method, data=body, headers={**headers, "Content-Type": "application/json"})
 
 
-def test_a_route_refusing_a_request_without_a_credential_is_one_that_declared_its_action(floor):
+def test_a_route_refusing_a_request_without_a_credential_is_one_that_declared_its_action(floor: Floor) -> None:
     """Every route of the app, asked with no token and no session (a malformed body where it takes one): 401 exactly
     where it declared an action, so that no route checks a credential the declarations (and the document, and the
     matrix below) do not know of."""
@@ -127,12 +142,8 @@ def test_a_route_refusing_a_request_without_a_credential_is_one_that_declared_it
     assert len(declared) >= 30, "the app's credentialed routes, every one"
 
 
-def _matrix(app: Flask) -> list[tuple[str, str, Need, str]]:
-    return [(method, rule, need, role) for method, rule, need in declarations(app) for role in ROLES]
-
-
 @pytest.mark.parametrize("role", ROLES)
-def test_the_roles_matrix_from_permissions_over_every_credentialed_route(floor, role):
+def test_the_roles_matrix_from_permissions_over_every_credentialed_route(floor: Floor, role: Role) -> None:
     """For each credentialed route, the role's credential (its bearer token, or its signed-in page session) with a
     malformed body: 403 when PERMISSIONS does not give the route's action to the role, never 403 (nor 401, nor a 5xx)
     when it does. The feed's events are its actions (the hub judges each): it is sent one to deal."""
@@ -154,28 +165,28 @@ def test_the_roles_matrix_from_permissions_over_every_credentialed_route(floor, 
         if role in PERMISSIONS[need.action].roles:
             assert r.status_code not in (401, 403) and r.status_code < 500, where
         else:
-            assert r.status_code == 403 and r.json["error"] == "role_required", where
-            assert r.json["roles"] == need.roles, where
+            assert r.status_code == 403 and _json(r)["error"] == "role_required", where
+            assert _json(r)["roles"] == need.roles, where
         tried += 1
     assert tried == len(list(declarations(app)))
 
 
-def test_a_refused_role_is_judged_before_the_body_and_a_missing_credential_before_either(floor):
+def test_a_refused_role_is_judged_before_the_body_and_a_missing_credential_before_either(floor: Floor) -> None:
     """The issue's two cases, said plainly: a dealer's malformed request to add a table is 403 (not a 400 about the
     body); the same without a token is 401."""
     app, _ = floor
     http = app.test_client()
     r = _send(http, "POST", "/api/tables", _bearer(TOKENS["dealer"]), MALFORMED)
-    assert r.status_code == 403 and r.json["error"] == "role_required" and r.json["roles"] == ["admin"]
+    assert r.status_code == 403 and _json(r)["error"] == "role_required" and _json(r)["roles"] == ["admin"]
     r = _send(http, "PUT", "/api/operators/someone", {}, MALFORMED)
-    assert r.status_code == 401 and r.json["error"] == "unauthorized"
+    assert r.status_code == 401 and _json(r)["error"] == "unauthorized"
     r = _send(http, "POST", "/api/tables", _bearer(TOKENS["admin"]), MALFORMED)
-    assert r.status_code == 400 and r.json["error"] == "malformed"
+    assert r.status_code == 400 and _json(r)["error"] == "malformed"
 
 
-def test_the_document_says_each_credentialed_operation_s_roles_from_permissions(floor):
+def test_the_document_says_each_credentialed_operation_s_roles_from_permissions(floor: Floor) -> None:
     app, _ = floor
-    doc = app.test_client().get("/api/openapi.json").json
+    doc = _json(app.test_client().get("/api/openapi.json"))
     described = set()
     for method, rule, need in declarations(app):
         if not rule.startswith("/api/"):
@@ -196,9 +207,9 @@ def test_the_document_says_each_credentialed_operation_s_roles_from_permissions(
     assert doc["paths"]["/api/alarms/{alarm_id}/ack"]["post"]["x-roles"] == ["admin", "supervisor"]
 
 
-def test_every_request_body_of_the_document_has_an_example_its_schema_accepts(floor):
+def test_every_request_body_of_the_document_has_an_example_its_schema_accepts(floor: Floor) -> None:
     app, _ = floor
-    doc = app.test_client().get("/api/openapi.json").json
+    doc = _json(app.test_client().get("/api/openapi.json"))
     bodies = 0
     for path, operations in doc["paths"].items():
         for method, operation in operations.items():
@@ -230,7 +241,7 @@ def _docs_table() -> dict[str, dict[str, bool]]:
     return rows
 
 
-def test_the_docs_roles_table_is_the_permission_table():
+def test_the_docs_roles_table_is_the_permission_table() -> None:
     table = _docs_table()
     assert set(table) == set(PERMISSIONS)
     for action, permission in PERMISSIONS.items():
