@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 from flask import jsonify, request
 
@@ -21,10 +22,11 @@ from ...tables.config import Operator
 from ...tables.current import current_hub
 from ...tables.hub import FeedRefused
 from ...tables.idempotency import HEADER, Asked, Repeated, key_problem
+from ..http.auth import Answer
 from ..http.errors import error
 
 
-def settings_json(config: TableConfig) -> dict:
+def settings_json(config: TableConfig) -> dict[str, object]:
     """A table's settings as GET /settings shows them, with `source` (the file's or live) and `retired`."""
     return {
         "table": config.id,
@@ -34,7 +36,7 @@ def settings_json(config: TableConfig) -> dict:
     }
 
 
-def request_key():
+def request_key() -> tuple[str | None, Answer | None]:
     """(the request's Idempotency-Key or None, None), or (None, the 400 answer naming the header)."""
     key = request.headers.get(HEADER)
     if key is None:
@@ -50,7 +52,7 @@ def asked_of(op: Operator, key: str | None, body: object) -> Asked | None:
     return None if key is None else Asked.of(op.name, f"{request.method} {request.path}", key, body)
 
 
-def repeated_answer(repeated: Repeated, extra: dict | None = None):
+def repeated_answer(repeated: Repeated, extra: dict[str, object] | None = None) -> Answer:
     """The answer to a request whose key was stored before: the first answer (with `extra`), or 422 if the key came
     with another body."""
     if not repeated.same:
@@ -66,11 +68,11 @@ def repeated_answer(repeated: Repeated, extra: dict | None = None):
 
 def floor_post(
     table_id: str,
-    event: dict,
+    event: dict[str, Any],
     op: Operator,
     asked: Asked | None = None,
-    answer: Callable[[TableState], dict] | None = None,
-):
+    answer: Callable[[TableState], dict[str, object]] | None = None,
+) -> Answer | None:
     """Store a floor event of a table (a settings change, a feed token, a retirement): None, or the error answer.
     With `asked`, the key and `answer` (from the table after the event) are stored with it; a key stored before
     (a retry racing its first try on another process) raises Repeated."""
@@ -81,7 +83,7 @@ def floor_post(
     return None
 
 
-def change_settings(op: Operator, table_id: str, data: bytes, key: str | None = None):
+def change_settings(op: Operator, table_id: str, data: bytes, key: str | None = None) -> Answer:
     """The answer to `op` changing the settings of `table_id` (a table that exists, whose settings the routes' `needs`
     declaration let them change) with the request body `data`, `key` its Idempotency-Key if it had one."""
     try:

@@ -89,7 +89,7 @@ def export(acting: Acting | None, table_id: str, number: str) -> Answer:
     return response
 
 
-def rounds_csv(rounds: list[dict]) -> str:
+def rounds_csv(rounds: list[dict[str, object]]) -> str:
     """One row per round, under a header row; cards space-separated in dealing order of each hand.
 
     >>> print(rounds_csv([{"round": 1, "dealt": 1, "winner": "B", "player": ["9H", "KD"], "banker": ["2C", "7S"],

@@ -49,8 +49,9 @@ def webhooks(acting: Acting) -> Answer:
 @needs("read", "the webhooks")
 def deliveries(acting: Acting, name: str) -> Answer:
     receiver, missing = _receiver(name)
-    if missing:
+    if missing is not None:
         return missing
+    assert receiver is not None
     state = request.args.get("state", "pending")
     if state not in DELIVERY_STATES:
         return error(400, "bad_state", f"state must be {', '.join(DELIVERY_STATES)}, not {state[:20]!r}")
@@ -108,7 +109,7 @@ def retry(acting: Acting, name: str, delivery_id: str) -> Answer:
     return jsonify({"delivery": delivery_json(again or found)})
 
 
-def receiver_json(r: Receiver) -> dict:
+def receiver_json(r: Receiver) -> dict[str, object]:
     """A receiver as the API shows it: never its secret, nor a password in its URL."""
     return {
         "name": r.name,
@@ -118,7 +119,7 @@ def receiver_json(r: Receiver) -> dict:
     }
 
 
-def delivery_json(d: StoredDelivery) -> dict:
+def delivery_json(d: StoredDelivery) -> dict[str, object]:
     """A delivery as the API shows it: its id, what it tells of, where it stands, and the body it carries."""
     return {
         "id": d.delivery,
@@ -139,7 +140,7 @@ def delivery_json(d: StoredDelivery) -> dict:
     }
 
 
-def _receiver(name: str):
+def _receiver(name: str) -> tuple[Receiver | None, Answer | None]:
     for r in current_hub().outbox.receivers:
         if r.name == name:
             return r, None

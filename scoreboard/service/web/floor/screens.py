@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_wtf.csrf import CSRFError
@@ -40,7 +41,7 @@ class BadField(Exception):
 
 
 def _screens() -> Screens:
-    return current_app.extensions["screens"]
+    return cast(Screens, current_app.extensions["screens"])
 
 
 # -- listing ------------------------------------------------------------------------------------------------------
@@ -58,7 +59,7 @@ def _listing(acting: Acting) -> Answer:
             may[table_id] = acting.allows(table_id)
         return may[table_id]
 
-    def readable(screen: dict) -> bool:
+    def readable(screen: dict[str, Any]) -> bool:
         return may_read(screen.get("table")) and may_read((screen.get("assigned") or {}).get("table"))
 
     return jsonify({"screens": [s for s in _screens().listing() if readable(s)]})
@@ -79,7 +80,7 @@ def pit_screens(acting: Acting) -> Answer:
 # -- acting on one screen -----------------------------------------------------------------------------------------
 
 
-def _tables_of(screen: dict) -> tuple[str | None, ...]:
+def _tables_of(screen: dict[str, Any]) -> tuple[str | None, ...]:
     """The tables a screen shows or is assigned to (None: it shows none)."""
     tables = [screen.get("table"), (screen.get("assigned") or {}).get("table")]
     return tuple(dict.fromkeys(t for t in tables if t)) or (None,)
@@ -98,7 +99,7 @@ def _finder(action: str) -> Callable[..., Reached | Answer]:
     return finds
 
 
-def _act(screen_id: str, do: Callable[[Screens, dict], object]) -> Answer:
+def _act(screen_id: str, do: Callable[[Screens, dict[str, Any]], object]) -> Answer:
     screen = _screens().screen(screen_id)
     assert screen is not None  # the declaration found it
     answer = do(_screens(), screen)
@@ -121,7 +122,7 @@ def _assign(acting: Acting, screen_id: str, data: bytes) -> Answer:
 
 
 def _forget(acting: Acting, screen_id: str) -> Answer:
-    def forget(screens: Screens, screen: dict) -> None:
+    def forget(screens: Screens, screen: dict[str, Any]) -> None:
         if screen.get("assigned") is not None:
             screens.forget(screen_id, acting.operator.name, screen["assigned"]["table"])
 
@@ -172,7 +173,7 @@ def pit_reload(acting: Acting, screen_id: str) -> Answer:
 
 
 @bp.errorhandler(CSRFError)
-def csrf_refused(e: CSRFError):
+def csrf_refused(e: CSRFError) -> Answer:
     message = "the page's security token is missing or out of date: reload the page and try again"
     return error(400, "csrf_failed", message, reason=e.description)
 
@@ -180,7 +181,7 @@ def csrf_refused(e: CSRFError):
 # -- the body of an assignment ------------------------------------------------------------------------------------
 
 
-def read_assignment(data: bytes, screen: Mapping, tables: Mapping[str, object]) -> Shows:
+def read_assignment(data: bytes, screen: Mapping[str, Any], tables: Mapping[str, object]) -> Shows:
     """What a screen is to show, from a PUT's body: `{"page", "table", "lang", "theme", "options"}`, each optional.
     What is left out stays as the screen's stored assignment has it (or, if it has none, as the screen shows now);
     a table given to a screen showing no table makes it a board; options are kept only while the page stays the
@@ -235,7 +236,7 @@ def read_assignment(data: bytes, screen: Mapping, tables: Mapping[str, object]) 
     return Shows(page, table, lang, theme, _options(options, page, tables))
 
 
-def _choice(body: Mapping, base: Mapping, name: str, choices: tuple[str, ...]) -> str | None:
+def _choice(body: Mapping[str, Any], base: Mapping[str, Any], name: str, choices: tuple[str, ...]) -> str | None:
     value = body[name] if name in body else base.get(name)
     if value is not None and value not in choices:
         raise BadField(name, f"{name} must be one of {', '.join(choices)} or null, not {_shown(value)}")
