@@ -11,6 +11,10 @@ takes it:
     "settings": Permission("changing a table's settings", MANAGERS),
     "add_table": Permission("adding a table", ADMINS, reach="floor"),
 
+and declared once by that route (web/http/auth.py's `needs`), from which the check before the request's body, the
+OpenAPI document's `x-roles` and the tests' roles matrix are all made; docs/operators.md's roles table is held to
+this one by tests/test_permissions.py.
+
 Scope is part of every permission: an operator's `tables` bound everything they do, an admin's included. What an
 action reaches must lie within the operator's tables and role: the table it acts on (`reach="table"`), every table
 (`"floor"`: adding a table is for an operator of every table), or each operator it adds, changes or removes

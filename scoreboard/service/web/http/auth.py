@@ -183,12 +183,12 @@ def needs(
     public: Callable[..., bool] | None = None,
 ) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
     """The route takes `action` (PERMISSIONS' key; a missing one fails at import) for an operator, read from `via`.
-        Before the route runs, and before it reads its body: the URL's table must exist (404), the credential must be an
-        operator's (401; 429 for an address that gave too many wrong tokens; 403 `operator_required` for a feed token),
-        and the check must allow the action at what the request reaches: the URL's `table_id`, what `finds` returns from
-        the URL's values (the tables of an alarm, a screen, a delivery; or its answer: a 404), else the floor (403,
-        kept in the audit of the table it concerns). The route is called with the `Acting` operator first; or with None
-    for a request without a token that `public` (from the URL's values) lets anyone make (a revealed shoe's export)."""
+    Before the route runs, and before it reads its body: the URL's table must exist (404), the credential must be an
+    operator's (401; 429 for an address that gave too many wrong tokens; 403 `operator_required` for a feed token),
+    and the check must allow the action at what the request reaches: the URL's `table_id`, what `finds` returns from
+    the URL's values (the tables of an alarm, a screen, a delivery; or its answer: a 404), else the floor (403, kept
+    in the audit of the table it concerns). The route is called with the `Acting` operator first; or with None for
+    a request without a token that `public` (from the URL's values) lets anyone make (a revealed shoe's export)."""
     permission = PERMISSIONS[action]
     need = Need(action, what, via)
 
@@ -226,13 +226,10 @@ def _credential(need: Need, table_id: str | None) -> tuple[Operator | None, Answ
         op = signed_in()
         if op is None:
             return None, error(401, "signed_out", f"you are signed out: sign in again for {need.what}")
-    if table_id is not None:
-        _, missing = table_or_404(table_id)
-        if missing:
-            return None, missing
-    if need.via == "session":
-        return op, None
-    return bearer_operator(need.what)
+        _, missing = table_or_404(table_id) if table_id is not None else (None, None)
+        return (None, missing) if missing is not None else (op, None)
+    _, missing = table_or_404(table_id) if table_id is not None else (None, None)
+    return (None, missing) if missing is not None else bearer_operator(need.what)
 
 
 # -- the operator page's session --------------------------------------------------------------------------------------
