@@ -204,6 +204,9 @@ def test_the_document_says_each_credentialed_operation_s_roles_from_permissions(
             if (method, path) not in described:
                 assert "x-roles" not in operation, (method, path)
     assert doc["paths"]["/api/operators/{name}"]["delete"]["x-roles"] == ["admin"]
+    assert doc["paths"]["/api/operators/{name}"]["delete"]["description"].startswith("For an admin (`operators`")
+    settings = doc["paths"]["/api/tables/{table_id}/settings"]["patch"]["description"]
+    assert settings.startswith("For a supervisor or an admin (`settings`"), "Swagger UI's readers see whose it is"
     assert doc["paths"]["/api/alarms/{alarm_id}/ack"]["post"]["x-roles"] == ["admin", "supervisor"]
 
 

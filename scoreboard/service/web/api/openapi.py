@@ -45,7 +45,7 @@ from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
 from ...tables.outbox import EVENT_TYPES
-from ...tables.permissions import ROLES
+from ...tables.permissions import PERMISSIONS, ROLES, roles_text
 from ..http.auth import Need
 from ..http.query import DIGITS as SHOE_DIGITS
 from ..http.query import NUMBER as SHOE_NUMBER_RULE
@@ -1101,7 +1101,7 @@ PATHS: dict[str, dict] = {
         "post": {
             "operationId": "acknowledgeAlarm",
             "summary": "Acknowledge an alarm",
-            "description": "A supervisor's or an admin's (an admin's for an integrity alarm), at the alarm's table.",
+            "description": "At the alarm's table; an integrity alarm's is an admin's (`ack_integrity`).",
             "tags": ["operators"],
             "security": OPERATOR,
             "parameters": [
@@ -1147,8 +1147,9 @@ PATHS: dict[str, dict] = {
         "put": {
             "operationId": "assignScreen",
             "summary": "Tell a screen what to show",
-            "description": "A supervisor's or an admin's. What is left out stays as assigned (or as shown); a table "
-            "given to a screen showing none makes it a board. Stored (it wins whenever the screen connects) and "
+            "description": "At the table the screen shows and the one it is to show. What is left out stays as "
+            "assigned (or as shown); a table given to a screen showing none makes it a board. Stored (it wins "
+            "whenever the screen connects) and "
             "audited; the screen switches within 2 s.",
             "tags": ["operators"],
             "security": OPERATOR,
@@ -1177,7 +1178,7 @@ PATHS: dict[str, dict] = {
         "delete": {
             "operationId": "forgetScreen",
             "summary": "Forget a screen's assignment",
-            "description": "A supervisor's or an admin's: the screen stays where it is; connecting no longer moves it.",
+            "description": "The screen stays where it is; connecting no longer moves it.",
             "tags": ["operators"],
             "security": OPERATOR,
             "parameters": [SCREEN_PARAM],
@@ -1302,7 +1303,7 @@ FLOOR_PATHS: dict[str, dict] = {
             {
                 "operationId": "changeTableSettings",
                 "summary": "Change a table's settings live",
-                "description": SETTINGS_DOC + "a supervisor's or an admin's. Stored as an event of the table's log "
+                "description": SETTINGS_DOC + "stored as an event of the table's log "
                 "(audited, replayed after a restart) and on every screen of the table within 2 s.",
                 "tags": ["floor"],
                 "security": OPERATOR,
@@ -1318,7 +1319,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "post": {  # taking an Idempotency-Key: _idempotent below
             "operationId": "setFeedToken",
             "summary": "Set a table's feed token",
-            "description": SETTINGS_DOC + "an admin's. The old token is refused from the next request; without a "
+            "description": SETTINGS_DOC + "the old token is refused from the next request; without a "
             "body the service makes one. The answer is the only place the token is shown (the log keeps its "
             "SHA-256).",
             "tags": ["floor"],
@@ -1341,7 +1342,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "get": {
             "operationId": "listOperators",
             "summary": "The operators",
-            "description": "An admin's: every operator's name, role and tables (never a token).",
+            "description": "Every operator within the admin's tables: name, role and tables (never a token).",
             "tags": ["floor"],
             "security": OPERATOR,
             "responses": _answers(_json(_ref("Operators"), "The operators."), 401, 403, 429),
@@ -1351,7 +1352,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "put": {
             "operationId": "putOperator",
             "summary": "Add or replace an operator",
-            "description": "An admin's, within their tables and role. A PUT replaces: every field is given (one left "
+            "description": "Within the admin's tables and role. A PUT replaces: every field is given (one left "
             "out is 422 `missing_field`, naming it); `tables` null is every table, which only an admin of every table "
             "gives. Stored in the floor's log: it survives a restart.",
             "tags": ["floor"],
@@ -1374,7 +1375,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "patch": {
             "operationId": "changeOperator",
             "summary": "Change an operator",
-            "description": "An admin's, within their tables and role: any of `token`, `role`, `tables` (null: every "
+            "description": "Within the admin's tables and role: any of `token`, `role`, `tables` (null: every "
             "table); what is left out stays as it is.",
             "tags": ["floor"],
             "security": OPERATOR,
@@ -1387,8 +1388,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "delete": {
             "operationId": "deleteOperator",
             "summary": "Remove an operator",
-            "description": "An admin's, within their tables; one of the table file's included (until it is added "
-            "again).",
+            "description": "Within the admin's tables; one of the table file's included (until it is added again).",
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
@@ -1410,7 +1410,7 @@ for _path, _method in (
 PATHS["/api/tables"]["post"] = {
     "operationId": "addTable",
     "summary": "Add a table live",
-    "description": SETTINGS_DOC + "an admin's. It takes feed events at once and survives a restart.",
+    "description": SETTINGS_DOC + "an admin of every table's. It takes feed events at once and survives a restart.",
     "tags": ["floor"],
     "security": OPERATOR,
     "requestBody": _body(_ref("NewTable"), {"id": "T9", "feed_token": "the-feed-token-of-table-T9", "name": "Table 9"}),
@@ -1422,8 +1422,7 @@ PATHS["/api/tables/{table_id}"]["delete"] = _idempotent(
     {
         "operationId": "retireTable",
         "summary": "Retire a table",
-        "description": SETTINGS_DOC + "an admin's. It takes no more events; its log stays readable; its screens "
-        "show it closed.",
+        "description": SETTINGS_DOC + "it takes no more events; its log stays readable; its screens show it closed.",
         "tags": ["floor"],
         "security": OPERATOR,
         "parameters": [_table_param()],
@@ -1501,6 +1500,8 @@ def with_roles(doc: dict, declared: Iterable[tuple[str, str, Need]]) -> dict:
         if operation is None:
             continue
         operation["x-action"], operation["x-roles"] = need.action, need.roles
+        who = f'For {roles_text(PERMISSIONS[need.action].roles)} (`{need.action}`, docs/operators.md "Roles").'
+        operation["description"] = f"{who} {operation.get('description', '')}".strip()
         if not any("operatorToken" in requirement for requirement in operation.get("security", [])):
             operation["security"] = [*operation.get("security", []), *OPERATOR]
     return doc
