@@ -173,7 +173,8 @@ def test_the_roles_matrix_from_permissions_over_every_credentialed_route(floor: 
 
 def test_a_refused_role_is_judged_before_the_body_and_a_missing_credential_before_either(floor: Floor) -> None:
     """The issue's two cases, said plainly: a dealer's malformed request to add a table is 403 (not a 400 about the
-    body); the same without a token is 401."""
+    body); the same without a token is 401; an admin's is the 400 about the body. On the operator page, a dealer's
+    malformed void is 403, their malformed burn the 400."""
     app, _ = floor
     http = app.test_client()
     r = _send(http, "POST", "/api/tables", _bearer(TOKENS["dealer"]), MALFORMED)
@@ -181,6 +182,12 @@ def test_a_refused_role_is_judged_before_the_body_and_a_missing_credential_befor
     r = _send(http, "PUT", "/api/operators/someone", {}, MALFORMED)
     assert r.status_code == 401 and _json(r)["error"] == "unauthorized"
     r = _send(http, "POST", "/api/tables", _bearer(TOKENS["admin"]), MALFORMED)
+    assert r.status_code == 400 and _json(r)["error"] == "malformed"
+    # The operator page's forms: the event a form stands for is its permission, asked before its fields are read.
+    page, csrf = _page_client(app, TOKENS["dealer"])
+    r = _send(page, "POST", "/operator/tables/T1/void", {"X-CSRFToken": csrf}, MALFORMED)
+    assert r.status_code == 403 and _json(r)["message"].startswith("voiding a round needs a supervisor or an admin")
+    r = _send(page, "POST", "/operator/tables/T1/burn", {"X-CSRFToken": csrf}, MALFORMED)
     assert r.status_code == 400 and _json(r)["error"] == "malformed"
 
 

@@ -407,17 +407,18 @@ def audit(acting: Acting, table_id: str) -> Answer:
 
 
 def _event_reached(table_id: str, action: str) -> Reached:
-    """What a form's action reaches before its fields are read: its table, tried as the event it would have been
-    (for the audit of a refusal)."""
-    return Reached((table_id,), tried={"type": EVENT_TYPES.get(action, action[:40])})
+    """What a form's action reaches before its fields are read: its table, and the permission the event it stands
+    for is at the table as it stands (permissions.action_of: a void is a supervisor's, a `shoe` over a shoe being
+    dealt closes it), tried as that event (for the audit of a refusal). The hub judges the event again as it is
+    applied, on the table as it then finds it."""
+    kind = EVENT_TYPES.get(action, action[:40])
+    state = current_hub().tables[table_id].state  # the declaration found the table first
+    return Reached((table_id,), permissions.action_of(state, {"type": kind}), {"type": kind})
 
 
 @bp.post("/tables/<table_id>/<action>")
-@needs("read", "the table", via="session", finds=_event_reached)
+@needs("deal", "the table's actions", via="session", finds=_event_reached)
 def act(acting: Acting, table_id: str, action: str) -> Answer:
-    # Declared "read": every role may open a table's page, so only an operator of other tables is refused before the
-    # fields are read; the event itself is an action the hub judges against their role (permissions.action_of), on
-    # the table as that event finds it.
     op = acting.operator
     if action not in ACTIONS:
         return error(404, "unknown_action", f"there is no action {action[:40]!r}: use {', '.join(ACTIONS)}")
