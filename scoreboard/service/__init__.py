@@ -22,16 +22,17 @@ from importlib.resources import files
 from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
-from .live.namespace import Live, on_leaving, room
+from .live.namespace import Live, on_leaving
 from .live.relay import RELAY, Relay
 from .live.rooms import IndexedRooms
 from .live.screens import FORGET_AFTER, PER_ADDRESS, Registry, Screens, SharedScreens
-from .live.socket_server import allowed_origins, socketio
+from .live.socket_server import SocketIOTransport, allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
 from .log.evidence import Evidence, default_paths
 from .server.attempts import GUESS_WINDOW, GUESSES, KNOWN_FOR, GuessLimits
 from .server.runner import GeventRunner
 from .tables.alarm_watch import ConditionWatch
+from .tables.bets_clock import BetsClock
 from .tables.config import DEMO, Config, ConfigError, load_config, origins_of
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
@@ -119,26 +120,36 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub = TableHub(
         config.tables,
         store,
-        # The relay (made below: it needs the hub) sends each update to the displays, here or through the queue.
-        publish=lambda table_id, update: relay.publish(table_id, update),
         runner=runner,
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
-        # With a message queue the displays of other processes listen too: every update is made and sent.
-        listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
+        # With a message queue the displays of other processes listen too: every update is made and sent. Without,
+        # only a table somebody here watches (the relay, made below: it reads the hub, knows who watches).
+        listening=None if queue else lambda table_id: relay.listened(table_id),
         outbox=Outbox(config.webhooks),
         guesses=guesses,
         evidence=evidence,
     )
     relay = Relay(
-        socketio.server,
+        SocketIOTransport(socketio.server),
         hub,
         url=queue,
         channel_name=f"{CHANNEL}:{store.log_id}",
         spawn=socketio.start_background_task,
         sleep=socketio.sleep,
     )
-    hub.alarms.tell = relay.tell_alarm
+    # What a table's commit tells (tables/notice.py), in this order: its displays, the pits of the alarms it raised
+    # and cleared, the couriers of the webhook deliveries it wrote, the betting window's clock. The metrics listen
+    # too once the web sets them up (web/ops/metrics.py).
+    bets_clock = BetsClock(
+        runner.spawn, hub.state_of, lambda table_id, events: hub.submit(table_id, events, service=True)
+    )
+    hub.listen(relay.committed)
+    hub.listen(lambda notice: hub.alarms.announce(notice.raised))
+    hub.listen(hub.outbox.committed)
+    hub.listen(bets_clock.committed)
+    hub.at_close(bets_clock.stop)
+    hub.alarms.listen(relay.tell_alarm)
     try:
         hub.replay()
     except BaseException:  # the log is let go of at once: another start in this process may open it again
@@ -245,8 +256,3 @@ def _writable(db: str) -> None:
                 f"cannot write the event log's file {path} ({e.strerror or e}): fix its permissions (chattr -i if it "
                 "was made immutable), or, while no server runs, move it away"
             ) from None
-
-
-def _has_listeners(table_id: str) -> bool:
-    """Whether the table's room has anyone in it here (a board, an overlay, a pit monitor)."""
-    return bool(socketio.server.manager.rooms.get("/", {}).get(room(table_id)))

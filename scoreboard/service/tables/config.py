@@ -18,7 +18,7 @@ from ...live_settings import Limits, check
 from ...roads import Thresholds
 from ...table import TableConfig, token_digest
 from ...text import problem
-from .outbox import EVENT_TYPES
+from .outbox import EVENT_TYPES, Receiver
 from .permissions import DEFAULT_ROLE, ROLES, Role
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -118,39 +118,6 @@ class Operator:
     def key(self) -> str:
         """What a signed-in session is signed with: a new token (or role) signs the operator out."""
         return f"{self.token or self.token_sha256}:{self.role}"
-
-
-@dataclass(frozen=True)
-class Receiver:
-    """A system that takes the tables' events as signed webhook deliveries (`[webhooks.NAME]`)."""
-
-    name: str
-    url: str
-    secret: str = field(repr=False)
-    events: frozenset[str] = frozenset(EVENT_TYPES)
-    tables: frozenset[str] | None = None  # None: every table
-
-    def wants(self, kind: str, table_id: str) -> bool:
-        """Whether an event of type `kind` at `table_id` is delivered to this receiver.
-
-        >>> studio = Receiver("studio", "https://studio.example/hooks", "s", frozenset({"round"}), frozenset({"T1"}))
-        >>> studio.wants("round", "T1"), studio.wants("void", "T1"), studio.wants("round", "T2")
-        (True, False, False)
-        """
-        return kind in self.events and (self.tables is None or table_id in self.tables)
-
-    @property
-    def shown_url(self) -> str:
-        """The URL as the API and the logs show it: a password in it replaced by ***.
-
-        >>> Receiver("a", "https://bot:s3cret@hooks.example/in", "s").shown_url
-        'https://bot:***@hooks.example/in'
-        """
-        parts = urlsplit(self.url)
-        if parts.password is None:
-            return self.url
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-        return parts._replace(netloc=netloc).geturl()
 
 
 @dataclass(frozen=True)

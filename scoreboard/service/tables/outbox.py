@@ -17,16 +17,16 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass, field
+from typing import Any, cast
+from urllib.parse import urlsplit
 
 from ...table import Delta, TableState, index_of, round_json
 from ...text import json_bytes
 from ...view import TableView, shoe_json
 from ..log import Delivery
-
-if TYPE_CHECKING:
-    from .alarms import Alarm, Raised
-    from .config import Receiver
+from .alarms import Alarm, Raised
+from .notice import Notice
 
 # Every event type a receiver may ask for, and what its `data` is.
 EVENT_TYPES: dict[str, str] = {
@@ -92,6 +92,39 @@ FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
 assert FROM_EVENTS.keys() <= EVENT_TYPES.keys()
 
 
+@dataclass(frozen=True)
+class Receiver:
+    """A system that takes the tables' events as signed webhook deliveries (`[webhooks.NAME]`)."""
+
+    name: str
+    url: str
+    secret: str = field(repr=False)
+    events: frozenset[str] = frozenset(EVENT_TYPES)
+    tables: frozenset[str] | None = None  # None: every table
+
+    def wants(self, kind: str, table_id: str) -> bool:
+        """Whether an event of type `kind` at `table_id` is delivered to this receiver.
+
+        >>> studio = Receiver("studio", "https://studio.example/hooks", "s", frozenset({"round"}), frozenset({"T1"}))
+        >>> studio.wants("round", "T1"), studio.wants("void", "T1"), studio.wants("round", "T2")
+        (True, False, False)
+        """
+        return kind in self.events and (self.tables is None or table_id in self.tables)
+
+    @property
+    def shown_url(self) -> str:
+        """The URL as the API and the logs show it: a password in it replaced by ***.
+
+        >>> Receiver("a", "https://bot:s3cret@hooks.example/in", "s").shown_url
+        'https://bot:***@hooks.example/in'
+        """
+        parts = urlsplit(self.url)
+        if parts.password is None:
+            return self.url
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return parts._replace(netloc=netloc).geturl()
+
+
 class Outbox:
     """The deliveries of the configured receivers: made for each event, written with it by the hub; whoever sends
     them listens (`listen`) to hear when a commit wrote some."""
@@ -143,6 +176,11 @@ class Outbox:
     def listen(self, told: Callable[[str], None]) -> None:
         """Have `told(table_id)` called after each commit that wrote deliveries of a table."""
         self._listeners.append(told)
+
+    def committed(self, notice: Notice) -> None:
+        """The hub's listener: a post of this process committed; its couriers hear of the deliveries it wrote."""
+        if notice.deliveries:
+            self.written(notice.table_id)
 
     def written(self, table_id: str) -> None:
         """A commit wrote deliveries of `table_id` (this process's, or another's of a shared log)."""
