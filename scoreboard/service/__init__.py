@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import os
 from importlib.resources import files
+from typing import Any
 
+from flask import Config as FlaskConfig
 from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
@@ -65,7 +67,7 @@ class Defaults:
     RECORD_CHECKPOINTS = None  # the checkpoints signed with it (--record-checkpoints); default: `.checkpoints`
 
 
-def create_app(overrides: dict | None = None) -> Flask:
+def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app = Flask(
         __name__,
         instance_relative_config=True,
@@ -210,7 +212,7 @@ def _origins(given: object, config: Config) -> tuple[str, ...]:
     return origins_of("--allowed-origins (SCOREBOARD_ALLOWED_ORIGINS)", given)
 
 
-def _guess_limits(config) -> GuessLimits:
+def _guess_limits(config: FlaskConfig) -> GuessLimits:
     """The limit on guessing the app's config gives (the environment's values arrive as JSON, unchecked)."""
     try:
         return GuessLimits(config["TOKEN_GUESSES"], config["TOKEN_GUESS_WINDOW"], config["KNOWN_CLIENT_SECONDS"])
@@ -234,7 +236,7 @@ def _number(app: Flask, name: str, low: float, high: float, whole: bool = False)
     ...
     scoreboard.service.tables.config.ConfigError: SCOREBOARD_C must be a whole number from 1 to 10, not 2.5
     """
-    value = app.config[name]
+    value: float = app.config[name]  # whatever the environment gave: checked below
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if not number or not low <= value <= high or (whole and not float(value).is_integer()):
         kind = "whole number" if whole else "number"

@@ -27,7 +27,7 @@ from pathlib import Path
 from ...cards import ALL_CARDS, point
 from ...commitment import commitment
 from ..log import Claim
-from ..tables.hub import FeedRefused, StorageFailed
+from ..tables.errors import FeedRefused, StorageFailed
 
 log = logging.getLogger(__name__)
 FEED = "simulator"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from ..server.logs import throttled
@@ -41,11 +41,16 @@ RESYNC_AFTER = 2.0  # seconds a table's displays may stay behind the log, nothin
 RETRY_AFTER = 1  # seconds a display refused while the queue is lost is told to wait
 
 
+class View(Protocol):
+    @property
+    def version(self) -> int: ...
+
+
 class Tables(Protocol):
     """What the relay reads of the hub (the TableHub): its tables' versions, and their catch-up from the log."""
 
     @property
-    def tables(self) -> dict[str, Any]: ...
+    def tables(self) -> Mapping[str, View]: ...
 
     def known_version(self, table_id: str) -> int: ...
 
@@ -75,7 +80,9 @@ class Relay:
         self.hub = hub
         self._spawn, self._sleep, self._clock = spawn, sleep, clock
         self.delivered: dict[str, int] = {}  # per table: the version last sent to its displays here
-        self._held: dict[str, dict[int, dict]] = {}  # per table: updates that came before the one preceding them
+        self._held: dict[
+            str, dict[int, dict[str, Any]]
+        ] = {}  # per table: updates that came before the one preceding them
         self._behind: dict[str, tuple[int, float]] = {}  # per table: (delivered, since when) while behind the log
         self._gap = False
         self.resynced = 0
@@ -116,7 +123,7 @@ class Relay:
             if applied.update is not None:
                 self.publish(notice.table_id, applied.update)
 
-    def publish(self, table_id: str, update: dict) -> None:
+    def publish(self, table_id: str, update: dict[str, Any]) -> None:
         """An update for the table's displays on every process: never waits."""
         if self.channel is None:
             self._emit(room(table_id), "update", update)
@@ -134,14 +141,14 @@ class Relay:
         else:
             self._tell_here(table_id, count)
 
-    def tell_alarm(self, message: dict) -> None:
+    def tell_alarm(self, message: dict[str, Any]) -> None:
         """An alarm raised, acknowledged or cleared, to the pit monitors of every process."""
         if self.channel is not None:
             self.channel.publish(ALARM, str(message.get("table") or ""), message)
         else:
             self._emit(PIT_ROOM, "alarm", message)
 
-    def tell_screen(self, screen_id: str, message: dict) -> None:
+    def tell_screen(self, screen_id: str, message: dict[str, Any]) -> None:
         """A message to a screen's pages (show this, show your id, reload), on every process."""
         if self.channel is not None:
             self.channel.publish(SCREEN, screen_id, message)
@@ -198,7 +205,7 @@ class Relay:
         while waiting and self.delivered[table_id] + 1 in waiting:
             self._send(table_id, waiting.pop(self.delivered[table_id] + 1))
 
-    def _send(self, table_id: str, update: dict) -> None:
+    def _send(self, table_id: str, update: dict[str, Any]) -> None:
         self.delivered[table_id] = update["version"]
         self._emit(room(table_id), "update", update)
 

@@ -85,13 +85,13 @@ def allowed_origins(origins: tuple[str, ...]) -> object:
     if not origins:
         return None
 
-    def check(origin: str | None, environ: dict) -> bool:
+    def check(origin: str | None, environ: dict[str, Any]) -> bool:
         return allowed(origin, origins) or (origin is not None and origin in _own_origins(environ))
 
     return check
 
 
-def _own_origins(environ: dict) -> list[str]:
+def _own_origins(environ: dict[str, Any]) -> list[str]:
     """The origins Engine.IO takes for the server's own when it is given none: the request's scheme and host, and
     the ones a proxy forwarded."""
     own = []

@@ -113,7 +113,7 @@ class Alarm:
         known = KINDS.get(self.kind)
         return known.severity if known else "alarm"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "table": self.table,
@@ -280,7 +280,7 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
     return new_alarm(table_id, kind, values=values, round=number, version=version, at=at)
 
 
-def _excess_cards(before: TableState, event: dict) -> list[str]:
+def _excess_cards(before: TableState, event: dict[str, Any]) -> list[str]:
     """The cards of an event that the shoe could not hold."""
     if event["type"] == "card":
         held = before.shoe.cards if before.shoe else None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ...errors import Refusal
 from ...record import Entry, link
@@ -98,7 +99,11 @@ class Floor:
         return now
 
     def write(
-        self, event: dict, asked: Asked | None = None, answer: dict | None = None, by: Operator | None = None
+        self,
+        event: dict[str, Any],
+        asked: Asked | None = None,
+        answer: dict[str, Any] | None = None,
+        by: Operator | None = None,
     ) -> None:
         """Store a floor event and take it; StorageFailed (a 503) if the log does not commit it in time. `asked`: the
         request had an Idempotency-Key, stored with the event and its `answer` (a key stored before raises
@@ -139,7 +144,7 @@ class Floor:
                 log.error("the floor's event %s (version %s) does not apply: %s", event, version, e)
             self.version = version
 
-    def _take(self, event: dict) -> None:
+    def _take(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "table":
             self._add_table(table_config(event["table"], event["config"]))
@@ -166,7 +171,7 @@ class _FloorJob:
 
     table_id = FLOOR
 
-    def __init__(self, floor: Floor, event: dict, asked: Asked | None = None, by: Operator | None = None):
+    def __init__(self, floor: Floor, event: dict[str, Any], asked: Asked | None = None, by: Operator | None = None):
         self.floor, self.event, self.asked, self.by = floor, event, asked, by
         self.after = floor.version
         self.version = floor.version + 1

@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from ...errors import Refusal
 from ...events import FLOOR_TYPES, TYPES
@@ -33,6 +33,7 @@ from ...shapes import FeedReply, Result
 from ...table import Delta, ShoeState, TableConfig, TableState, apply, canonical_json, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
+from ..log import Runner as LogRunner
 from ..log.evidence import AT_STOP, EVENTS, SECONDS, Evidence
 from ..server.attempts import LOGIN_WINDOW, LOGINS, Attempts, GuessLimits, KnownClients
 from . import permissions
@@ -64,12 +65,19 @@ OPERATOR_KINDS = ("void", "correct")  # refused with a feed's token, these are r
 T = TypeVar("T")
 
 
+class Runner(LogRunner, Protocol):
+    """What the hub runs its work on (server/runner.py's GeventRunner): the log writer's runner, and a call that may
+    block, in the thread pool."""
+
+    def blocking(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T: ...
+
+
 class TableHub:
     def __init__(
         self,
         configs: Iterable[TableConfig],
         store: Log,
-        runner,
+        runner: Runner,
         write_timeout: float = 5.0,
         operators: Iterable[Operator] = (),
         listening: Callable[[str], bool] | None = None,
@@ -185,7 +193,7 @@ class TableHub:
         (a shared log tells of each commit)."""
         return max(self.tables[table_id].version, self._latest.get(table_id, 0))
 
-    def blocking(self, fn, *args):
+    def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a call to the store where it may wait (at start, and for history that may take a while)."""
         return self._io(fn, *args)
 
@@ -456,7 +464,7 @@ class TableHub:
     def submit(
         self,
         table_id: str,
-        events: list,
+        events: list[Any],
         *,
         operator: Operator | None = None,
         is_list: bool = True,
@@ -464,7 +472,7 @@ class TableHub:
         service: bool = False,
         token: str | None = None,
         asked: Asked | None = None,
-        answer: Callable[[TableState], dict] | None = None,
+        answer: Callable[[TableState], dict[str, Any]] | None = None,
     ) -> FeedReply:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
@@ -582,7 +590,7 @@ class TableHub:
             shown = Shown(view.version, state, stats, view.roads.patterns())
         return shown
 
-    def _settle_late(self, table_id: str, done: Outcome, lock) -> None:
+    def _settle_late(self, table_id: str, done: Outcome, lock: threading.Lock) -> None:
         try:
             done.result()
         except Exception as e:
@@ -627,13 +635,13 @@ class TableHub:
             log.debug("the record, reading shoe %s: %s", number, b)
         return TableView(refold.state, self.log_id)
 
-    def shoe_history(self, table_id: str, number: int) -> dict | None:
+    def shoe_history(self, table_id: str, number: int) -> dict[str, Any] | None:
         view = self.shoe_state(table_id, number)
         if view is None or view.state.shoe is None:
             return None
         return {"shoe": view.state.shoe.id, "number": number, "rounds": view.rounds_json()}
 
-    def shoe_export(self, table_id: str, number: int, public: bool = False) -> dict | None:
+    def shoe_export(self, table_id: str, number: int, public: bool = False) -> dict[str, Any] | None:
         """Everything about one shoe: its rules, rounds and every stored event, in order. `public`: as anyone may
         read a shoe that ended and was revealed (no operator's name)."""
         view = self.shoe_state(table_id, number)
@@ -694,14 +702,14 @@ class _Post:
         hub: TableHub,
         table_id: str,
         base: TableState,
-        events: list,
+        events: list[Any],
         operator: Operator | None,
         started: float,
         service: bool = False,
         floor: bool = False,
         token: str | None = None,
         asked: Asked | None = None,
-        answer: Callable[[TableState], dict] | None = None,
+        answer: Callable[[TableState], dict[str, Any]] | None = None,
     ):
         self.hub, self.table_id, self.base, self.events, self.operator = hub, table_id, base, events, operator
         self.service, self.floor, self.token, self.asked, self.answer = service, floor, token, asked, answer
@@ -860,13 +868,13 @@ class _Post:
 
 def _stage(
     state: TableState,
-    events: list,
+    events: list[Any],
     operator: Operator | None,
     service: bool = False,
     floor: bool = False,
     reveal: Reveal | None = None,
     asked: Asked | None = None,
-    answer: Callable[[TableState], dict] | None = None,
+    answer: Callable[[TableState], dict[str, Any]] | None = None,
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
     """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
     operator's event is first an action their role must allow at this table (permissions.py), judged on the table
@@ -905,10 +913,10 @@ def _stage(
     return staged, None
 
 
-Reveal = Callable[[ShoeState], "dict | None"]  # a shoe's secret: {"seed", "undealt"}, or None if unknown here
+Reveal = Callable[[ShoeState], "dict[str, Any] | None"]  # a shoe's secret: {"seed", "undealt"}, or None if unknown here
 
 
-def _secret_of(state: TableState, reveal: Reveal) -> dict | None:
+def _secret_of(state: TableState, reveal: Reveal) -> dict[str, Any] | None:
     shoe = state.shoe
     if shoe is None or not shoe.commitment or shoe.ended or shoe.seed:
         return None
@@ -955,7 +963,7 @@ def _proved(proofs: tuple[str | None, ...], at: int, hash_: str) -> tuple[str | 
     return proofs[:at] + (hash_,) + proofs[at + 1 :]
 
 
-def _unnamed(event: dict) -> dict:
+def _unnamed(event: dict[str, Any]) -> dict[str, Any]:
     """A stored event as the public reads it: without the name of the operator who sent it."""
     if "operator" not in event and "request" not in event and not str(event.get("feed", "")).startswith("operator:"):
         return event

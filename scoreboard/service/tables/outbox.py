@@ -41,7 +41,7 @@ EVENT_TYPES: dict[str, str] = {
 }
 
 
-def _round(before: TableState, state: TableState, delta: Delta) -> dict:
+def _round(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """The round the event closed, as /rounds shows it: its number, its cards and result, and `dealt` (its place
     among the shoe's rounds, voided ones included)."""
     return {**delta.display["round"], "dealt": len(state.rounds), "hash": _proof(state, len(state.rounds))}
@@ -52,7 +52,7 @@ def _proof(state: TableState, dealt: int) -> str | None:
     return state.proofs[dealt - 1] if 0 < dealt <= len(state.proofs) else None
 
 
-def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
+def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """A voided or corrected round as /rounds shows it now. An earlier round keeps its place (`dealt`); a round
     voided while it was dealt (or for an excess card) is the shoe's newest."""
     number = delta.event.get("round")
@@ -64,23 +64,23 @@ def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
     return {**delta.display["round"], "dealt": len(state.rounds), "hash": _proof(state, len(state.rounds))}
 
 
-def _undone(before: TableState, state: TableState, delta: Delta) -> dict:
+def _undone(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """The round an undo took back, as /rounds showed it (its `round` delivery's `dealt`), and `undone`."""
     return {**delta.display["round"], "dealt": len(before.rounds), "undone": True}
 
 
-def _shoe(before: TableState, state: TableState, delta: Delta) -> dict:
+def _shoe(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     assert state.shoe is not None  # a shoe event opens one, a shoe_end ends one
     return cast(dict[str, Any], shoe_json(state.shoe))
 
 
-def _table(before: TableState, state: TableState, delta: Delta) -> dict:
+def _table(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """The table as /api/tables/<table> shows it (public: a settings change makes a delivery now and then)."""
     return cast(dict[str, Any], TableView(state).state_json())
 
 
 # The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
-FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
+FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict[str, Any]]] = {
     "round": _round,
     "void": _changed_round,
     "correct": _changed_round,
@@ -158,7 +158,9 @@ class Outbox:
         at = alarm.acknowledged_at if change == "acknowledged" else alarm.raised_at
         return self.make("alarm", alarm.table, version, {**alarm.as_json(), "change": change}, at)
 
-    def make(self, kind: str, table_id: str, version: int, data: dict, at: float | None = None) -> list[Delivery]:
+    def make(
+        self, kind: str, table_id: str, version: int, data: dict[str, Any], at: float | None = None
+    ) -> list[Delivery]:
         """One delivery of an event of type `kind` per receiver that takes it: the rows to write with the event."""
         if kind not in EVENT_TYPES:
             raise ValueError(f"unknown webhook event type {kind!r}: add it to EVENT_TYPES")

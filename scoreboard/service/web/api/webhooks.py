@@ -23,7 +23,7 @@ from flask import Blueprint, jsonify, request
 from ...log import DELIVERY_STATES, RetryAsked, StoredDelivery
 from ...server.logs import printable
 from ...tables.current import current_hub
-from ...tables.hub import StorageFailed
+from ...tables.errors import StorageFailed
 from ...tables.outbox import EVENT_TYPES, Receiver
 from ..http.auth import bearer_operator, refused
 from ..http.errors import error

@@ -15,7 +15,7 @@ from ....errors import Refusal
 from ...feeds.intake import TooManyAttempts
 from ...server.logs import printable
 from ...tables.current import current_hub
-from ...tables.hub import StorageFailed
+from ...tables.errors import StorageFailed
 
 log = logging.getLogger(__name__)
 
