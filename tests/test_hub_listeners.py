@@ -14,9 +14,10 @@ def test_listeners_hear_each_post_in_version_order_with_what_it_raised(app, feed
     assert (
         feed({"type": "result", "winner": "B"}, {"type": "cut"}, {"type": "result", "winner": "P"}).status_code == 200
     )
-    versions = [a.state.version for n in heard for a in n.applied]
+    versions = [state.version for n in heard for state, _ in n.applied]
     assert versions == [1, 2, 3, 4]
-    assert [a.delta.kind for a in heard[-1].applied] == ["round", "cut", "round"]
+    assert [delta.kind for _, delta in heard[-1].applied] == ["round", "cut", "round"]
+    assert [n.updates for n in heard] == [(), ()], "nobody watches T1: no update is made"
     assert heard[-1].state.version == 4 == hub.tables["T1"].version
     assert [a.kind for a in heard[-1].raised.alarms] == ["cut_card"], "the alarms the post raised come with it"
 

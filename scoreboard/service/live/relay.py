@@ -119,9 +119,8 @@ class Relay:
     def committed(self, notice: Notice) -> None:
         """The hub's listener (notice.py): each update a post made, in version order, to the table's displays on
         every process; never waits (the hub tells it in the commit path)."""
-        for applied in notice.applied:
-            if applied.update is not None:
-                self.publish(notice.table_id, applied.update)
+        for update in notice.updates:
+            self.publish(notice.table_id, update)
 
     def publish(self, table_id: str, update: dict[str, Any]) -> None:
         """An update for the table's displays on every process: never waits."""

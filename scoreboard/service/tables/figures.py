@@ -124,8 +124,8 @@ class Metrics:
         """The hub's listener: each event a post applied, timed from the post's arrival to its publishing."""
         if notice.applied:
             seconds = time.perf_counter() - notice.started
-            for applied in notice.applied:
-                self.applied(notice.table_id, applied.delta.event["type"], seconds)
+            for _, delta in notice.applied:
+                self.applied(notice.table_id, delta.event["type"], seconds)
 
     def applied(self, table_id: str, kind: str, seconds: float) -> None:
         children = self._children.get((table_id, kind))

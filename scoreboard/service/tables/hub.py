@@ -13,6 +13,11 @@ inside it, the events other processes stored since this one last saw the table a
 accepted once: `trusted`), the post is staged again on that state, inserted, committed, and published before the
 lock goes. The other processes follow the log (it tells them of each commit) so that their snapshots are current; a
 display joined to any process receives each update once, in version order, through the message queue.
+
+A post's way is a pipeline: stage (`_Post`), commit (the writer), apply (`TableHub.apply`: the table takes the states
+and the displays' updates are made) and tell (`TableHub.tell`): the notice (notice.py) goes to the listeners the app
+factory registered (`listen`: the relay, the alarms, the outbox, the metrics, the betting clock), in the commit path
+and in order. The hub knows none of them; the alarms, the floor and the betting clock are given what they use of it.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from .alarms import Alarms, Raised, of_events
 from .errors import FeedRefused, StorageFailed
 from .floor import FLOOR, Floor
 from .idempotency import Asked, Repeated, Requests
-from .notice import Applied, Listener, Notice
+from .notice import Listener, Notice
 from .outbox import Outbox
 from .updates import Shown, shown_after, slim
 
@@ -557,28 +562,29 @@ class TableHub:
             view.take(state, delta)
             self.requests.take(delta.event)
         results: list[Result] = []
-        applied: list[Applied] = []
+        applied: list[tuple[TableState, Delta]] = []
+        updates: list[dict[str, Any]] = []
         # Asked once a post: with nobody to receive them, the updates are not made.
         listening = self.listening(table_id)
-        for state, delta in post.staged:
+        for pair in post.staged:
+            state, delta = pair
             if delta.duplicate:
                 results.append({"version": view.version, "kind": delta.event["type"], "duplicate": True})
                 continue
             if "request" in delta.event:
                 self.requests.take(delta.event)
-            update = None
             if listening:
                 before = self._shown_of(table_id, view)
                 made = view.advance(state, delta)
                 self._shown[table_id] = shown_after(made, before)
-                update = slim(made, before)
+                updates.append(slim(made, before))
             else:
                 view.take(state, delta)
-            applied.append(Applied(state, delta, update))
+            applied.append(pair)
             results.append({"version": state.version, "kind": delta.kind})
         self._headed(table_id, view.state)
         post.results = results
-        return Notice(table_id, view.state, tuple(applied), post.raised, post.deliveries, post.started)
+        return Notice(table_id, view.state, tuple(applied), tuple(updates), post.raised, post.deliveries, post.started)
 
     def _shown_of(self, table_id: str, view: TableView) -> Shown:
         """What the table's displays hold now: remembered from the last update sent, or (after a restart, or events

@@ -21,16 +21,6 @@ NOTHING_RAISED = Raised()  # a frozen value: one for every notice without alarms
 
 
 @dataclass(frozen=True)
-class Applied:
-    """One new event the table took: the state after it, what changed, and the update its displays are sent
-    (None when nobody listens to the table: the update is not even made)."""
-
-    state: TableState
-    delta: Delta
-    update: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
 class Notice:
     """A table took a new state: a post of this process committed (`applied`: its new events, in order), or events
     another process stored, or the log replayed at the start (`applied` empty: those were told where they were
@@ -38,7 +28,12 @@ class Notice:
 
     table_id: str
     state: TableState  # the table as it is now
-    applied: tuple[Applied, ...] = ()
+    # Its new events, in order: the state after each and what changed (the post's own pairs: no object is made per
+    # event on the feed's path).
+    applied: tuple[tuple[TableState, Delta], ...] = ()
+    # The updates the table's displays are sent, one per new event in version order (view.py's, slimmed by
+    # updates.py); none when nobody listens to the table (they are not even made).
+    updates: tuple[dict[str, Any], ...] = ()
     raised: Raised = NOTHING_RAISED  # the alarms the post's events raised and cleared, stored with them
     deliveries: bool = False  # the post wrote webhook deliveries
     started: float = 0.0  # time.perf_counter() when the post came in (the metrics' latency)
