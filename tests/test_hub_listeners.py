@@ -3,10 +3,14 @@ others do."""
 
 from __future__ import annotations
 
+import pytest
+from flask import Flask
+
 from scoreboard.service.tables.notice import Notice
+from testing.tables import Feed
 
 
-def test_listeners_hear_each_post_in_version_order_with_what_it_raised(app, feed):
+def test_listeners_hear_each_post_in_version_order_with_what_it_raised(app: Flask, feed: Feed) -> None:
     hub = app.extensions["scoreboard"]
     heard: list[Notice] = []
     hub.listen(heard.append)
@@ -22,7 +26,9 @@ def test_listeners_hear_each_post_in_version_order_with_what_it_raised(app, feed
     assert [a.kind for a in heard[-1].raised.alarms] == ["cut_card"], "the alarms the post raised come with it"
 
 
-def test_a_failing_listener_is_logged_and_the_others_are_told_all_the_same(app, feed, caplog):
+def test_a_failing_listener_is_logged_and_the_others_are_told_all_the_same(
+    app: Flask, feed: Feed, caplog: pytest.LogCaptureFixture
+) -> None:
     hub = app.extensions["scoreboard"]
     heard: list[int] = []
 
@@ -36,7 +42,7 @@ def test_a_failing_listener_is_logged_and_the_others_are_told_all_the_same(app, 
     assert "a listener failed on version 1" in caplog.text
 
 
-def test_a_duplicate_tells_nothing_new(app, feed):
+def test_a_duplicate_tells_nothing_new(app: Flask, feed: Feed) -> None:
     hub = app.extensions["scoreboard"]
     heard: list[Notice] = []
     assert feed({"type": "shoe", "shoe": "S1", "seq": 1}, seq=False).status_code == 200

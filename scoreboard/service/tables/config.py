@@ -10,7 +10,9 @@ from __future__ import annotations
 import hmac
 import re
 import tomllib
+from collections.abc import ItemsView
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from ...errors import Refusal
@@ -125,7 +127,7 @@ class Config:
     tables: tuple[TableConfig, ...]
     simulated: frozenset[str] = frozenset()  # tables the built-in shoe deals
     operators: tuple[Operator, ...] = ()
-    display: dict = field(default_factory=dict)
+    display: dict[str, Any] = field(default_factory=dict[str, Any])
     source: str = "the demo tables"
     webhooks: tuple[Receiver, ...] = ()
     allowed_origins: tuple[str, ...] = ()  # [server] allowed_origins: pages of these origins may read the API
@@ -179,14 +181,14 @@ def load_config(path: str) -> Config:
     return Config(tuple(configs), frozenset(simulated), operators, display, path, webhooks, origins)
 
 
-def _sections(path: str, data: dict, name: str):
+def _sections(path: str, data: dict[str, Any], name: str) -> ItemsView[str, dict[str, Any]]:
     section = data.get(name, {})
     if not isinstance(section, dict) or not all(isinstance(v, dict) for v in section.values()):
         raise ConfigError(f"{path}: [{name}] must hold [{name}.NAME] sections")
     return section.items()
 
 
-def _checked(where: str, settings: object, known: dict) -> dict:
+def _checked(where: str, settings: object, known: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(settings, dict):
         raise ConfigError(f"{where} must be a table of settings")
     for key, value in settings.items():
@@ -220,7 +222,7 @@ def _table(path: str, table_id: str, settings: object) -> TableConfig:
         raise ConfigError(f"{where} {e.message}") from None
 
 
-def table_config(table_id: str, values: dict) -> TableConfig:
+def table_config(table_id: str, values: dict[str, Any]) -> TableConfig:
     """One table's config from its settings as the table file gives them (their types checked); a Refusal (a
     BadSetting for a live setting) names what is wrong. `POST /api/tables` takes the same settings."""
     values = dict(values)
@@ -230,7 +232,7 @@ def table_config(table_id: str, values: dict) -> TableConfig:
     return TableConfig(table_id, patterns=patterns, **values)
 
 
-def _operator(path: str, name: str, settings: dict, tables: set[str]) -> Operator:
+def _operator(path: str, name: str, settings: dict[str, Any], tables: set[str]) -> Operator:
     where = f"{path}: [operators.{name}]"
     if not NAME.match(name):
         raise ConfigError(f"{path}: operator name {name!r} must be 1 to 40 letters, digits, '-', '_' or '.'")
@@ -268,7 +270,7 @@ def table_ids(where: str, names: object, tables: set[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _receiver(path: str, name: str, settings: dict, tables: set[str]) -> Receiver:
+def _receiver(path: str, name: str, settings: dict[str, Any], tables: set[str]) -> Receiver:
     where = f"{path}: [webhooks.{name}]"
     if not NAME.match(name):
         raise ConfigError(f"{path}: webhook name {name!r} must be 1 to 40 letters, digits, '-', '_' or '.'")
