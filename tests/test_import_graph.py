@@ -136,7 +136,13 @@ def _within(graph: Mapping[str, set[str]], package: str) -> dict[str, set[str]]:
 
 
 def _report(circles: list[list[str]], graph: Mapping[str, set[str]]) -> str:
-    return "\n".join("import circle: " + " -> ".join(_cycle(c, graph)) for c in circles)
+    """Each circle as a path back to its start, and the other modules caught in it with them."""
+    lines = []
+    for component in circles:
+        cycle = _cycle(component, graph)
+        others = sorted(set(component) - set(cycle))
+        lines.append("import circle: " + " -> ".join(cycle) + (f" (with {', '.join(others)})" if others else ""))
+    return "\n".join(lines)
 
 
 def test_the_import_graph_is_read_from_every_kind_of_import() -> None:
@@ -154,6 +160,8 @@ def test_circles_are_found() -> None:
     graph = {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}, "p.d": {"p.a"}, "p.e": set()}
     assert list(_circles(graph)) == [["p.a", "p.b", "p.c"]]
     assert _cycle(["p.a", "p.b", "p.c"], graph) == ["p.a", "p.b", "p.c", "p.a"]
+    two = {"p.a": {"p.b", "p.c"}, "p.b": {"p.a"}, "p.c": {"p.a"}}
+    assert _report(list(_circles(two)), two) == "import circle: p.a -> p.b -> p.a (with p.c)"
     assert _within({"p.x.a": {"p.y.b"}, "p.y.b": {"p.x.c"}, "p.x.c": set()}, "p") == {"p.x": {"p.y"}, "p.y": {"p.x"}}
 
 
