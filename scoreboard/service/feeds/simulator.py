@@ -32,7 +32,8 @@ from ...shapes import Event, FeedReply, JSONObject
 from ...table import ShoeState
 from ...view import TableView
 from ..log import Claim
-from ..tables.hub import FeedRefused, StorageFailed, TableHub
+from ..tables.errors import FeedRefused, StorageFailed
+from ..tables.hub import TableHub
 
 log = logging.getLogger(__name__)
 FEED = "simulator"

@@ -20,7 +20,7 @@ from ....live_settings import SETTINGS, BadSetting, checked
 from ....table import TableConfig, TableState
 from ...tables.config import Operator
 from ...tables.current import current_hub
-from ...tables.hub import FeedRefused
+from ...tables.errors import FeedRefused
 from ...tables.idempotency import HEADER, Asked, Repeated, key_problem
 from ..http.auth import Answer
 from ..http.errors import error

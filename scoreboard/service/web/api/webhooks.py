@@ -22,10 +22,9 @@ from flask import Blueprint, jsonify, request
 
 from ...log import DELIVERY_STATES, RetryAsked, StoredDelivery
 from ...server.logs import printable
-from ...tables.config import Receiver
 from ...tables.current import current_hub
-from ...tables.hub import StorageFailed
-from ...tables.outbox import EVENT_TYPES
+from ...tables.errors import StorageFailed
+from ...tables.outbox import EVENT_TYPES, Receiver
 from ..http.auth import Acting, Answer, Reached, needs
 from ..http.errors import error
 from ..http.query import whole_number

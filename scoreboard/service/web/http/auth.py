@@ -30,7 +30,7 @@ import hashlib
 import hmac
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, cast
+from typing import Literal
 
 from flask import Flask, current_app, request, session
 from flask.typing import ResponseReturnValue
@@ -260,5 +260,5 @@ def signed_in() -> Operator | None:
         hub.floor.refresh()
     for op in hub.operators:
         if op.name == name and hmac.compare_digest(key, sign("session", op.key)):
-            return cast(Operator, op)  # the hub's operators are the table file's and the floor's log's
+            return op
     return None

@@ -16,7 +16,7 @@ from ....view import TableView
 from ...feeds.intake import TooManyAttempts
 from ...server.logs import printable
 from ...tables.current import current_hub
-from ...tables.hub import StorageFailed
+from ...tables.errors import StorageFailed
 
 log = logging.getLogger(__name__)
 

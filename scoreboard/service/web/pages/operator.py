@@ -49,7 +49,7 @@ from ....variants import VARIANTS
 from ...tables import permissions
 from ...tables.config import Operator
 from ...tables.current import current_hub
-from ...tables.hub import FeedRefused, StorageFailed
+from ...tables.errors import FeedRefused, StorageFailed
 from ..actions.alarms import acknowledge, alarm_reached
 from ..actions.audit import answer
 from ..actions.settings import change_settings
