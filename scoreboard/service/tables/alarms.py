@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from ...events import EventKind
 from ...table import Delta, TableState
 from ...text import Text
 from ..log import AlarmAcknowledged, AlarmCleared, AlarmRaised, Reader, Row
@@ -248,7 +249,7 @@ def of_events(base: TableState, staged: Sequence[tuple[TableState, Delta]]) -> R
             if made is not None:
                 alarms.append(made)
             shoe = before.shoe
-            if delta.kind in ("shoe", "shoe_end") and shoe is not None and shoe.cut and not shoe.ended:
+            if delta.kind in (EventKind.SHOE, EventKind.SHOE_END) and shoe is not None and shoe.cut and not shoe.ended:
                 clears.append((after.config.id, "cut_card"))
         before = after
     return Raised(tuple(alarms), tuple(dict.fromkeys(clears)))
@@ -259,21 +260,23 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
     at, version = event.get("received_at"), after.version
     kind, values = "", {}
     number: int | None = before.round_number
-    if delta.kind == "void" and event["type"] == "void":
+    if delta.kind == EventKind.VOID and event["type"] == EventKind.VOID:
         # An earlier round by its number, or the round being dealt: the number it would have had.
         kind, number = "void", event.get("round", before.round_number)
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
-    elif delta.kind == "void":  # the service voided the round being dealt: an excess card, or another irregularity
+    elif (
+        delta.kind == EventKind.VOID
+    ):  # the service voided the round being dealt: an excess card, or another irregularity
         excess = _excess_cards(before, event)
         if excess:
             kind, values = "excess_card", {"cards": " ".join(excess)}
         else:  # a foreign or unreadable card, or the shoe ran out before the round was complete
             voided = after.rounds[-1] if after.rounds else None
             kind, values = "irregularity", {"reason": (voided.reason if voided is not None else "") or ""}
-    elif delta.kind == "correct":
+    elif delta.kind == EventKind.CORRECT:
         kind, number = "correction", event.get("round")
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
-    elif delta.kind == "cut":
+    elif delta.kind == EventKind.CUT:
         kind, values = "cut_card", {"rounds_left": after.shoe.rounds_left if after.shoe is not None else None}
     if not kind:
         return None
@@ -282,7 +285,7 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
 
 def _excess_cards(before: TableState, event: dict[str, Any]) -> list[str]:
     """The cards of an event that the shoe could not hold."""
-    if event["type"] == "card":
+    if event["type"] == EventKind.CARD:
         held = before.shoe.cards if before.shoe else None
         return [event["card"]] if "card" in event and (held is None or not held.holds(event["card"])) else []
     held, out = before.shoe.cards if before.shoe else None, []

@@ -31,7 +31,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from ...errors import Refusal
-from ...events import FLOOR_TYPES, TYPES
+from ...events import FLOOR_TYPES, TYPES, EventKind
 from ...record import Break, Entry, Refold, decided_of, link_written
 from ...seqs import WINDOW, SeqMemory
 from ...shapes import FeedReply, Result
@@ -833,7 +833,7 @@ class _Post:
                     text,
                 )
             )
-            if delta.kind == "shoe":
+            if delta.kind == EventKind.SHOE:
                 proofs = ()
             if at is not None:
                 proofs = proofs + (hash_,) if at == len(proofs) else _proved(proofs, at, hash_)
@@ -907,10 +907,10 @@ def _stage(
                 denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
                 if denied is not None:
                     raise denied
-            if reveal is not None and _kind(raw) == "shoe":
+            if reveal is not None and _kind(raw) == EventKind.SHOE:
                 state = _replaced(state, reveal, staged, now, name)
             new, delta = apply(state, raw, received_at=now, operator=name, service=service)
-            if reveal is not None and delta.kind == "shoe_end" and not delta.duplicate:
+            if reveal is not None and delta.kind == EventKind.SHOE_END and not delta.duplicate:
                 new, delta = _revealed(state, new, delta, reveal)
         except Refusal as e:
             return staged, (e, index)

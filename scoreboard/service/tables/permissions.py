@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from ...errors import Refusal
+from ...events import EventKind
 
 if TYPE_CHECKING:
     from ...table import TableState
@@ -236,9 +237,9 @@ def action_of(state: TableState, event: object) -> str:
     ('close_shoe', 'close_shoe')
     """
     kind = event.get("type") if isinstance(event, dict) else None
-    if kind in ("void", "correct"):
+    if kind in (EventKind.VOID, EventKind.CORRECT):
         return str(kind)
-    if kind in ("shoe", "shoe_end") and state.shoe is not None and not state.shoe.finished:
+    if kind in (EventKind.SHOE, EventKind.SHOE_END) and state.shoe is not None and not state.shoe.finished:
         return "close_shoe"
     return "deal"
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from flask import Response, jsonify
 
+from ....events import EventKind
 from ...tables.current import current_hub
 from ..http.auth import Answer
 from ..http.csv_cells import cell
@@ -55,10 +56,10 @@ def event_entry(version: int, stored_at: float, event: dict) -> dict:
     """
     kind = event["type"]
     after = event.get("after")
-    if kind == "shoe":
+    if kind == EventKind.SHOE:
         after = {"shoe": event.get("shoe"), "rules": event.get("rules")}
     number = event.get("round")
-    if kind == "undo" and number is None:  # the round taken back, as it stood
+    if kind == EventKind.UNDO and number is None:  # the round taken back, as it stood
         number = (event.get("before") or {}).get("round")
     return {
         "version": version,

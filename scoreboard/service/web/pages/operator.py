@@ -43,6 +43,7 @@ from flask_babel import gettext as translated  # for texts made elsewhere (varia
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
 from ....errors import Malformed
+from ....events import EventKind
 from ....options import BadOption, page_options
 from ....seqs import SEQ_MAX
 from ....variants import VARIANTS
@@ -490,7 +491,7 @@ def event_for(action: str, fields: dict) -> dict:
     ...
     scoreboard.errors.Malformed: closing the shoe needs its reason
     """
-    if action == "shoe":
+    if action == EventKind.SHOE:
         return _present({"type": "shoe", "shoe": _text(fields.get("shoe")), "decks": _number(fields.get("decks"))})
     if action in KEYPAD:
         return _present({"type": EVENT_TYPES[action], **KEYPAD[action](fields)})
@@ -501,7 +502,7 @@ def event_for(action: str, fields: dict) -> dict:
     if action == "close-shoe":
         return {"type": "shoe_end", "reason": reason}
     event = {"type": action, "round": _number(fields.get("round")), "reason": reason}
-    if action == "void":
+    if action == EventKind.VOID:
         return _present({"type": "void", "reason": reason, "round": event["round"]})
     if _text(fields.get("player")) or _text(fields.get("banker")):
         return {**event, "player": _cards(fields.get("player")), "banker": _cards(fields.get("banker"))}
