@@ -33,7 +33,7 @@ from ...record import Entry
 from . import record_reads
 from .errors import StoreNotEmpty, StoreUnavailable
 from .reads import LogReads
-from .rows import EVENTS, TABLES, Table, Writes, relaxed, table_named
+from .rows import EVENTS, TABLES, Table, Writes, relaxed, stored_values, table_named
 from .sql import Args, Values, for_psycopg
 from .writer import Runner, Writer, default_runner
 
@@ -344,12 +344,7 @@ class _Transaction:
             # What an attempt came to, alone: the commit is not waited on to reach the disk; lost to a crash of the
             # database, a delivery is sent again.
             self._db.execute("SET LOCAL synchronous_commit = off")
-        now = time.time()
-        events = [record.values(now) for w in writes for record in w.events]
-        rows: dict[Table, list[Values]] = {}
-        for w in writes:
-            for row in w.rows:
-                rows.setdefault(row.TABLE, []).append(row.values(now))
+        events, rows = stored_values(writes, time.time())
         for table, values in ((EVENTS, events), *rows.items()):
             if values:
                 self._db.cursor().executemany(_insert(table), values)

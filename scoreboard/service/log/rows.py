@@ -588,6 +588,21 @@ class Writes:
         return bool(self.events or self.rows or self.changes)
 
 
+def stored_values(writes: Sequence[Writes], stored_at: float) -> tuple[list[Values], dict[Table, list[Values]]]:
+    """What a commit of `writes` at `stored_at` inserts: the event rows, oldest first, and the other rows by table.
+
+    >>> events, rows = stored_values([Writes([Record("T1", 1, 1, {}, "cut")], [AlarmCleared("T1", "k")])], 2.0)
+    >>> len(events), [(table.name, len(values)) for table, values in rows.items()]
+    (1, [('alarms', 1)])
+    """
+    events = [record.values(stored_at) for w in writes for record in w.events]
+    rows: dict[Table, list[Values]] = {}
+    for w in writes:
+        for row in w.rows:
+            rows.setdefault(row.TABLE, []).append(row.values(stored_at))
+    return events, rows
+
+
 def relaxed(writes: Sequence[Writes]) -> bool:
     """Whether a commit of `writes` need not wait for the disk: changes alone, none of them DURABLE.
 

@@ -40,7 +40,7 @@ from ...record import Entry
 from . import record_reads
 from .errors import StoreBusy, StoreNotEmpty
 from .reads import LogReads
-from .rows import EVENTS, TABLES, Table, Writes, relaxed, table_named
+from .rows import EVENTS, TABLES, Table, Writes, relaxed, stored_values, table_named
 from .sql import Args, Values
 from .writer import Runner, Writer, default_runner
 
@@ -240,12 +240,7 @@ class _WriteSide:
         self._store(tx.writes)
 
     def _store(self, writes: Sequence[Writes]) -> None:
-        now = time.time()
-        events = [record.values(now) for w in writes for record in w.events]
-        rows: dict[Table, list[Values]] = {}
-        for w in writes:
-            for row in w.rows:
-                rows.setdefault(row.TABLE, []).append(row.values(now))
+        events, rows = stored_values(writes, time.time())
         changes = [change.statement() for w in writes for change in w.changes]
         if not rows and not changes and len(events) <= self._per_statement(EVENTS):
             if events:  # one statement: a transaction of its own, committed and fsynced before execute returns
