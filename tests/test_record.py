@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -296,11 +297,20 @@ def test_check_log_refuses_what_is_no_log(tmp_path):
     assert r.returncode == 1 and "no event log" in r.stderr
 
 
-def shoe_with_a_void(database: str, config, void: int, **extra) -> list[dict]:
-    """SHOE dealt onto the log at `database`, then round `void` voided by the operator: the rounds it then read."""
+@contextlib.contextmanager
+def postgres_with_a_void(tmp_path, void: int, **extra) -> Iterator[tuple[str, str, list[dict]]]:
+    """A fresh PostgreSQL log (dropped after) onto which SHOE was dealt, then round `void` voided by the operator:
+    its URL, the tables file its server read, and the rounds it then read."""
     from scoreboard.service import create_app
 
-    app = create_app({"TESTING": True, "DATABASE": database, "TABLES_FILE": str(config), **extra})
+    config = tmp_path / "tables.toml"
+    config.write_text(TABLES)
+    with postgres_database() as url:
+        app = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config), **extra})
+        yield url, str(config), _deal_with_a_void(app, void)
+
+
+def _deal_with_a_void(app, void: int) -> list[dict]:
     try:
         client, post = poster(app)
         for event in SHOE:
@@ -314,11 +324,7 @@ def shoe_with_a_void(database: str, config, void: int, **extra) -> list[dict]:
 @pytest.mark.slow
 @pytest.mark.services
 def test_check_log_on_postgresql(tmp_path):
-
-    config = tmp_path / "tables.toml"
-    config.write_text(TABLES)
-    with postgres_database() as url:
-        shoe_with_a_void(url, config, 1)
+    with postgres_with_a_void(tmp_path, 1) as (url, _, _):
         clean = check_log(url)
         assert clean.returncode == 0 and "whole" in clean.stdout, clean.stdout + clean.stderr
         import psycopg
@@ -345,10 +351,7 @@ def test_a_postgresql_log_of_the_previous_release_is_migrated_once_by_the_first_
     from scoreboard.service import create_app
     from scoreboard.service.log import store_for
 
-    config = tmp_path / "tables.toml"
-    config.write_text(TABLES)
-    with postgres_database() as url:
-        before = shoe_with_a_void(url, config, 2)
+    with postgres_with_a_void(tmp_path, 2) as (url, config, before):
         with psycopg.connect(url, autocommit=True) as db:
             db.execute("ALTER TABLE events DROP COLUMN decided, DROP COLUMN hash")
             db.execute("DELETE FROM meta WHERE key = 'record'")
@@ -363,7 +366,7 @@ def test_a_postgresql_log_of_the_previous_release_is_migrated_once_by_the_first_
         said = [rec.message for rec in caplog.records if "earlier release" in rec.message]
         assert len(said) == 1 and "chained" in said[0], said
 
-        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config)})
+        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": config})
         try:
             client = again.test_client()
             rounds = client.get("/api/tables/T1/rounds").get_json()["rounds"]
@@ -749,10 +752,7 @@ def test_r5_a_rechained_postgresql_log_is_found(tmp_path):
 
     from scoreboard.service import create_app
 
-    config = tmp_path / "tables.toml"
-    config.write_text(TABLES)
-    with postgres_database() as url:
-        shoe_with_a_void(url, config, 1, DATA_DIR=str(tmp_path))
+    with postgres_with_a_void(tmp_path, 1, DATA_DIR=str(tmp_path)) as (url, config, _):
         assert evidence_of(tmp_path, "scoreboard")[1].exists()
         with psycopg.connect(url, autocommit=True) as db:
             log_id = db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0]
@@ -763,7 +763,7 @@ def test_r5_a_rechained_postgresql_log_is_found(tmp_path):
         assert chain_only.returncode == 0 and "only the public chain" in chain_only.stderr, chain_only.stdout
         r = check_log(url, "--data-dir", str(tmp_path))
         assert r.returncode == 1 and f"break: table T1, version {newest}:" in r.stdout, r.stdout + r.stderr
-        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config), "DATA_DIR": str(tmp_path)})
+        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": config, "DATA_DIR": str(tmp_path)})
         try:
             [alarm] = integrity(again)
             assert alarm.table == "T1" and alarm.version == newest, alarm
