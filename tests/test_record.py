@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -23,6 +24,9 @@ from scoreboard.record import link
 from testing.services import postgres_database
 from tests.conftest import OPERATOR, with_seq
 from tests.test_hardening import make_app, poster
+
+if TYPE_CHECKING:
+    from flask.testing import FlaskClient
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = (
@@ -484,6 +488,24 @@ def checkpointed(path: Path, log_id: str, table: str = "T1") -> int | None:
     return entry and entry["version"]
 
 
+@contextlib.contextmanager
+def found_by_check_log_and_at_start(tmp_path, version: int, why: str) -> Iterator[FlaskClient]:
+    """The SQLite log in `tmp_path` broken at T1's `version` (`why`, as the break and its alarm say): check-log
+    finds it, and a start raises its alarm and is not ready; the started app's client is given for more checks."""
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"break: table T1, version {version}:" in r.stdout and why in r.stdout, r.stdout
+    again, client = reopen(tmp_path)
+    try:
+        [alarm] = integrity(again)
+        assert alarm.table == "T1" and alarm.version == version and why in alarm.detail, alarm
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and f"version {version}" in ready.get_json()["reason"]
+        yield client
+    finally:
+        again.extensions["scoreboard"].close()
+
+
 @pytest.mark.slow
 def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     """The finding: a card edited in an event and in the round it decided, every later hash computed again with
@@ -491,7 +513,7 @@ def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     checked nothing else); the checkpoint signed with the service's key at stop names the head the log no longer
     has: check-log exits 1 naming the table and the version, a server started on it raises `integrity` and /readyz
     answers 503. The rounds show the forged card (the log is all a server has), flagged."""
-    app, client = deal(tmp_path)
+    app, _ = deal(tmp_path)
     log_id = app.extensions["scoreboard"].log_id
     app.extensions["scoreboard"].close()
     key, checkpoints = evidence_of(tmp_path)
@@ -507,19 +529,8 @@ def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     assert chain_only.returncode == 0, chain_only.stdout + chain_only.stderr
     assert "no key" in chain_only.stderr and "no checkpoints" in chain_only.stderr, chain_only.stderr
 
-    r = check_log(str(tmp_path / "log.sqlite3"))
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert f"break: table T1, version {newest}:" in r.stdout and "chained again" in r.stdout, r.stdout
-
-    again, client = reopen(tmp_path)
-    try:
-        [alarm] = integrity(again)
-        assert alarm.table == "T1" and alarm.version == newest and "chained again" in alarm.detail, alarm
-        ready = client.get("/readyz")
-        assert ready.status_code == 503 and f"version {newest}" in ready.get_json()["reason"]
+    with found_by_check_log_and_at_start(tmp_path, newest, "chained again") as client:
         assert client.get("/api/tables/T1/rounds").get_json()["rounds"][0]["player"] == ["9H", "QD"]
-    finally:
-        again.extensions["scoreboard"].close()
     # Found once, said at every start and by check-log, as an edited event stays in the log; raised once.
     r = check_log(str(tmp_path / "log.sqlite3"))
     assert r.returncode == 1 and f"version {newest}" in r.stdout, r.stdout
@@ -533,16 +544,8 @@ def test_r5_a_cut_tail_is_found_by_check_log_and_at_start(tmp_path):
     with rows(tmp_path) as db:
         newest = db.execute("SELECT MAX(version) FROM events WHERE table_id = 'T1'").fetchone()[0]
         db.execute("DELETE FROM events WHERE table_id = 'T1' AND version > ?", (newest - 3,))
-    r = check_log(str(tmp_path / "log.sqlite3"))
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert f"break: table T1, version {newest - 2}:" in r.stdout and "cut off" in r.stdout, r.stdout
-    again, client = reopen(tmp_path)
-    try:
-        [alarm] = integrity(again)
-        assert alarm.table == "T1" and alarm.version == newest - 2 and "cut off" in alarm.detail, alarm
-        assert client.get("/readyz").status_code == 503
-    finally:
-        again.extensions["scoreboard"].close()
+    with found_by_check_log_and_at_start(tmp_path, newest - 2, "cut off") as client:
+        assert client.get("/api/tables/T1/rounds").status_code == 200, "a break found stops no reading of the log"
 
 
 def test_r5_a_log_that_goes_on_after_a_finding_keeps_it_and_raises_it_once(tmp_path):
