@@ -83,6 +83,21 @@ def integrity(app) -> list:
     return app.extensions["scoreboard"].alarms.unacknowledged("integrity")
 
 
+def acknowledge(client, alarm) -> None:
+    """An admin acknowledges `alarm`."""
+    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
+    assert acked.status_code == 200, acked.get_json()
+
+
+def a_start_raises_nothing(tmp_path) -> None:
+    """A server started on the log in `tmp_path` raises no integrity alarm (one found was acknowledged) and is ready."""
+    again, client = reopen(tmp_path)
+    try:
+        assert integrity(again) == [] and client.get("/readyz").status_code == 200
+    finally:
+        again.extensions["scoreboard"].close()
+
+
 def rows(tmp_path) -> sqlite3.Connection:
     return sqlite3.connect(tmp_path / "log.sqlite3", isolation_level=None)
 
@@ -185,14 +200,11 @@ def test_an_edited_event_is_detected_and_the_recorded_rounds_kept(tmp_path):
     [alarm] = integrity(app)
     pit = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {OPERATOR}"})
     assert pit.status_code == 403
-    admin = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
-    assert admin.status_code == 200, admin.get_json()
+    acknowledge(client, alarm)
     assert client.get("/readyz").status_code == 200
     app.extensions["scoreboard"].close()
     # The next start finds the same break: said in the log again, not raised again once acknowledged.
-    third, client = reopen(tmp_path)
-    assert integrity(third) == [] and client.get("/readyz").status_code == 200
-    third.extensions["scoreboard"].close()
+    a_start_raises_nothing(tmp_path)
 
 
 def test_a_removed_event_is_detected_and_the_recorded_rounds_kept(tmp_path):
@@ -558,15 +570,10 @@ def test_r5_a_log_that_goes_on_after_a_finding_keeps_it_and_raises_it_once(tmp_p
         db.execute("DELETE FROM events WHERE table_id = 'T1' AND version = ?", (newest,))
     again, client = reopen(tmp_path)
     [alarm] = integrity(again)
-    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
-    assert acked.status_code == 200, acked.get_json()
+    acknowledge(client, alarm)
     assert poster(again)[1]({"type": "card", "card": "8H"}).status_code == 200
     again.extensions["scoreboard"].close()
-    third, client = reopen(tmp_path)
-    try:
-        assert integrity(third) == [] and client.get("/readyz").status_code == 200
-    finally:
-        third.extensions["scoreboard"].close()
+    a_start_raises_nothing(tmp_path)
     r = check_log(str(tmp_path / "log.sqlite3"))
     assert r.returncode == 1 and f"version {newest}:" in r.stdout and "found by the start" in r.stdout, r.stdout
 
@@ -598,14 +605,9 @@ def test_r5_a_replaced_key_is_found(tmp_path):
     [alarm] = integrity(again)
     assert alarm.table == "T1" and "another key" in alarm.detail, alarm
     assert client.get("/readyz").status_code == 503
-    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
-    assert acked.status_code == 200, acked.get_json()
+    acknowledge(client, alarm)
     again.extensions["scoreboard"].close()
-    third, client = reopen(tmp_path)
-    try:
-        assert integrity(third) == [] and client.get("/readyz").status_code == 200
-    finally:
-        third.extensions["scoreboard"].close()
+    a_start_raises_nothing(tmp_path)
     r = check_log(str(tmp_path / "log.sqlite3"))
     assert r.returncode == 1 and "another key" in r.stdout and r.stdout.count("break:") == 1, r.stdout
 
