@@ -30,10 +30,10 @@ import psycopg
 import psycopg.waiting
 
 from ...record import Entry
-from . import record_reads
-from .errors import StoreNotEmpty, StoreUnavailable
+from . import record_reads, schema
+from .errors import StoreUnavailable
 from .reads import LogReads
-from .rows import EVENTS, TABLES, Table, Writes, relaxed, stored_values, table_named
+from .rows import EVENTS, Table, Writes, relaxed, stored_values
 from .sql import Args, Values, for_psycopg
 from .writer import Runner, Writer, default_runner
 
@@ -44,7 +44,6 @@ SCHEMA_LOCK = 0x5C0EB0A2D  # advisory lock key serialising schema set-up across 
 IDLE_READERS = 4  # read connections kept open between reads
 TYPES = {"text": "TEXT", "integer": "BIGINT", "real": "DOUBLE PRECISION"}
 SERIAL = "BIGSERIAL PRIMARY KEY"
-META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
 
 def table_key(table_id: str) -> int:
@@ -213,25 +212,16 @@ class _WriteSide:
         db = self._db
         with db.transaction():
             db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-            db.execute(META)
-            for table in TABLES:
-                db.execute(table.create(TYPES, SERIAL))
-                present = {
-                    name
-                    for (name,) in db.execute(
-                        "SELECT column_name FROM information_schema.columns "
-                        "WHERE table_schema = current_schema() AND table_name = %s",
-                        (table.name,),
-                    ).fetchall()
-                }
-                for column in table.columns:
-                    # A log of an earlier release gains the columns it lacks, NULL. Only those: ALTER TABLE locks
-                    # the table against the other processes' reads and writes, even when it changes nothing.
-                    if column.name not in present:
-                        db.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {TYPES[column.type]}")
-            for table in TABLES:
-                for index in table.indexes:
-                    db.execute(f"CREATE INDEX IF NOT EXISTS {index}")
+            schema.create_tables(self._execute, TYPES, SERIAL, self._columns)
+            schema.create_indexes(self._execute)
+
+    def _columns(self, table: Table) -> set[str]:
+        rows = self._db.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = %s",
+            (table.name,),
+        ).fetchall()
+        return {str(name) for (name,) in rows}
 
     def _execute(self, sql: str, args: Args) -> list[Values]:
         """A statement of SQL both databases read (sql.py) on the write connection; its rows, if it gives any."""
@@ -290,24 +280,13 @@ class _WriteSide:
             log.error("could not reconnect to the event log: %s", e)  # the next commit fails, and tries again
 
     def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[Values]]]) -> dict[str, int]:
-        written: dict[str, int] = {}
         db = self._db
-        with db.transaction():
+        with db.transaction(), db.cursor() as cursor:
             # Every other process waits: the schema lock is what a starting process takes first.
             db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-            row = db.execute("SELECT COUNT(*) FROM events").fetchone()
-            held = row[0] if row else 0
-            if held:
-                raise StoreNotEmpty(f"{self._url} already holds {held} events: copy into a new, empty log")
-            with db.cursor() as cur:
-                for name, batches in tables.items():
-                    table = table_named(name)
-                    written[name] = 0
-                    for batch in batches:
-                        cur.executemany(_insert(table), batch)
-                        written[name] += len(batch)
-            db.execute("UPDATE meta SET value = %s WHERE key = 'log_id'", (log_id,))
-        return written
+            return schema.copy_in(
+                self._execute, lambda table, rows: cursor.executemany(_insert(table), rows), log_id, tables, self._url
+            )
 
     def close(self) -> None:
         self._closed = True

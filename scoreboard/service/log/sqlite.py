@@ -37,10 +37,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
 from ...record import Entry
-from . import record_reads
-from .errors import StoreBusy, StoreNotEmpty
+from . import record_reads, schema
+from .errors import StoreBusy
 from .reads import LogReads
-from .rows import EVENTS, TABLES, Table, Writes, relaxed, stored_values, table_named
+from .rows import EVENTS, Table, Writes, relaxed, stored_values
 from .sql import Args, Values
 from .writer import Runner, Writer, default_runner
 
@@ -50,7 +50,6 @@ SCHEMA_VERSION = 3  # 3: the record (each event's decided round and hash)
 VFS = "unix-excl"  # the file's lock for this process alone, WAL's index in its memory: no -shm (the docstring)
 TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
 SERIAL = "INTEGER PRIMARY KEY AUTOINCREMENT"
-META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 ROWS_PER_STATEMENT = 500  # past this many rows a write is several INSERTs in a transaction: no outsized statements
 
 
@@ -167,20 +166,14 @@ class _WriteSide:
     # -- setting up -------------------------------------------------------------------------------------------
 
     def _migrate(self) -> None:
-        db = self._db
-        db.execute(META)
-        for table in TABLES:
-            db.execute(table.create(TYPES, SERIAL))
-            present = {row[1] for row in db.execute(f"PRAGMA table_info({table.name})")}
-            for column in table.columns:
-                if column.name not in present:  # a log of an earlier release: the column is added, NULL
-                    db.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {TYPES[column.type]}")
-        if db.execute("PRAGMA user_version").fetchone()[0] < 2:
+        schema.create_tables(self._execute, TYPES, SERIAL, self._columns)
+        if self._db.execute("PRAGMA user_version").fetchone()[0] < 2:
             self._backfill()
-            db.execute("PRAGMA user_version=2")
-        for table in TABLES:
-            for index in table.indexes:
-                db.execute(f"CREATE INDEX IF NOT EXISTS {index}")
+            self._db.execute("PRAGMA user_version=2")
+        schema.create_indexes(self._execute)
+
+    def _columns(self, table: Table) -> set[str]:
+        return {str(row[1]) for row in self._db.execute(f"PRAGMA table_info({table.name})")}
 
     def _chain(self) -> None:
         """A log of schema 2 (an earlier release): its events are chained into the record, once."""
@@ -273,19 +266,11 @@ class _WriteSide:
         """Nothing is held past a commit: one process, and the hub's own lock per table, write this log."""
 
     def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[Values]]]) -> dict[str, int]:
-        written: dict[str, int] = {}
         with self._transaction():
-            held = self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-            if held:
-                raise StoreNotEmpty(f"{self._path} already holds {held} events: copy into a new, empty log")
-            for name, batches in tables.items():
-                table = table_named(name)
-                written[name] = 0
-                for batch in batches:
-                    self._db.executemany(table.insert(), batch)
-                    written[name] += len(batch)
-            self._db.execute("UPDATE meta SET value = ? WHERE key = 'log_id'", (log_id,))
-        return written
+            return schema.copy_in(self._execute, self._insert_many, log_id, tables, self._path)
+
+    def _insert_many(self, table: Table, rows: list[Values]) -> None:
+        self._db.executemany(table.insert(), rows)
 
     def close(self) -> None:
         self._db.close()
