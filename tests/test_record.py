@@ -14,13 +14,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from scoreboard.record import link
+from scoreboard.service.log.sql import for_psycopg
 from testing.services import postgres_database
 from tests.conftest import OPERATOR, with_seq
 from tests.test_hardening import make_app, poster
@@ -460,12 +461,11 @@ def public_hash(previous: str, version: int, shoe: int, event: dict, decided: di
     return hashlib.sha256((previous + entry).encode()).hexdigest()
 
 
-def rechain_with_a_card_changed(db, mark: str, log_id: str) -> tuple[int, int]:
+def rechain_with_a_card_changed(db, log_id: str, q: Callable[[str], str] = str) -> tuple[int, int]:
     """What a forger with write access to the log does: the first round's King of diamonds becomes a Queen, in the
     event and wherever the round is recorded (the round it decided, a void of it), and every later hash of the table
     is computed again with the public formula.
-    Returns the edited version and the table's newest."""
-    q = lambda sql: sql.replace("?", mark)  # noqa: E731
+    Returns the edited version and the table's newest. `q` turns the SQL's `?` marks for the driver of `db`."""
     rows = db.execute(
         q("SELECT version, shoe, event, decided, hash FROM events WHERE table_id = ? ORDER BY version"), ("T1",)
     ).fetchall()
@@ -531,7 +531,7 @@ def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     key, checkpoints = evidence_of(tmp_path)
     assert key.exists() and checkpoints.exists(), "the key and the checkpoints sit beside the log"
     with rows(tmp_path) as db:
-        edited, newest = rechain_with_a_card_changed(db, "?", log_id)
+        edited, newest = rechain_with_a_card_changed(db, log_id)
     assert edited < newest - 5, "an early event: every later one chained again"
     assert checkpointed(checkpoints, log_id) == newest, "the stop checkpointed the log's last event"
 
@@ -761,7 +761,7 @@ def test_r5_a_rechained_postgresql_log_is_found(tmp_path):
         assert evidence_of(tmp_path, "scoreboard")[1].exists()
         with psycopg.connect(url, autocommit=True) as db:
             log_id = db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0]
-            _, newest = rechain_with_a_card_changed(db, "%s", log_id)
+            _, newest = rechain_with_a_card_changed(db, log_id, for_psycopg)
         empty = tmp_path / "empty"
         empty.mkdir()
         chain_only = check_log(url, "--data-dir", str(empty))  # a data directory holding nothing of this log
