@@ -33,8 +33,8 @@ trail in the transaction of the post that was refused). To add a kind of row, su
    committed with the event or not at all), or `writer.put(row)` for a row of no event (an alarm, a setting);
    the alarms are such rows (`AlarmRaised`, `AlarmCleared`, `AlarmAcknowledged`: service/tables/alarms.py), and
    the screens' assignments (`ScreenAssigned`: service/live/screens.py);
-4. read it back with a method of its own on the backends' readers (each read on its own connection; outbox.py's
-   SQL serves both backends).
+4. read it back with a method of its own in reads.py's `LogReads`, which both backends share (each read on a
+   connection of its own; the SQL written once, with `?` marks: sql.py).
 
 A stored row is changed by a `Change` (rows.py's `Attempted`, `RetryAsked`, `Pruned`: a webhook delivery's
 attempts): one UPDATE or DELETE both databases read, given in a job's `changes` or by `writer.change(...)`, in a
