@@ -16,7 +16,7 @@ import argparse  # noqa: E402 - after the patch, like `scoreboard serve`
 import socket  # noqa: E402
 import uuid  # noqa: E402
 
-from flask import Flask, jsonify, request  # noqa: E402
+from flask import Flask, Response, jsonify, request  # noqa: E402
 from flask_socketio import SocketIO, join_room  # noqa: E402
 from gevent import pywsgi  # noqa: E402
 
@@ -24,28 +24,27 @@ from gevent import pywsgi  # noqa: E402
 class NoDelayHandler(pywsgi.WSGIHandler):
     """pywsgi's handler with TCP_NODELAY, as the scoreboard's own server sets it (and nothing else of its limits)."""
 
-    def handle(self):
+    def handle(self) -> None:
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().handle()
 
 
 def make_app(message_queue: str | None, channel: str) -> Flask:
     app = Flask(__name__)
-    options = {"message_queue": message_queue, "channel": channel} if message_queue else {}
-    socketio = SocketIO(app, async_mode="gevent", **options)
+    socketio = SocketIO(app, async_mode="gevent", message_queue=message_queue, channel=channel)
 
     @socketio.on("join")
-    def join(data):
+    def join(data: dict[str, str]) -> dict[str, str]:
         join_room(f"table:{data['table']}")
         return {"table": data["table"]}
 
     @app.post("/emit/<table>")
-    def emit(table: str):
+    def emit(table: str) -> Response:
         socketio.emit("update", request.get_json(), to=f"table:{table}")
         return jsonify({"ok": True})
 
     @app.get("/ready")
-    def ready():
+    def ready() -> Response:
         return jsonify({"ok": True})
 
     return app

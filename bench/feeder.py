@@ -92,7 +92,10 @@ class Sent:
 
 
 def paced(
-    url: str, schedule: list[tuple[float, str, str, bytes]], token: Callable[[str], str | None], clock=time.monotonic
+    url: str,
+    schedule: list[tuple[float, str, str, bytes]],
+    token: Callable[[str], str | None],
+    clock: Callable[[], float] = time.monotonic,
 ) -> list[Sent]:
     """Send each (due time, stream, path, body) of `schedule` at its time, one keep-alive connection per stream
     (`token(stream)` its bearer token); a stream's next post waits for the answer to its previous one. Returns every
@@ -171,5 +174,5 @@ def closed_loop(
     return accepted, failed, elapsed
 
 
-def dumps(obj) -> bytes:
+def dumps(obj: object) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.client
 import io
 import timeit
+from collections.abc import Callable
 
 from bench.machine import describe
 from scoreboard.service.server.request_head import RequestHead
@@ -28,7 +29,7 @@ HEADS = {
 }
 
 
-def per_head(read, raw: bytes, number: int = 20_000) -> float:
+def per_head(read: Callable[[io.BytesIO], object], raw: bytes, number: int = 20_000) -> float:
     """Microseconds per head, the best of five runs."""
     return min(timeit.repeat(lambda: read(io.BytesIO(raw)), number=number, repeat=5)) / number * 1e6
 

@@ -24,7 +24,10 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import MutableMapping
+from multiprocessing.synchronize import Event
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
@@ -42,7 +45,7 @@ GOAL_SECONDS = 1.0  # issue 34: a signage screen's new image stays under a secon
 _seq = itertools.count(1)
 
 
-def post(session: requests.Session, server: Server, body) -> None:
+def post(session: requests.Session, server: Server, body: list[dict[str, Any]]) -> None:
     """Feed events, each with a rising `seq` as a shoe sends them."""
     body = [{**e, "seq": next(_seq)} for e in body]
     r = session.post(
@@ -57,7 +60,7 @@ def worker_rss(server: Server) -> list[int]:
     return [resident_bytes(pid) for pid in sorted(children(server.proc.pid))]
 
 
-def strangers(url: str, count: int, stop, out) -> None:
+def strangers(url: str, count: int, stop: Event, out: MutableMapping[int, int]) -> None:
     """The flood (in its own process): `count` threads, each its own address, each asking for a board of a new size
     as soon as its last was answered; `out` gets the answers' statuses counted."""
     parts = urlsplit(url)

@@ -19,6 +19,7 @@ import selectors
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,13 @@ SEQ = itertools.count(int(time.time() * 1000))
 
 
 def phase(
-    server: Server, post, table: str, displays: int, events: int, offer: bool, before=None
+    server: Server,
+    post: Callable[[str], object],
+    table: str,
+    displays: int,
+    events: int,
+    offer: bool,
+    before: Callable[[], object] | None = None,
 ) -> tuple[float, float]:
     """(server CPU ms per event, server memory KiB per display) with `displays` joined to `table`; `before()` is
     called first, outside what is measured."""
@@ -128,7 +135,7 @@ def main() -> None:
         floor.stop()
 
 
-def _auth(table: str) -> dict:
+def _auth(table: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token(table)}"}
 
 

@@ -16,6 +16,7 @@ import argparse
 import statistics
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import requests
 
@@ -23,6 +24,9 @@ from bench.machine import describe
 from testing.browser import ARGS, CHROMIUM
 from testing.servers import Server
 from testing.tables import with_seq
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Request
 
 CONFIG = """
 [tables.B1]
@@ -37,7 +41,7 @@ GOAL_BYTES = 150_000  # the board page without its fonts
 
 def deal(server: Server, rounds: int) -> None:
     winners = ("BPBBPTPPBPBBBPTPPBPB" * 10)[:rounds]
-    events: list[dict] = [{"type": "shoe"}]
+    events: list[dict[str, Any]] = [{"type": "shoe"}]
     for w in winners:
         points = {"B": (2, 7), "P": (8, 3), "T": (5, 5)}[w]
         events.append({"type": "result", "winner": w, "player_points": points[0], "banker_points": points[1]})
@@ -50,14 +54,14 @@ def deal(server: Server, rounds: int) -> None:
     r.raise_for_status()
 
 
-def load_once(browser, url: str) -> dict:
+def load_once(browser: Browser, url: str) -> dict[str, Any]:
     """One first visit: a fresh context (empty cache), the board loaded until its first roads are on screen."""
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
     sizes = {"page": 0, "fonts": 0, "socket": 0}
     files: list[tuple[str, int]] = []
 
-    def finished(request):
+    def finished(request: Request) -> None:
         s = request.sizes()
         n = s["responseBodySize"] + s["responseHeadersSize"]
         sizes["fonts" if "/vendor/fonts/" in request.url else "page"] += n
@@ -106,7 +110,7 @@ def run(loads: int, rounds: int, lang: str) -> None:
     report(results, loads, rounds, lang)
 
 
-def report(results: list[dict], loads: int, rounds: int, lang: str) -> None:
+def report(results: list[dict[str, Any]], loads: int, rounds: int, lang: str) -> None:
     last = results[-1]
     times = [r["first_road_ms"] for r in results if r["first_road_ms"] is not None]
     total = last["page"] + last["socket"]

@@ -28,7 +28,11 @@ import socket
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
@@ -53,12 +57,12 @@ IMAGE_PATHS = (
 )
 
 
-def percentile(values, q):
+def percentile(values: Sequence[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def shoe_rounds(n: int, seed: int = 7) -> list[dict]:
+def shoe_rounds(n: int, seed: int = 7) -> list[dict[str, Any]]:
     """Rounds with the odds' mix of winners and flags, as a 60-round shoe shows them."""
     rng = random.Random(seed)
     out = []
@@ -78,7 +82,7 @@ def shoe_rounds(n: int, seed: int = 7) -> list[dict]:
     return out
 
 
-def state_at(rounds: int) -> dict:
+def state_at(rounds: int) -> dict[str, Any]:
     return {
         "table": "B1",
         "name": "Baccarat 1",
@@ -129,14 +133,15 @@ def bench_render() -> None:
 _seq = itertools.count(1)
 
 
-def post(session: requests.Session, server: Server, body) -> dict:
+def post(session: requests.Session, server: Server, body: dict[str, Any] | list[dict[str, Any]]) -> dict[str, Any]:
     """Feed events, each with a rising `seq` as a shoe sends them (a table may require one)."""
     body = [{**e, "seq": next(_seq)} for e in body] if isinstance(body, list) else {**body, "seq": next(_seq)}
     r = session.post(
         f"{server.url}/api/tables/B1/feed", json=body, headers={"Authorization": f"Bearer {token('B1')}"}, timeout=10
     )
     r.raise_for_status()
-    return r.json()
+    reply: dict[str, Any] = r.json()
+    return reply
 
 
 def bench_cached(server: Server, session: requests.Session) -> None:
@@ -212,7 +217,7 @@ class ImageScreen:
         return True
 
 
-def image_clients(url: str, clients: int, stop, out) -> None:
+def image_clients(url: str, clients: int, stop: Event, out: Queue[dict[str, float]]) -> None:
     """A process of `clients` screens that fetch their image on every `update`, as docs/signage.md suggests: each
     card brings a burst of up to `clients` concurrent requests (a screen still fetching asks for the newest once it
     has its answer). One thread drives every screen's socket."""
@@ -265,7 +270,7 @@ def card_latency(server: Server, cards: int, displays: int, interval: float) -> 
             pool.close()
 
 
-def bench_displays(server: Server, args) -> None:
+def bench_displays(server: Server, args: argparse.Namespace) -> None:
     alone = card_latency(server, args.cards, args.displays, args.interval)
     ctx = multiprocessing.get_context("spawn")
     stop, out = ctx.Event(), ctx.Queue()

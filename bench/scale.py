@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bench.feeder import Conn, closed_loop, dumps, paced
 from bench.machine import describe
@@ -40,6 +41,12 @@ from scoreboard.cards import ALL_CARDS
 from scoreboard.play import Deal
 from testing.servers import Server
 from testing.wsclient import Pool, Received
+
+if TYPE_CHECKING:
+    from scoreboard.service.log import Log, Record
+
+# A post to send at its time: (due time, stream, path, body), as bench.feeder.paced takes them.
+Scheduled = tuple[float, str, str, bytes]
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_POOL = 125  # displays per client process
@@ -198,7 +205,7 @@ def _match(out: Window, stamps: dict[tuple[str, int], float], results: list[tupl
     return out
 
 
-def measure(pools: list[tuple[str, Pool]], post_url: str, schedule: list) -> Window:
+def measure(pools: list[tuple[str, Pool]], post_url: str, schedule: list[Scheduled]) -> Window:
     """The scoreboard: post the cards with the displays' window open; each post's answer names its version."""
     _open(pools)
     sent = paced(post_url, schedule, token)
@@ -213,7 +220,7 @@ def measure(pools: list[tuple[str, Pool]], post_url: str, schedule: list) -> Win
     return _match(out, stamps, results)
 
 
-def measure_bare(pools: list[tuple[str, Pool]], post_url: str, schedule: list) -> Window:
+def measure_bare(pools: list[tuple[str, Pool]], post_url: str, schedule: list[Scheduled]) -> Window:
     """The bare app: post the scoreboard's updates at the same pace; each carries its version."""
     _open(pools)
     sent = paced(post_url, schedule, no_token)
@@ -247,7 +254,7 @@ def whole_rounds(shoe: list[str], cards: int) -> list[str]:
     return shoe
 
 
-def card_schedule(tables: list[str], cards: int, interval: float, start: float, seq: int) -> list:
+def card_schedule(tables: list[str], cards: int, interval: float, start: float, seq: int) -> list[Scheduled]:
     """Every table posts a card every `interval` (tables staggered across it), seqs rising from `seq`."""
     rng = random.Random(7)
     schedule = []
@@ -260,7 +267,7 @@ def card_schedule(tables: list[str], cards: int, interval: float, start: float, 
     return schedule
 
 
-def replay_schedule(window: Window, tables: list[str], interval: float, start: float) -> list:
+def replay_schedule(window: Window, tables: list[str], interval: float, start: float) -> list[Scheduled]:
     """The scoreboard's updates as its first display got them, for the bare app to send at the same pace."""
     schedule = []
     for k, table in enumerate(tables):
@@ -381,7 +388,7 @@ def compare_floors(
 # -- the feed's rate ----------------------------------------------------------------------------------------------
 
 
-def results_stream(table: str, batch: int, seqs: Iterator[int]):
+def results_stream(table: str, batch: int, seqs: Iterator[int]) -> Callable[[], tuple[str, bytes, int]]:
     """Posts of `batch` keypad results (a new shoe every 60 rounds), each event with its seq."""
     rounds = [60]  # start with a shoe
 
@@ -416,15 +423,15 @@ def rate(url: str, tables: list[str], batch: int, seconds: float) -> tuple[float
 class _LogWriter:
     """Events of one table applied as the service would, then stored straight through the store in batches."""
 
-    def __init__(self, store, table: str):
+    def __init__(self, store: Log, table: str):
         from scoreboard.table import TableConfig, TableState
 
         self.store, self.table = store, table
         self.state = TableState(TableConfig(table, variant="super-six"))
-        self.records: list = []
+        self.records: list[Record] = []
         self.seq = 0
 
-    def add(self, event: dict) -> None:
+    def add(self, event: dict[str, Any]) -> None:
         from scoreboard.record import chained, decided_of, link
         from scoreboard.service.log import Record
         from scoreboard.table import apply

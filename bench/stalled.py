@@ -19,7 +19,9 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import requests
 import socketio
@@ -38,7 +40,7 @@ feed_token = "bench-table-feed-token"
 SEQ = itertools.count(1)  # the shoe's sequence numbers, across both phases
 
 
-def percentile(values, q):
+def percentile(values: Sequence[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
 
@@ -49,7 +51,7 @@ class Readers:
     def __init__(self, url: str, n: int):
         self.arrivals: dict[int, list[float]] = {}
         self.lock = threading.Lock()
-        self.clients = []
+        self.clients: list[socketio.Client] = []
         for _ in range(n):
             c = socketio.Client(reconnection=False)
             c.on("update", self._on_update)
@@ -57,12 +59,12 @@ class Readers:
             c.call("join", {"table": "B1"}, timeout=10)
             self.clients.append(c)
 
-    def _on_update(self, delta):
+    def _on_update(self, delta: dict[str, Any]) -> None:
         now = time.perf_counter()
         with self.lock:
             self.arrivals.setdefault(delta["version"], []).append(now)
 
-    def close(self):
+    def close(self) -> None:
         for c in self.clients:
             c.disconnect()
 
@@ -81,7 +83,7 @@ def stall(port: int) -> tuple[websocket.WebSocket, threading.Event]:
     ws.recv()
     stop = threading.Event()
 
-    def pong():
+    def pong() -> None:
         while not stop.wait(1):
             try:
                 ws.send("3")
@@ -92,7 +94,9 @@ def stall(port: int) -> tuple[websocket.WebSocket, threading.Event]:
     return ws, stop
 
 
-def deal(server: Served, readers: Readers, cards: int, interval: float, rng: random.Random, shoe: list[str]):
+def deal(
+    server: Served, readers: Readers, cards: int, interval: float, rng: random.Random, shoe: list[str]
+) -> list[float]:
     """Post `cards` cards from `shoe` (a new shoe when it runs low); the card-to-screen latencies."""
     session = requests.Session()
     url, headers = f"{server.url}/api/tables/B1/feed", {"Authorization": "Bearer bench-table-feed-token"}

@@ -17,18 +17,20 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
+import socket
 import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import requests
 import socketio
 
 from bench.machine import describe
 from scoreboard.cards import ALL_CARDS
-from testing.receivers import HANG, OK, Receiver
+from testing.receivers import HANG, OK, Received, Receiver
 from testing.servers import Served
 
 OPERATOR = "bench-operator-token"
@@ -73,19 +75,20 @@ class Side:
         self.shoes: dict[str, list[str]] = {}
         self.dealing: dict[str, bool] = {}
 
-    def _update(self, update: dict) -> None:
+    def _update(self, update: dict[str, Any]) -> None:
         now = time.perf_counter()
         with self.lock:
             self.arrived.setdefault((update["table"], update["version"]), now)
 
-    def post(self, table: str, event: dict) -> dict:
+    def post(self, table: str, event: dict[str, Any]) -> dict[str, Any]:
         index = int(table[1:])
         url = f"{self.server.url}/api/tables/{table}/feed"
         answer = self.session.post(
             url, json=event, headers={"Authorization": f"Bearer bench-feed-token-{index}"}, timeout=10
         )
         answer.raise_for_status()
-        return answer.json()
+        reply: dict[str, Any] = answer.json()
+        return reply
 
     def deal(self, cards: list[tuple[str, str]], interval: float) -> None:
         """Post each (table, card) a card every `interval` seconds; a new shoe at a table between rounds when its
@@ -134,7 +137,7 @@ def run(cards: int, tables: int, rounds: int, interval: float) -> None:
     open_now, most = [0], [0]
     count = threading.Lock()
 
-    def hang(request):
+    def hang(request: Received) -> object:  # HANG
         with count:
             open_now[0] += 1
             most[0] = max(most[0], open_now[0])
@@ -143,7 +146,7 @@ def run(cards: int, tables: int, rounds: int, interval: float) -> None:
     with tempfile.TemporaryDirectory() as tmp, Receiver(lambda r: OK) as healthy, Receiver(hang) as stuck:
         answered = stuck._handle
 
-        def counted(conn):
+        def counted(conn: socket.socket) -> None:
             try:
                 answered(conn)
             finally:

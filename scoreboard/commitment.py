@@ -15,6 +15,7 @@ from typing import Any
 
 from .cards import ALL_CARDS, parse_card
 from .errors import Refusal
+from .events import EventKind
 
 
 class Rejected(Exception):
@@ -56,7 +57,8 @@ def verify(events: list[dict[str, Any]], commitment_hint: str | None = None, dec
 
     `commitment_hint` and `decks_hint` (an export's header) are used when the `shoe` event lacks them.
     """
-    opening_at = next((i for i, e in enumerate(events) if isinstance(e, dict) and e.get("type") == "shoe"), None)
+    shoes = (i for i, e in enumerate(events) if isinstance(e, dict) and e.get("type") == EventKind.SHOE)
+    opening_at = next(shoes, None)
     if opening_at is None:
         raise Rejected("there is no shoe event: these are not a shoe's events")
     opening = events[opening_at]
@@ -71,9 +73,9 @@ def verify(events: list[dict[str, Any]], commitment_hint: str | None = None, dec
         kind = event.get("type") if isinstance(event, dict) else None
         if end is not None and kind is not None:
             raise Rejected(f"event {i} ({kind}) comes after the shoe_end event")
-        if kind == "shoe":
+        if kind == EventKind.SHOE:
             raise Rejected(f"event {i} starts another shoe: verify one shoe's events at a time")
-        if kind == "burn":
+        if kind == EventKind.BURN:
             if "cards" not in event:
                 raise Rejected(
                     f"event {i} burns {event.get('count')} cards without naming them: the order cannot be rebuilt"
@@ -81,18 +83,18 @@ def verify(events: list[dict[str, Any]], commitment_hint: str | None = None, dec
             cards = _cards(event["cards"], i)
             order += cards
             burned += len(cards)
-        elif kind == "card":
+        elif kind == EventKind.CARD:
             order += _cards([event.get("card")], i)
             dealt += 1
-        elif kind == "round":
+        elif kind == EventKind.ROUND:
             cards = round_order(_cards(event.get("player"), i), _cards(event.get("banker"), i))
             order += cards
             dealt += len(cards)
-        elif kind == "result":
+        elif kind == EventKind.RESULT:
             raise Rejected(f"event {i} enters a round's result without its cards: the order cannot be rebuilt")
-        elif kind == "correct":
+        elif kind == EventKind.CORRECT:
             corrected = corrected or "player" in event
-        elif kind == "shoe_end":
+        elif kind == EventKind.SHOE_END:
             end = event
     if end is None:
         raise Rejected("the shoe has not ended: its seed is published by the shoe_end event at its end")

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .errors import Refusal
+from .events import EventKind
 from .play import Round
 from .shapes import Event, JSONObject
 from .table import Delta, TableState, apply, canonical_json, evolve, played
@@ -173,7 +174,7 @@ def round_of(decided: JSONObject) -> Round:
 def chained(before: TableState, state: TableState, delta: Delta, hash_: str) -> TableState:
     """The state an event made from `before`, with that event's hash: the chain's head, and the proof of the round it
     decided (the proofs of the rounds before it are `before`'s; a new shoe has none)."""
-    proofs = () if delta.kind == "shoe" else before.proofs
+    proofs = () if delta.kind == EventKind.SHOE else before.proofs
     i = delta.decided
     if i is not None and i == len(proofs):
         proofs = proofs + (hash_,)  # a round added: the usual case

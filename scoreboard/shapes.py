@@ -26,6 +26,47 @@ class Word(StrEnum):
         return repr(self.value)
 
 
+class Phase(Word):
+    """Where a table is in its shoe (`state.phase`, docs/roads-json.md): no shoe open, between rounds, a round being
+    dealt, its cards out face down for the squeeze, or the shoe's cards all dealt. Each has its English label (a page
+    or an image translates it).
+
+    >>> [p.value for p in Phase]
+    ['no_shoe', 'ready', 'dealing', 'squeeze', 'shoe_finished']
+    >>> Phase.READY.label, Phase.SQUEEZE.dealing, Phase.READY.dealing
+    ('Between rounds', True, False)
+    """
+
+    NO_SHOE = "no_shoe"
+    READY = "ready"
+    DEALING = "dealing"
+    SQUEEZE = "squeeze"
+    SHOE_FINISHED = "shoe_finished"
+
+    @property
+    def label(self) -> str:
+        return _PHASE_LABELS[self]
+
+    @property
+    def dealing(self) -> bool:
+        """A round is under way: its cards are coming out, or are out face down."""
+        return self in (Phase.DEALING, Phase.SQUEEZE)
+
+    @property
+    def shoe_closed(self) -> bool:
+        """No round can start: there is no shoe, or its cards are all dealt."""
+        return self in (Phase.NO_SHOE, Phase.SHOE_FINISHED)
+
+
+_PHASE_LABELS = {
+    Phase.NO_SHOE: "Waiting for a shoe",
+    Phase.READY: "Between rounds",
+    Phase.DEALING: "Dealing",
+    Phase.SQUEEZE: "Squeeze",
+    Phase.SHOE_FINISHED: "Shoe finished",
+}
+
+
 JSONObject = dict[str, Any]  # a JSON object whose fields are open (an event, an update's kind's fields)
 JSONMapping = Mapping[str, Any]  # any of the shapes below, read (a TypedDict is one)
 Event = JSONObject  # a feed event: a "type" and that type's fields (docs/feed-protocol.md)
@@ -254,7 +295,7 @@ class SettingsJSON(TypedDict):
 
 class StateJSON(SettingsJSON):
     version: int
-    phase: str
+    phase: Phase
     shoe: ShoeJSON | None
     round: int
     rounds: int

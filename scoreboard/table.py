@@ -27,14 +27,14 @@ import orjson
 
 from .cards import TABLE_DECKS, Shoe
 from .errors import Malformed, OutOfOrder, Refusal
-from .events import FLOOR_TYPES, TYPES, parse_event
+from .events import FLOOR_TYPES, TYPES, EventKind, parse_event
 from .i18n import LANGUAGES
 from .live_settings import SETTINGS as SETTING_NAMES
 from .live_settings import Limits, check_config
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
-from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
+from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, Phase, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .text import repaired_json
 from .variants import Variant, check_super_six_pays, variant
@@ -350,14 +350,14 @@ class TableState:
         return self.shoe.rules if self.shoe else self.config.rules()
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         if self.shoe is None:
-            return "no_shoe"
+            return Phase.NO_SHOE
         if self.shoe.finished and not self.deal.started:
-            return "shoe_finished"
+            return Phase.SHOE_FINISHED
         if self.squeezing:
-            return "squeeze"
-        return "dealing" if self.deal.started else "ready"
+            return Phase.SQUEEZE
+        return Phase.DEALING if self.deal.started else Phase.READY
 
     @property
     def squeezing(self) -> bool:
@@ -523,12 +523,12 @@ def apply(
             "seq_required",
         )
     kind = event["type"]
-    if kind != "bets_closed" and state.bets.expired(event.get("received_at")):
+    if kind != EventKind.BETS_CLOSED and state.bets.expired(event.get("received_at")):
         # The window's time was up before this event came: it is closed, whether or not the service's own
         # `bets_closed` got there first (a replay decides the same, from the stored times).
         state = evolve(state, bets=NO_MORE_BETS)
     new, delta = (_HANDLERS.get(kind) or _FLOOR_HANDLERS[kind])(state, event, trusted)
-    undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == "round" else None
+    undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == EventKind.ROUND else None
     if kind in FLOOR_TYPES:  # a setting changed live between a result and its undo leaves the undo possible
         undo = state.undo
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)

@@ -18,7 +18,18 @@ from typing import Any, cast
 from .insurance import offers
 from .play import Round
 from .roads import RoadRound, Roads
-from .shapes import Cells, DealtRoundJSON, RoadsJSON, RoundJSON, SettingsJSON, ShoeJSON, Snapshot, StateJSON, Update
+from .shapes import (
+    Cells,
+    DealtRoundJSON,
+    Phase,
+    RoadsJSON,
+    RoundJSON,
+    SettingsJSON,
+    ShoeJSON,
+    Snapshot,
+    StateJSON,
+    Update,
+)
 from .shapes import Limits as LimitsJSON
 from .sides import BANKER, NAME, PLAYER
 from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbered, round_json
@@ -199,7 +210,7 @@ class TableView:
             "round": s.round_number,
             "rounds": last_number,
             "deal": s.deal.as_json(face_up),
-            "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in ("ready", "dealing") else None,
+            "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in (Phase.READY, Phase.DEALING) else None,
             "last_result": self._last_result(last, last_number, public),
             "last_pays": self._last_pays(last, game),
             "insurance": [o.as_json() for o in offers(s.deal)] if game.insurance and not hidden else [],

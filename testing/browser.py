@@ -6,13 +6,20 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.play import Deal
 from testing.tables import OPERATOR
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page
+
+    from testing.servers import Server
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
@@ -32,7 +39,7 @@ BOARD_SIZES = [(1920, 1080), (1366, 768), (1280, 720), (1080, 1920), (3840, 2160
 
 
 @pytest.fixture(scope="session")
-def chromium_process():
+def chromium_process() -> Iterator[Browser]:
     """One Chromium for the whole run (launching one costs seconds); each test sees it through `browser`."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/install --test installs Debian's chromium package")
@@ -54,16 +61,16 @@ class TestBrowser:
 
     __test__ = False  # not a test class, whatever its name
 
-    def __init__(self, browser) -> None:
+    def __init__(self, browser: Browser) -> None:
         self._browser = browser
-        self._contexts: list = []
+        self._contexts: list[BrowserContext] = []
 
-    def new_context(self, **options):
+    def new_context(self, **options: Any) -> BrowserContext:  # Playwright's own options
         context = self._browser.new_context(**options)
         self._contexts.append(context)
         return context
 
-    def new_page(self, **options):
+    def new_page(self, **options: Any) -> Page:
         # Playwright's browser.new_page makes a context of its own for the page; closing that closes the page.
         page = self._browser.new_page(**options)
         self._contexts.append(page.context)
@@ -76,19 +83,19 @@ class TestBrowser:
                 context.close()
         self._contexts.clear()
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:  # the browser's own, whatever it is
         return getattr(self._browser, name)
 
 
 @pytest.fixture(name="browser")
-def chromium(chromium_process):
+def chromium(chromium_process: Browser) -> Iterator[TestBrowser]:
     """The run's Chromium, with what this test opened closed at its end."""
     browser = TestBrowser(chromium_process)
     yield browser
     browser.close_opened()
 
 
-def wait_for(page, expression: str, timeout: float = 10.0):
+def wait_for(page: Page, expression: str, timeout: float = 10.0) -> Any:  # the expression's value
     """Poll `expression` in the page until it is truthy. (Playwright's wait_for_function evaluates its predicate
     with eval, which the pages' CSP refuses, as it should.)"""
     deadline = time.monotonic() + timeout
@@ -101,7 +108,7 @@ def wait_for(page, expression: str, timeout: float = 10.0):
         time.sleep(0.05)
 
 
-def fonts_loaded(page) -> None:
+def fonts_loaded(page: Page) -> None:
     """Until the page's text is drawn in its fonts: two frames for layout to ask for the glyphs' font chunks,
     then until none is still loading. (Evaluated over CDP, which the CSP does not govern; document.fonts.check is
     no help: the fonts' chunks overlap, and it wants every chunk covering a character, used or not.)"""
@@ -112,13 +119,13 @@ def fonts_loaded(page) -> None:
     page.evaluate(frames)
 
 
-def open_page(browser, url: str, width: int, height: int, **context):
+def open_page(browser: TestBrowser, url: str, width: int, height: int, **context: Any) -> tuple[Page, list[str]]:
     """A page at `url` in a viewport of width x height; the list collects script errors and CSP refusals."""
     page = browser.new_page(viewport={"width": width, "height": height}, **context)
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(f"error: {e}"))
 
-    def console(message) -> None:
+    def console(message: ConsoleMessage) -> None:
         if message.type == "error":
             problems.append(f"console: {message.text}")
 
@@ -127,26 +134,28 @@ def open_page(browser, url: str, width: int, height: int, **context):
     return page, problems
 
 
-def wait_live(page, server, table: str, timeout: float = 10.0) -> None:
+def wait_live(page: Page, server: Server, table: str, timeout: float = 10.0) -> None:
     """Until the page shows the table's current version."""
     version = server.get(f"/api/tables/{table}").json()["version"]
     wait_for(page, f"Number(document.body.dataset.version) === {version}", timeout)
 
 
-def post(server, table: str, body) -> dict:
+def post(server: Server, table: str, body: object) -> dict[str, Any]:
     r = server.post(table, body, TOKENS[table])
     assert r.status_code == 200, r.text
-    return r.json()
+    reply: dict[str, Any] = r.json()
+    return reply
 
 
-def void(server, table: str, reason: str, **fields) -> dict:
+def void(server: Server, table: str, reason: str, **fields: object) -> dict[str, Any]:
     """An operator's void (the round being dealt, or `round=n`)."""
     r = server.post(table, {"type": "void", "reason": reason, **fields}, OPERATOR)
     assert r.status_code == 200, r.text
-    return r.json()
+    reply: dict[str, Any] = r.json()
+    return reply
 
 
-def results(server, table: str, winners: str, six: str = "") -> None:
+def results(server: Server, table: str, winners: str, six: str = "") -> None:
     """Keypad results, one per letter of `winners` (B, P, T); a '6' in `six` at the same index makes that Banker
     win on 6 points."""
     events = []
@@ -161,7 +170,7 @@ def results(server, table: str, winners: str, six: str = "") -> None:
     post(server, table, events)
 
 
-def deal_rounds(server, table: str, n: int, seed: int = 7) -> None:
+def deal_rounds(server: Server, table: str, n: int, seed: int = 7) -> None:
     """Deal n whole rounds card by card from a shuffled 8-deck shoe."""
     cards = [c for c in ALL_CARDS for _ in range(8)]
     random.Random(seed).shuffle(cards)
@@ -264,27 +273,32 @@ MARKS = """(root) => {
 }"""
 
 
-def overflows(page) -> list[str]:
-    return page.evaluate(OVERFLOWS)
+# What the scripts above return, read as they build it (Playwright gives the page's JSON untyped).
 
 
-def escapes(page, containers: str = ".panel, .road, .ask-btn, .notice") -> list[str]:
-    return page.evaluate(ESCAPES, containers)
+def overflows(page: Page) -> list[str]:
+    found: list[str] = page.evaluate(OVERFLOWS)
+    return found
 
 
-def caps(page) -> list[tuple[str, float, str]]:
-    return [tuple(x) for x in page.evaluate(CAPS)]
+def escapes(page: Page, containers: str = ".panel, .road, .ask-btn, .notice") -> list[str]:
+    found: list[str] = page.evaluate(ESCAPES, containers)
+    return found
 
 
-def marks(page, root: str = "body") -> list[tuple[str, float]]:
-    return [tuple(x) for x in page.evaluate(MARKS, root)]
+def caps(page: Page) -> list[tuple[str, float, str]]:
+    return [(x[0], x[1], x[2]) for x in page.evaluate(CAPS)]
 
 
-def labels(page) -> list[tuple[str, float, str]]:
-    return [tuple(x) for x in page.evaluate(LABELS)]
+def marks(page: Page, root: str = "body") -> list[tuple[str, float]]:
+    return [(x[0], x[1]) for x in page.evaluate(MARKS, root)]
 
 
-def shot(page, name: str, **kwargs) -> Path:
+def labels(page: Page) -> list[tuple[str, float, str]]:
+    return [(x[0], x[1], x[2]) for x in page.evaluate(LABELS)]
+
+
+def shot(page: Page, name: str, **kwargs: Any) -> Path:  # Playwright's screenshot options
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), **kwargs)

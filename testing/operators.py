@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import requests
 
@@ -44,11 +46,17 @@ ROUNDS = [
 FLIPPED = {"P": "B", "B": "P", "T": "T"}
 
 
-def round_event(player, banker) -> dict:
+def round_event(player: Iterable[str], banker: Iterable[str]) -> dict[str, Any]:
     return {"type": "round", "player": list(player), "banker": list(banker)}
 
 
-def deal(url: str, rounds, shoe="S1", table="T1", token=TOKEN) -> None:
+def deal(
+    url: str,
+    rounds: Iterable[tuple[Sequence[str], Sequence[str], str]],
+    shoe: str = "S1",
+    table: str = "T1",
+    token: str = TOKEN,
+) -> None:
     """A new shoe, then each (player, banker, winner) as a whole round, with the feed's token."""
     events = [{"type": "shoe", "shoe": shoe}] + [round_event(p, b) for p, b, _ in rounds]
     r = requests.post(
@@ -60,15 +68,16 @@ def deal(url: str, rounds, shoe="S1", table="T1", token=TOKEN) -> None:
     assert r.status_code == 200, r.text
 
 
-def bearer(token: str) -> dict:
+def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def page_data(html: str) -> dict:
+def page_data(html: str) -> dict[str, Any]:
     """The operator page's data block."""
     m = re.search(r'<script type="application/json" id="operator-data">(.*?)</script>', html, re.DOTALL)
     assert m, "the operator page has no data block"
-    return json.loads(m.group(1))
+    data: dict[str, Any] = json.loads(m.group(1))
+    return data
 
 
 def csrf_of_form(html: str) -> str:
@@ -91,12 +100,20 @@ class PageSession:
         self.set_cookie = reply.history[0].headers["Set-Cookie"]
         self.data = page_data(reply.text)
 
-    def table(self, table: str = "T1") -> dict:
+    def table(self, table: str = "T1") -> dict[str, Any]:
         r = self.http.get(f"{self.url}/operator/tables/{table}", timeout=5)
         assert r.status_code == 200, r.text
-        return r.json()
+        view: dict[str, Any] = r.json()
+        return view
 
-    def act(self, action: str, fields: dict, table: str = "T1", csrf: bool = True, issued: dict | None = None):
+    def act(
+        self,
+        action: str,
+        fields: dict[str, Any],
+        table: str = "T1",
+        csrf: bool = True,
+        issued: dict[str, Any] | None = None,
+    ) -> requests.Response:
         body = {**fields, **(issued or self.table(table)["next"])}
         headers = {"X-CSRFToken": self.data["csrf"]} if csrf else {}
         return self.http.post(f"{self.url}/operator/tables/{table}/{action}", json=body, headers=headers, timeout=10)

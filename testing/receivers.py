@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -23,8 +24,9 @@ class Received:
     at: float = field(default_factory=time.time)
 
     @property
-    def json(self) -> dict:
-        return json.loads(self.body)
+    def json(self) -> dict[str, Any]:  # a delivery: a JSON object
+        delivery: dict[str, Any] = json.loads(self.body)
+        return delivery
 
     def signed_with(self, secret: str) -> bool:
         """Whether its signature is HMAC-SHA256 of "<timestamp>.<body>" with `secret` (checked here on its own,
@@ -70,7 +72,7 @@ class Receiver:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def stop(self) -> None:
@@ -127,7 +129,7 @@ class Receiver:
 
     # -- what it got ----------------------------------------------------------------------------------------------
 
-    def bodies(self) -> list[dict]:
+    def bodies(self) -> list[dict[str, Any]]:
         with self._lock:
             return [r.json for r in self.received]
 
@@ -152,7 +154,9 @@ class Receiver:
         self.wait_for(done, timeout, f"versions {min(versions)}..{max(versions)} of {table}")
 
 
-def failing_for(seconds: float, then: bytes = OK, meanwhile: object = status(503, b"down for maintenance")):
+def failing_for(
+    seconds: float, then: bytes = OK, meanwhile: object = status(503, b"down for maintenance")
+) -> Callable[[Received], object]:
     """An answer that is `meanwhile` for the first `seconds` after the first request, then `then`."""
     first: list[float] = []
 

@@ -21,6 +21,7 @@ import socket
 import threading
 import time
 from collections.abc import Sequence
+from multiprocessing.connection import Connection
 from typing import Any
 
 from testing.wsclient import Display, client_frame, open_websocket, parsed_frames
@@ -53,7 +54,7 @@ class Screen:
             self.sock.close()
             raise
         self.heard: list[tuple[str, Any]] = []
-        self.updates: list[dict] = []  # the `update` events of the joined table, in the order they came
+        self.updates: list[dict[str, Any]] = []  # the `update` events of the joined table, in the order they came
         self.closed = False
         self._answers: dict[int, Any] = {}
         self._answered = threading.Condition()
@@ -63,7 +64,7 @@ class Screen:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         try:
-            self.snapshot: dict = self.join(table) if table is not None else {}
+            self.snapshot: dict[str, Any] = self.join(table) if table is not None else {}
         except BaseException:
             self.close()
             raise
@@ -89,7 +90,7 @@ class Screen:
             time.sleep(0.01)
         return self.versions()
 
-    def wait_for_count(self, count: int, timeout: float = 5.0) -> list[dict]:
+    def wait_for_count(self, count: int, timeout: float = 5.0) -> list[dict[str, Any]]:
         """The updates received once there are `count` of them (or the time is up)."""
         deadline = time.monotonic() + timeout
         while len(self.updates) < count and time.monotonic() < deadline:
@@ -98,8 +99,9 @@ class Screen:
 
     # -- what the display sends ------------------------------------------------------------------------------------
 
-    def join(self, table: str | None = None) -> dict:
-        return self.call("join", {"table": table or self.table})
+    def join(self, table: str | None = None) -> dict[str, Any]:
+        snapshot: dict[str, Any] = self.call("join", {"table": table or self.table})
+        return snapshot
 
     def call(self, event: str, data: Any) -> Any:
         """Emit `event` and wait for the server's answer."""
@@ -182,7 +184,7 @@ class Screen:
             self._answered.notify_all()
 
 
-def _hello(screen_id: str, table: str, secret: str | None = None) -> dict:
+def _hello(screen_id: str, table: str, secret: str | None = None) -> dict[str, Any]:
     """What a board says of itself when it connects (screen.js's `hello`)."""
     shows: dict[str, Any] = {"page": "board", "table": table, "lang": None, "theme": None, "options": {}}
     said: dict[str, Any] = {"id": screen_id, "shows": shows, "viewport": [1920, 1080], "version": None}
@@ -191,7 +193,7 @@ def _hello(screen_id: str, table: str, secret: str | None = None) -> dict:
     return said
 
 
-def _serve_boards(commands, answers, url: str, table: str, ids: Sequence[str | None]) -> None:
+def _serve_boards(commands: Connection, answers: Connection, url: str, table: str, ids: Sequence[str | None]) -> None:
     """A Boards process: a board of `table` per entry of `ids` (joined; a screen saying that id, unless None), read
     until the parent says "drop" (every socket closed at once) or "quit"; "seen" answers the versions of the updates
     each board received."""
@@ -244,7 +246,7 @@ class Boards:
         self._answers, answers = ctx.Pipe(duplex=False)
         commands, self._commands = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_serve_boards, args=(commands, answers, url, table, ids), daemon=True)
-        self.answers: list[dict] = []
+        self.answers: list[dict[str, Any]] = []
 
     def start(self, timeout: float = 180.0) -> Boards:
         self._proc.start()
@@ -258,7 +260,8 @@ class Boards:
     def seen(self, timeout: float = 60.0) -> list[list[int]]:
         """The versions of the updates each board received so far."""
         self._commands.send("seen")
-        return self._next(timeout, "the boards did not say what they received")
+        seen: list[list[int]] = self._next(timeout, "the boards did not say what they received")
+        return seen
 
     def drop(self, timeout: float = 60.0) -> None:
         """Close every board at once."""
@@ -274,7 +277,7 @@ class Boards:
         if self._proc.is_alive():
             self._proc.kill()
 
-    def _next(self, timeout: float, late: str):
+    def _next(self, timeout: float, late: str) -> Any:  # what the boards' process sent back: the command says what
         if not self._answers.poll(timeout):
             self.close()
             raise TimeoutError(late)

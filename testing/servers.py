@@ -16,8 +16,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import requests
 
@@ -30,7 +31,8 @@ SCOREBOARD = [sys.executable, "-m", "scoreboard"]
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 class Server:
@@ -43,8 +45,8 @@ class Server:
         self,
         db: Path | str | None,
         config: Path | None,
-        extra=(),
-        env: dict | None = None,
+        extra: Sequence[str] = (),
+        env: dict[str, str] | None = None,
         *,
         command: list[str] | None = None,
         argv: list[str] | None = None,
@@ -77,12 +79,12 @@ class Server:
         self.cwd = cwd or ROOT
         self.open_files = open_files
         self.ready = ready
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, wait_ready: bool = True, timeout: float = 20) -> Self:
         limits = self.open_files
 
-        def limit_open_files():
+        def limit_open_files() -> None:
             if limits:
                 resource.setrlimit(resource.RLIMIT_NOFILE, limits)
 
@@ -119,7 +121,7 @@ class Server:
     def log_size(self) -> int:
         return self.log_path.stat().st_size
 
-    def wait_for_log(self, pattern: str, timeout: float = 10) -> re.Match:
+    def wait_for_log(self, pattern: str, timeout: float = 10) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = re.search(pattern, self.log())
@@ -148,10 +150,10 @@ class Server:
 
     # -- talking to it ---------------------------------------------------------------------------------------------
 
-    def get(self, path: str, **kwargs):
+    def get(self, path: str, **kwargs: Any) -> requests.Response:  # requests' own arguments
         return requests.get(self.url + path, timeout=kwargs.pop("timeout", 5), **kwargs)
 
-    def post(self, table: str, body, token: str, seq=True):
+    def post(self, table: str, body: object, token: str, seq: bool = True) -> requests.Response:
         """Events to a table's feed, with a rising seq on every event that has none (unless `seq` is false)."""
         return requests.post(
             f"{self.url}/api/tables/{table}/feed",
@@ -160,7 +162,7 @@ class Server:
             timeout=5,
         )
 
-    def post_feed(self, table: str, body, token: str, **kwargs):
+    def post_feed(self, table: str, body: object, token: str, **kwargs: Any) -> requests.Response:
         """As `post`, with any of requests' arguments (extra headers among them)."""
         headers = {"Authorization": f"Bearer {token}", **kwargs.pop("headers", {})}
         return requests.post(
@@ -173,7 +175,7 @@ class Server:
 
     # -- stopping it -----------------------------------------------------------------------------------------------
 
-    def kill(self, sig=signal.SIGKILL) -> None:
+    def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(sig)
             self.proc.wait(10)
@@ -192,7 +194,7 @@ class Served(Server):
         tmp_path: Path,
         *args: str,
         command: list[str] | None = None,
-        env: dict | None = None,
+        env: dict[str, str] | None = None,
         cwd: Path | None = None,
         config: str | None = TABLES_TOML,
         db: bool = True,
@@ -217,7 +219,7 @@ class Served(Server):
         )
 
 
-def terminate(proc: subprocess.Popen) -> None:
+def terminate(proc: subprocess.Popen[bytes]) -> None:
     """Stop a server process as systemd does: SIGTERM, then SIGKILL if it is still there after 10 s."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
@@ -228,7 +230,13 @@ def terminate(proc: subprocess.Popen) -> None:
             proc.wait(10)
 
 
-def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: float = 30, command=None):
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 30,
+    command: list[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run `scoreboard ARGS` to its end; returns the CompletedProcess (text)."""
     return subprocess.run(
         [*(command or SCOREBOARD), *args],

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import psycopg
@@ -55,7 +55,7 @@ class OwnRedis:
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> OwnRedis:
         self.proc = subprocess.Popen(
@@ -159,5 +159,7 @@ def own_postgres() -> Iterator[OwnPostgres]:
 class Node(Server):
     """`scoreboard serve` on any --db (a file or a postgresql:// URL), logging to a file in `logs`."""
 
-    def __init__(self, db, config: Path, logs: Path, extra=(), env: dict | None = None):
+    def __init__(
+        self, db: Path | str, config: Path, logs: Path, extra: Sequence[str] = (), env: dict[str, str] | None = None
+    ):
         super().__init__(db, config, extra, env, logs=logs)

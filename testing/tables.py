@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import Any
 
 TOKEN = "secret-T1-feed-token"
 OPERATOR = "pit-boss-operator-token"  # operator "pit", every table
@@ -33,7 +35,7 @@ token = "pit-boss-operator-token"
 _seqs = itertools.count(1)
 
 
-def with_seq(body):
+def with_seq(body: object) -> object:
     """The body with a rising `seq` on every event that has none, as a shoe sends them (seqs are required)."""
     if isinstance(body, list):
         return [with_seq(e) for e in body]
@@ -45,9 +47,9 @@ def with_seq(body):
 class Feed:
     """Posts events to a table's feed the way a shoe does, through `post(url, body, token)`."""
 
-    def __init__(self, post, table="T1", token=TOKEN):
+    def __init__(self, post: Callable[[str, object, str], Any], table: str = "T1", token: str = TOKEN):
         self._post, self.table, self.token = post, table, token
 
-    def __call__(self, *events, token=None, seq=True):
+    def __call__(self, *events: object, token: str | None = None, seq: bool = True) -> Any:  # what `post` answers
         body = events[0] if len(events) == 1 else list(events)
         return self._post(f"/api/tables/{self.table}/feed", with_seq(body) if seq else body, token or self.token)

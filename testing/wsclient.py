@@ -24,7 +24,9 @@ import selectors
 import socket
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from urllib.parse import urlsplit
 
 PING = b"\x81\x012"  # an unmasked text frame, 1 byte long: "2", Engine.IO's ping
@@ -155,7 +157,7 @@ class Display:
             elif payload.startswith(prefix):
                 return payload
 
-    def read(self, clock) -> None:
+    def read(self, clock: Callable[[], float]) -> None:
         """One read, stored with the time it returned; a ping in it is answered (the only look at the bytes)."""
         try:
             chunk = self.sock.recv(1 << 16)
@@ -203,7 +205,7 @@ class Received:
     payloads: list[bytes]
 
 
-def _serve(conn, url: str, tables: list[str], count: int) -> None:
+def _serve(conn: Connection, url: str, tables: list[str], count: int) -> None:
     """The pool's process: connect `count` displays of each table, then read them until the parent says quit.
     "window" turns the garbage collector off; "stop" turns it on and sends what every display received since the
     last stop."""
@@ -272,7 +274,8 @@ class Pool:
         status, detail = self._conn.recv()
         if status != "ready":
             raise ConnectionError(detail)
-        return detail
+        pid: int = detail
+        return pid
 
     def window(self) -> None:
         """The timed window starts: no garbage collection until `stop`."""
@@ -285,7 +288,8 @@ class Pool:
         """After `stop`: what each display received since the previous stop."""
         if not self._conn.poll(timeout):
             raise TimeoutError("the displays did not report in time")
-        return self._conn.recv()
+        received: list[Received] = self._conn.recv()
+        return received
 
     def close(self) -> None:
         with contextlib.suppress(BrokenPipeError, OSError):

@@ -58,7 +58,7 @@ def test_the_operator_page(browser, server):
     page.wait_for_selector("#desk:not([hidden])")
     assert page.locator("#who").inner_text() == "pit"
     assert page.locator(".op-tab").count() == 3, "every table of the operator"
-    page.wait_for_function("() => document.getElementById('t-phase').textContent === 'dealing'")
+    page.wait_for_function("() => document.getElementById('t-phase').textContent === 'Dealing'")
     assert page.locator("#p-cards .op-card").inner_text() == "9♥" and page.locator("#b-cards .op-card").count() == 1
     assert page.locator("#rounds tbody tr").count() == 3
     assert page.locator("#rounds tbody tr").first.locator("td").first.inner_text() == "3", "newest first, numbered"

@@ -15,10 +15,12 @@ from babel.messages.pofile import read_po
 
 from scoreboard.i18n import LOCALES
 from scoreboard.odds import report
+from scoreboard.roads.names import Road
 from scoreboard.service import create_app
 from scoreboard.service.tables.alarms import KINDS
 from scoreboard.service.tables.display_settings import DisplaySettings, DisplaySettingsError
 from scoreboard.service.web.pages.strings import ODDS_TEXTS
+from scoreboard.shapes import Phase
 from scoreboard.variants import VARIANT_NAMES, bet_titles, rule_texts, variant
 
 ROOT = Path(__file__).parents[1]
@@ -224,6 +226,7 @@ def messages_used() -> set[tuple[str | None, str]]:
     found |= {(None, title) for title in bet_titles()}
     found |= {(None, text) for text in rule_texts()}
     found |= {(None, text) for kind in KINDS.values() for text in (kind.title, kind.text)}
+    found |= {(None, phase.label) for phase in Phase} | {(None, road.label) for road in Road}
     return found
 
 

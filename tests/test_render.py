@@ -27,6 +27,7 @@ from scoreboard.render.fonts import package_static_folder
 from scoreboard.render.sprites import BIG_R, BIG_STROKE, CLEAR, TIE_STROKE
 from scoreboard.render.worker import RenderFailed, RenderProcess
 from scoreboard.roads import Roads, parse_results, parse_round_list
+from scoreboard.shapes import Phase
 
 DARK = {name: rgb(value) for name, value in PALETTES["dark"].items()}
 # The colours players know, as the page draws them (static/roads.js): the image must use exactly these.
@@ -377,7 +378,7 @@ def test_every_label_the_images_draw_is_in_both_chinese_catalogs():
     labels = {
         *(road.label for road in Road),
         *(label for _, label, _ in draw.STATS),
-        *draw.PHASE.values(),
+        *(phase.label for phase in Phase),
         *draw.WINNER_TEXT.values(),
         *("Last rounds", "Round void", "Round", "Rounds", "Shoe", "ASK P", "ASK B", "Banker", "Player", "Tie"),
     }

@@ -10,13 +10,17 @@ done twice.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
+from click.decorators import FC
 
 from ..client import AuditEntry, Client, FeedReply, Refused, Unreachable
 from ..sides import result_code
 from .common import client, unreachable
+
+if TYPE_CHECKING:
+    from ..shapes import Event
 
 HANDS = ("--player", "--banker")
 
@@ -54,13 +58,13 @@ class HandsCommand(click.Command):
         return super().parse_args(ctx, joined_hands(args))
 
 
-def _url(ctx, param, value: str) -> str:
+def _url(ctx: click.Context, param: click.Parameter, value: str) -> str:
     if not value.startswith(("http://", "https://")):
         raise click.BadParameter(f"{value!r} is not the service's address, such as http://127.0.0.1:8000")
     return value
 
 
-def target(command: Callable) -> Callable:
+def target(command: FC) -> FC:
     """The options every operator command takes: which table, which service, whose token."""
     for option in reversed(
         [
@@ -79,7 +83,7 @@ def target(command: Callable) -> Callable:
     return command
 
 
-def act(table: str, url: str, token: str, event: dict) -> FeedReply:
+def act(table: str, url: str, token: str, event: Event) -> FeedReply:
     """Post the operator's event with a fresh seq; the service's reply. A refusal ends the command: exit 1, the
     service's own sentence on stderr."""
     try:
@@ -136,7 +140,7 @@ def correct(
     reason: str,
 ) -> None:
     """Correct a round's result: by its cards (they prevail) or by the winner and points. Every road is rebuilt."""
-    event: dict = {"type": "correct", "round": number, "reason": reason}
+    event: Event = {"type": "correct", "round": number, "reason": reason}
     if player is not None or banker is not None:
         if winner is not None:
             raise click.UsageError("give the cards (--player and --banker) or the result (--winner), not both")
@@ -162,7 +166,7 @@ def correct(
 @click.option("--decks", type=click.IntRange(4, 8), help="Decks in it  [default: the table's]")
 def shoe(table: str, url: str, token: str, shoe_id: str | None, decks: int | None) -> None:
     """Start a new shoe at the table: the roads start again empty."""
-    event: dict = {"type": "shoe", **({"shoe": shoe_id} if shoe_id else {}), **({"decks": decks} if decks else {})}
+    event: Event = {"type": "shoe", **({"shoe": shoe_id} if shoe_id else {}), **({"decks": decks} if decks else {})}
     reply = act(table, url, token, event)
     started = reply["table"]["shoe"]
     done(table, reply, f"shoe {started['id']} started (number {started['number']}, {started['decks']} decks)")
@@ -200,7 +204,7 @@ def audit(table: str, url: str, token: str, as_csv: bool) -> None:
         click.echo(f"{table}: no operator has acted on this table")
 
 
-def audit_line(entry: AuditEntry | dict) -> str:
+def audit_line(entry: AuditEntry) -> str:
     """One audit entry as a line.
 
     >>> audit_line({"version": 7, "at": 0, "operator": "alice", "kind": "void", "round": 2, "reason": "misdeal"})

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
 from ..client import SEQ_LIMIT, FeedReply, Refused, Unreachable
 from .common import client, unreachable
 
+if TYPE_CHECKING:
+    from ..shapes import Event
 
-def events_of(data) -> list[dict]:
+
+def events_of(data: object) -> list[Event]:
     """The events to feed: an export's `events`, or the list itself.
 
     >>> events_of({"table": "T1", "events": [{"type": "cut"}]}), events_of([{"type": "cut", "seq": 4}])
@@ -30,7 +34,7 @@ def events_of(data) -> list[dict]:
     return events
 
 
-def renumbered(events: list[dict], first: int) -> list[dict]:
+def renumbered(events: list[Event], first: int) -> list[Event]:
     """The events with seqs first, first + 1, ...: the seqs of the original feed belong to another table.
 
     >>> renumbered([{"type": "shoe", "seq": 90}, {"type": "cut"}], 7)
@@ -53,7 +57,7 @@ def renumbered(events: list[dict], first: int) -> list[dict]:
 )
 @click.option("-v", "--verbose", is_flag=True, help="Print every event and its reply.")
 def replay(
-    file,
+    file: BinaryIO,
     table: str,
     url: str,
     token: str,

@@ -5,21 +5,27 @@ SCOREBOARD_DATA_DIR)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+from click.decorators import FC
+
+if TYPE_CHECKING:
+    from ..service.server.attempts import GuessLimits
 
 PREFIX = "SCOREBOARD_"
 DB_NAME = "scoreboard.sqlite3"
 
 
-def option(*decls: str, **kwargs):
+def option(*decls: str, **kwargs: Any) -> Callable[[FC], FC]:  # click's own options are typed `Any`
     """A click option that also reads SCOREBOARD_<NAME> and says so in --help."""
     name = next(d for d in decls if d.startswith("--")).removeprefix("--").split("/")[0]
     return click.option(*decls, envvar=PREFIX + name.upper().replace("-", "_"), show_envvar=True, **kwargs)
 
 
-def default_data_dir(environ: os._Environ | dict = os.environ) -> Path:
+def default_data_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """Where the event log lives when --db is not given, whatever the install's own location.
 
     >>> str(default_data_dir({"XDG_DATA_HOME": "/srv/data", "HOME": "/home/dealer"}))
@@ -43,7 +49,7 @@ def split_origins(text: str | None) -> tuple[str, ...]:
     return tuple(o.rstrip("/") for o in (text or "").replace(",", " ").split())
 
 
-def guess_limits(guesses: int | None, window: float | None, known_for: float | None):
+def guess_limits(guesses: int | None, window: float | None, known_for: float | None) -> GuessLimits:
     """The limit on guessing the options ask for, the defaults (server/attempts.py) where they say nothing."""
     from ..service.server.attempts import GuessLimits
 
@@ -55,7 +61,7 @@ def guess_limits(guesses: int | None, window: float | None, known_for: float | N
     )
 
 
-def _feed_format(ctx, param, value: str) -> str:
+def _feed_format(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from ..service.feeds import drivers
 
     try:
@@ -190,19 +196,24 @@ def serve(
     known_client_seconds: float | None,
     log_level: str,
     message_queue: str | None,
-    **feed: object,
+    feed_tcp: int | None,
+    feed_tcp_host: str | None,
+    feed_serial: str | None,
+    feed_serial_table: str | None,
+    feed_serial_baud: str,
+    feed_format: str,
 ) -> None:
     """Serve the feed, the API, live updates and the boards. Without --config, runs the demo tables."""
     from ..service.feeds.transports import FeedOptions
     from ..service.serve import ServeOptions, run
 
     transports = FeedOptions(
-        tcp_port=feed["feed_tcp"],  # type: ignore[arg-type]
-        tcp_host=feed["feed_tcp_host"] or host,  # type: ignore[arg-type]
-        serial_device=feed["feed_serial"],  # type: ignore[arg-type]
-        serial_table=feed["feed_serial_table"],  # type: ignore[arg-type]
-        serial_baud=int(feed["feed_serial_baud"]),  # type: ignore[call-overload]
-        format=feed["feed_format"],  # type: ignore[arg-type]
+        tcp_port=feed_tcp,
+        tcp_host=feed_tcp_host or host,
+        serial_device=feed_serial,
+        serial_table=feed_serial_table,
+        serial_baud=int(feed_serial_baud),
+        format=feed_format,
     )
     if transports.serial_device and not transports.serial_table:
         raise click.UsageError("--feed-serial needs --feed-serial-table: the table the serial line feeds")

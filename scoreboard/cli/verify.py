@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
+
+if TYPE_CHECKING:
+    from ..shapes import JSONObject
 
 
 @click.command()
 @click.argument("export", type=click.File("rb"))
-def verify(export) -> None:
+def verify(export: BinaryIO) -> None:
     """Verify EXPORT (a shoe's JSON export, or '-' for standard input): rebuild the shoe's order from its events
     (burned cards, the cards as dealt, the undealt ones of shoe_end) and check it against the shoe's commitment,
     sha256 of the seed, ":" and the order. Exits 1, saying why, when the shoe does not verify."""
@@ -21,7 +25,7 @@ def verify(export) -> None:
     except (ValueError, UnicodeDecodeError) as e:
         raise click.UsageError(f"{export.name} is not JSON: {e}") from None
     if isinstance(data, dict) and isinstance(data.get("events"), list):
-        header: dict = data["shoe"] if isinstance(data.get("shoe"), dict) else {}
+        header: JSONObject = data["shoe"] if isinstance(data.get("shoe"), dict) else {}
         events, hint, decks = data["events"], header.get("commitment"), header.get("decks")
     elif isinstance(data, list):
         events, hint, decks = data, None, None

@@ -12,11 +12,12 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from ..events import EventKind
 from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
 from ..roads.names import DERIVED_ROADS, Road
-from ..shapes import JSONMapping
+from ..shapes import JSONMapping, Phase
 from ..variants import VARIANTS
 from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
 from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
@@ -34,15 +35,7 @@ STATS = (
     ("natural", "Natural", "ink"),
     ("banker_six", "Super 6", "banker_text"),
 )
-# An image cannot tell whether it is still current on the screen showing it, so where the page says "Place your
-# bets" the image says only that the table is between rounds; the other phases are the board's.
-PHASE = {
-    "no_shoe": "Waiting for a shoe",
-    "ready": "Between rounds",
-    "dealing": "Dealing",
-    "squeeze": "Squeeze",
-    "shoe_finished": "Shoe finished",
-}
+PHASES = frozenset(Phase)
 # The board's words for a void or correction (web/pages/strings.py), filled in here as the page's script fills them.
 NOTICE = {
     "excess": "Round void: excess card %(cards)s",
@@ -409,11 +402,13 @@ class _Painter:
             ]
             self.facts(rect.x + pad, mid, facts, hu, align="left")
             return
-        phase = self.t(PHASE.get(state.get("phase", ""), "Between rounds"))
+        # An image cannot tell whether it is still current on the screen showing it, so where the page says "Place
+        # your bets" the image says only that the table is between rounds; the other phases are the board's.
+        now = Phase(state["phase"]) if state.get("phase") in PHASES else Phase.READY
+        phase = self.t(now.label)
         shoe = state.get("shoe") or {}
-        cut = bool(shoe.get("cut")) and state.get("phase") != "shoe_finished"
-        badge = {"dealing": "accent", "squeeze": "accent", "no_shoe": "alarm", "shoe_finished": "alarm"}
-        bg = badge.get(state.get("phase", ""), "panel_alt")
+        cut = bool(shoe.get("cut")) and now is not Phase.SHOE_FINISHED
+        bg = "accent" if now.dealing else "alarm" if now.shoe_closed else "panel_alt"
         status = str(state.get("status") or "open")
         if status != "open":  # a table that is not open says so where the phase would be (board.js)
             phase, bg = self.t(STATUS.get(status, status), "table status"), "alarm"
@@ -688,7 +683,7 @@ class _Painter:
         if n.get("irregularity") and n.get("cards"):
             key = "excess"
         else:
-            key = "corrected" if n.get("kind") == "correct" else "void" if n.get("round") else "void_unnumbered"
+            key = "corrected" if n.get("kind") == EventKind.CORRECT else "void" if n.get("round") else "void_unnumbered"
         cards = " ".join(f"{'10' if c[0] == 'T' else c[0]}{SUITS.get(c[1], c[1])}" for c in n.get("cards") or [])
         return self.t(NOTICE[key]) % {"round": n.get("round"), "reason": n.get("reason", ""), "cards": cards}
 

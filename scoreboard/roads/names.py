@@ -50,6 +50,12 @@ class Road(Word):
         """Its English name (a page or an image translates it)."""
         return _LABEL[self]
 
+    @property
+    def element(self) -> str:
+        """The id of its section on the table board (stylesheets written for the board, OBS's custom CSS among them,
+        select these)."""
+        return _ELEMENT[self]
+
     @classmethod
     def from_option(cls, name: str) -> Road | None:
         return _BY_OPTION.get(name)
@@ -70,6 +76,13 @@ _LABEL = {
     Road.SMALL: "Small Road",
     Road.COCKROACH: "Cockroach Road",
 }
+_ELEMENT = {
+    Road.BEAD: "bead-road",
+    Road.BIG_ROAD: "big-road",
+    Road.BIG_EYE: "big-eye",
+    Road.SMALL: "small-road",
+    Road.COCKROACH: "cockroach",
+}
 _BY_OPTION = {r.option: r for r in Road}
 ROADS = tuple(Road)  # in the order the docs and the roads JSON list them
 BOARD_ORDER = (Road.BIG_ROAD, Road.BEAD, Road.BIG_EYE, Road.SMALL, Road.COCKROACH)  # as the boards show them
@@ -82,12 +95,25 @@ class RoadWord(TypedDict):
     option: str  # its name in page options and image paths
     mark: Mark
     title: str  # English; a page translates it
+    element: str  # its section's id on the table board
+    derived: bool  # a derived road (drawn in half-height cells beside the others)
 
 
 def vocabulary() -> list[RoadWord]:
     """The roads as the pages receive them, in the boards' order: what each is called and how it is drawn.
 
-    >>> vocabulary()[2]
-    {'road': 'big_eye', 'option': 'big_eye', 'mark': 'hollow', 'title': 'Big Eye Road'}
+    >>> vocabulary()[2]  # doctest: +NORMALIZE_WHITESPACE
+    {'road': 'big_eye', 'option': 'big_eye', 'mark': 'hollow', 'title': 'Big Eye Road', 'element': 'big-eye',
+     'derived': True}
     """
-    return [{"road": r.value, "option": r.option, "mark": r.mark, "title": r.label} for r in BOARD_ORDER]
+    return [
+        {
+            "road": r.value,
+            "option": r.option,
+            "mark": r.mark,
+            "title": r.label,
+            "element": r.element,
+            "derived": bool(r.derived),
+        }
+        for r in BOARD_ORDER
+    ]

@@ -14,9 +14,11 @@ import signal
 import sqlite3
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 import gevent
+from flask import Flask
 
 from . import create_app
 from .feeds import transports
@@ -26,12 +28,16 @@ from .live.relay import RELAY
 from .live.socket_server import socketio
 from .log import StoreError
 from .log.evidence import AT_STOP
+from .log.sqlite import SQLiteLog
 from .server import collector, logs
 from .server.attempts import GuessLimits
 from .server.session_limits import SessionLimits
 from .server.wsgi_server import BACKLOG, Server, listen, raise_open_files_limit
 from .tables.config import DEMO_OPERATOR_TOKEN, ConfigError
 from .tables.current import hub_of
+
+if TYPE_CHECKING:
+    from .tables.hub import TableHub
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,7 @@ def run(options: ServeOptions) -> None:
     logs.quiet_gevent_hub()
     raise_open_files_limit()
     listener = listen(options.host, options.port)
-    overrides: dict = {
+    overrides: dict[str, object] = {
         "DATABASE": options.db,
         "TABLES_FILE": options.config_file,
         "MESSAGE_QUEUE": options.message_queue,
@@ -119,7 +125,7 @@ def run(options: ServeOptions) -> None:
         hub.checkpoint(timeout=AT_STOP)
 
 
-def _checkpoint_at_stop(hub) -> None:
+def _checkpoint_at_stop(hub: TableHub) -> None:
     """A service manager stops the process with SIGTERM: the record's checkpoints are written first (docs/record.md:
     at the latest when the service stops), then the process ends as SIGTERM ends it. Written by the signal's handler
     itself, between two bytecodes of whatever the main thread runs (a busy event loop included: nothing waits for
@@ -136,14 +142,15 @@ def _checkpoint_at_stop(hub) -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def _backup_on_signal(hub) -> None:
+def _backup_on_signal(hub: TableHub) -> None:
     """SIGUSR1 has the server copy its SQLite log, whole and consistent, to `<log>.backup` while it serves: no other
     process reads a log a server holds (log/sqlite.py keeps no shared-memory file), so a backup is made here
     (deployment.md "Backups"). A PostgreSQL log is backed up by PostgreSQL's own tools."""
-    backup = getattr(hub.store, "backup", None)
-    if backup is None:
+    store = hub.store
+    if not isinstance(store, SQLiteLog):
         return
-    target = f"{hub.store.path}.backup"
+    backup = store.backup
+    target = f"{store.path}.backup"
     log = logging.getLogger(__name__)
 
     def copy() -> None:
@@ -157,7 +164,7 @@ def _backup_on_signal(hub) -> None:
     gevent.signal_handler(signal.SIGUSR1, lambda: socketio.start_background_task(copy))
 
 
-def _warn_alone_on_a_shared_log(app, hub, message_queue: str | None) -> None:
+def _warn_alone_on_a_shared_log(app: Flask, hub: TableHub, message_queue: str | None) -> None:
     """Every process on a PostgreSQL log holds one claim for its life; a process that finds it taken is not the
     first on the log, and without a message queue its displays and the other's never hear each other's events."""
     if not hub.store.shared:

@@ -102,7 +102,8 @@ def get(name: str) -> Callable[[], Driver]:
     if name in _DRIVERS:
         return _DRIVERS[name]
     for ep in entry_points(group=ENTRY_POINTS, name=name):
-        return ep.load()
+        factory: Callable[[], Driver] = ep.load()  # what the installed package declares for the format (untyped)
+        return factory
     raise LookupError(f"unknown feed format {name!r}: use one of {', '.join(names())}")
 
 

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Flask, jsonify, request
+from flask.typing import ResponseReturnValue
 
 from ..server.logs import printable
 from ..tables.current import current_hub, hub_of
 from .intake import NOT_JSON, authenticate, bearer_token, receive
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+    from ...shapes import FeedReply, JSONMapping, JSONObject
 
 bp = Blueprint("feed", __name__, url_prefix="/api")
 log = logging.getLogger(__name__)
@@ -24,7 +32,7 @@ def read_json(data: bytes) -> object:
         return NOT_JSON
 
 
-def _answer_headers(reply: dict) -> dict:
+def _answer_headers(reply: JSONMapping) -> dict[str, str]:
     """The headers of a refusal made before the body was read: the connection closes (the server does not wait for
     a stranger's body), and a client that must wait is told how long."""
     headers = {"Connection": "close"}
@@ -34,7 +42,7 @@ def _answer_headers(reply: dict) -> dict:
 
 
 @bp.post("/tables/<table_id>/feed")
-def post(table_id):
+def post(table_id: str) -> ResponseReturnValue:
     token = bearer_token(request.headers.get("Authorization"))
     hub, client = current_hub(), request.remote_addr or ""
     # The token first: a stranger's body is never read (nor waited for).
@@ -43,8 +51,8 @@ def post(table_id):
         status, reply = caller
         return jsonify(reply), status, _answer_headers(reply)
     body = read_json(request.get_data(cache=False))
-    status, reply = receive(hub, table_id, token, body, client, caller=caller)
-    return jsonify(reply), status
+    status, answer = receive(hub, table_id, token, body, client, caller=caller)
+    return jsonify(answer), status
 
 
 class FeedFastPath:
@@ -60,17 +68,18 @@ class FeedFastPath:
 
     PREFIX, SUFFIX = "/api/tables/", "/feed"
 
-    def __init__(self, wsgi_app, app):
+    def __init__(self, wsgi_app: WSGIApplication, app: Flask):
         self.wsgi_app = wsgi_app
         self.app = app
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         table_id = self._table(environ)
         if table_id is None:
             return self.wsgi_app(environ, start_response)
         token = bearer_token(environ.get("HTTP_AUTHORIZATION"))
         hub, client = hub_of(self.app), environ.get("REMOTE_ADDR", "")
-        headers = []
+        headers: list[tuple[str, str]] = []
+        reply: JSONObject | FeedReply
         try:
             # The token first: a stranger's body is never read (the server closes the connection after the answer).
             caller = authenticate(hub, table_id, token, client, client)
@@ -97,9 +106,9 @@ class FeedFastPath:
         )
         return [body]
 
-    def _table(self, environ) -> str | None:
+    def _table(self, environ: WSGIEnvironment) -> str | None:
         """The table of a plain feed post, or None for anything Flask should see."""
-        path = environ.get("PATH_INFO", "")
+        path: str = environ.get("PATH_INFO", "")
         if (
             environ.get("REQUEST_METHOD") != "POST"
             or not path.startswith(self.PREFIX)

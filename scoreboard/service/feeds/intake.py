@@ -9,9 +9,8 @@ from __future__ import annotations
 import hmac
 import logging
 import math
-from typing import Any
 
-from ...shapes import FeedReply
+from ...shapes import FeedReply, JSONObject
 from ..server.logs import printable, throttled
 from ..tables.config import Operator
 from ..tables.hub import FeedRefused, StorageFailed, TableHub
@@ -21,7 +20,11 @@ log = logging.getLogger(__name__)
 refused_log = throttled("scoreboard.feed.refused")
 
 
-def error_body(code: str, message: str, **extra) -> dict:
+# A refusal: the HTTP status and the JSON body (feed.md's "error", "message" and the fields of that error).
+RefusalReply = tuple[int, JSONObject]
+
+
+def error_body(code: str, message: str, **extra: object) -> JSONObject:
     return {"error": code, "message": message, **extra}
 
 
@@ -34,7 +37,7 @@ class TooManyAttempts(Exception):
     """A token shown by an address that gave too many wrong ones lately, where the answer is not built here: the
     app answers it 429 (web/http/errors.py)."""
 
-    def __init__(self, body: dict):
+    def __init__(self, body: JSONObject):
         super().__init__(body["message"])
         self.body = body
 
@@ -93,7 +96,7 @@ def credential(hub: TableHub, table_id: str, token: str | None) -> tuple[bool, O
     return hub.tables[table_id].config.takes_token(token), operator_of(hub, token)
 
 
-def too_many_attempts(hub: TableHub, client: str | None, token: str | None) -> tuple[int, dict] | None:
+def too_many_attempts(hub: TableHub, client: str | None, token: str | None) -> RefusalReply | None:
     """The 429 for a client address that gave too many wrong tokens lately (hub.attempts), or None. Its token is not
     even compared, unless it authenticated from that address before (a shoe working beside a misconfigured device):
     a right token never shown from there waits like a wrong one, so a guesser learns nothing more until its window
@@ -115,7 +118,7 @@ def too_many_attempts(hub: TableHub, client: str | None, token: str | None) -> t
     )
 
 
-def identify(hub: TableHub, table_id: str, token: str | None, client: str | None = None) -> Caller | tuple[int, dict]:
+def identify(hub: TableHub, table_id: str, token: str | None, client: str | None = None) -> Caller | RefusalReply:
     """The caller a token stands for at `table_id`, or the (status, body) refusing it (an unknown table, a wrong
     token). An operator of other tables is identified all the same: the permission check refuses them, and the
     audit keeps what they tried. `client` is the caller's address: a wrong token counts against it (hub.attempts),
@@ -143,7 +146,7 @@ def identify(hub: TableHub, table_id: str, token: str | None, client: str | None
 
 def authenticate(
     hub: TableHub, table_id: str, token: str | None, source: str = "", client: str | None = None
-) -> Caller | tuple[int, dict]:
+) -> Caller | RefusalReply:
     """`identify`, with the refusal logged (throttled): what a transport calls before it reads the body."""
     caller = identify(hub, table_id, token, client)
     if isinstance(caller, tuple):
@@ -163,7 +166,7 @@ def receive(
     source: str = "",
     client: str | None = None,
     caller: Caller | None = None,
-) -> tuple[int, dict[str, Any] | FeedReply]:
+) -> tuple[int, JSONObject | FeedReply]:
     """Authenticate `token` for `table_id` (unless the transport did: `caller`), then apply `body` (one event or a
     list, or NOT_JSON). `source` names the remote end for the log (an address, a serial device), `client` its
     address for the limit on wrong tokens. The body is judged only after the token, so a stranger learns nothing

@@ -23,12 +23,13 @@ the service checks them and the rules, so a wrong card gets the same 400 or 422 
 
 from __future__ import annotations
 
+from ...shapes import Event
 from .drivers import BadFrame, Driver, Hello, register
 
 COMMANDS = "A, S, B, C, R, X, O, N or U"
 
 
-def parse_line(text: str) -> Hello | dict | None:
+def parse_line(text: str) -> Hello | Event | None:
     """One keypad line as a hello, an event, or None for a blank line.
 
     >>> parse_line("17 C 9h")
@@ -73,11 +74,11 @@ def parse_line(text: str) -> Hello | dict | None:
     return event
 
 
-def _event(command: str, args: list[str]) -> dict:
+def _event(command: str, args: list[str]) -> Event:
     if command == "S":
         if len(args) > 2:
             raise BadFrame("a new shoe is: S [<shoe id> [<decks>]]", "bad_shoe")
-        event: dict = {"type": "shoe"}
+        event: Event = {"type": "shoe"}
         if args:
             event["shoe"] = args[0]
         if len(args) == 2:
@@ -114,13 +115,13 @@ def _event(command: str, args: list[str]) -> dict:
     raise BadFrame(f"unknown keypad command {command!r}: use {COMMANDS}", "bad_command")
 
 
-def _result(args: list[str]) -> dict:
+def _result(args: list[str]) -> Event:
     usage = "a result is: R <B|P|T> [<player points> <banker points>] [PP] [BP]"
     flags = [a.upper() for a in args[1:] if a.upper() in ("PP", "BP")]
     points = [a for a in args[1:] if a.upper() not in ("PP", "BP")]
     if not args or len(points) not in (0, 2) or len(set(flags)) != len(flags):
         raise BadFrame(usage, "bad_result")
-    event: dict = {"type": "result", "winner": args[0]}
+    event: Event = {"type": "result", "winner": args[0]}
     if points:
         event["player_points"], event["banker_points"] = _number(points[0]), _number(points[1])
     for flag, name in (("PP", "player_pair"), ("BP", "banker_pair")):
@@ -138,7 +139,7 @@ def _number(word: str) -> int | str:
 class Keypad(Driver):
     name = "keypad"
 
-    def decode(self, frame: bytes) -> Hello | dict | None:
+    def decode(self, frame: bytes) -> Hello | Event | None:
         return parse_line(self.text(frame))
 
     def hello_example(self, bound: bool) -> str:

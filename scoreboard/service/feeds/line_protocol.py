@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..server.logs import throttled
 from . import intake
 from .drivers import BadFrame, Driver, Hello
+
+if TYPE_CHECKING:
+    from ..tables.hub import TableHub
 
 log = throttled("scoreboard.feed.session")  # hellos and refusals: anyone who can connect can cause them
 
@@ -50,8 +53,8 @@ class Framer:
         """Bytes of a frame not finished yet."""
         return len(self._buffer)
 
-    def push(self, data: bytes) -> list:
-        out: list = []
+    def push(self, data: bytes) -> list[bytes | _TooLong]:
+        out: list[bytes | _TooLong] = []
         self._buffer += data
         while True:
             end = self._buffer.find(self.delimiter, self._scanned)
@@ -97,7 +100,7 @@ class Session:
 
     def __init__(
         self,
-        hub,
+        hub: TableHub,
         driver: Driver,
         source: str,
         *,
@@ -118,9 +121,9 @@ class Session:
     def authenticated(self) -> bool:
         return self.table is not None
 
-    def handle(self, frame) -> Reply | None:
+    def handle(self, frame: bytes | _TooLong) -> Reply | None:
         """The reply to one frame (bytes or TOO_LONG), or None for a frame that carries nothing."""
-        if frame is TOO_LONG:
+        if isinstance(frame, _TooLong):  # TOO_LONG, the one instance
             return self._refuse(400, "line_too_long", "the line is longer than the feed takes: send one event per line")
         try:
             item = self.driver.decode(frame)

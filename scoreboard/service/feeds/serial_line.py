@@ -16,6 +16,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import gevent
 import serial
@@ -23,6 +24,9 @@ from gevent.socket import wait_read, wait_write
 
 from .drivers import Driver
 from .line_protocol import Framer, Session
+
+if TYPE_CHECKING:
+    from ..tables.hub import TableHub
 
 log = logging.getLogger(__name__)
 
@@ -82,14 +86,14 @@ class ReplyWriter:
 
 
 class SerialFeed:
-    def __init__(self, hub, driver: Callable[[], Driver], device: str, table: str, baud: int, max_line: int):
+    def __init__(self, hub: TableHub, driver: Callable[[], Driver], device: str, table: str, baud: int, max_line: int):
         self.hub = hub
         self.driver = driver
         self.device = device
         self.table = table
         self.baud = baud
         self.max_line = max_line
-        self.greenlet: gevent.Greenlet | None = None
+        self.greenlet: gevent.Greenlet[[], None] | None = None
 
     def start(self) -> None:
         self.greenlet = gevent.spawn(self.run)

@@ -22,12 +22,17 @@ import logging
 import os
 import random
 import secrets
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict
 
 from ...cards import ALL_CARDS, point
 from ...commitment import commitment
+from ...shapes import Event, FeedReply, JSONObject
+from ...table import ShoeState
+from ...view import TableView
 from ..log import Claim
-from ..tables.hub import FeedRefused, StorageFailed
+from ..tables.hub import FeedRefused, StorageFailed, TableHub
 
 log = logging.getLogger(__name__)
 FEED = "simulator"
@@ -36,10 +41,18 @@ PRIVATE_DIR = 0o700  # the secrets' directory and files: this user's only
 PRIVATE_FILE = 0o600
 
 
+class Secret(TypedDict):
+    """A shoe's secret as kept on disk until the shoe ends."""
+
+    shoe: str | None
+    seed: str
+    order: list[str]  # the whole shoe in dealing order
+
+
 class SimulatedShoe:
     def __init__(
         self,
-        hub,
+        hub: TableHub,
         table_id: str,
         pace: float = 1.0,
         rng: random.Random | None = None,
@@ -62,7 +75,7 @@ class SimulatedShoe:
         # However the shoe ends (dealt out, an operator's shoe_end or a new shoe over it), its secret is revealed.
         hub.revealers[table_id] = self.reveal
 
-    def reveal(self, shoe) -> dict | None:
+    def reveal(self, shoe: ShoeState) -> JSONObject | None:
         """The secret of `shoe` if it is this table's simulated shoe: its seed and the cards not dealt yet, from
         memory or from the secret kept on disk (another process may have dealt it)."""
         if shoe.id == self.shoe_id and self.seed:
@@ -73,21 +86,25 @@ class SimulatedShoe:
         return None
 
     @property
-    def table(self):
-        return self.hub.get(self.table_id)
+    def table(self) -> TableView:
+        table = self.hub.get(self.table_id)
+        if table is None:  # a simulated table is one of the configured tables, which are never removed
+            raise LookupError(f"there is no table {self.table_id}")
+        return table
 
     def step(self) -> float:
         """Post the next event a dealer would; returns how long to wait before the next step."""
         state = self.table.state
-        if state.phase == "shoe_finished" and not state.shoe.ended:
-            self._end_shoe(state)
+        shoe = state.shoe  # None: the phase is no_shoe
+        if shoe is not None and state.phase == "shoe_finished" and not shoe.ended:
+            self._end_shoe(shoe)
             return self.pace
-        if state.phase in ("no_shoe", "shoe_finished"):
+        if shoe is None or state.phase == "shoe_finished":
             self._new_shoe()
             return 3 * self.pace
-        if state.shoe.id != self.shoe_id:
-            self._resume(state)
-        if not state.shoe.cut and len(self.order) - self.next <= self.cut_at:
+        if shoe.id != self.shoe_id:
+            self._resume(shoe)
+        if not shoe.cut and len(self.order) - self.next <= self.cut_at:
             self._post({"type": "cut"})
             return self.pace
         card = self.order[self.next]
@@ -110,7 +127,8 @@ class SimulatedShoe:
         self.next = 0
         self.cut_at = self.rng.randint(14, 16)
         self._keep_secret()
-        shoe = {"type": "shoe", "shoe": self.shoe_id, "decks": decks, "commitment": commitment(self.seed, self.order)}
+        promise = commitment(self.seed, self.order)
+        shoe: Event = {"type": "shoe", "shoe": self.shoe_id, "decks": decks, "commitment": promise}
         if not self._post(shoe):
             return
         # The dealer turns the first card and burns as many more as it is worth (a ten or picture: ten).
@@ -118,18 +136,18 @@ class SimulatedShoe:
         if self._post({"type": "burn", "cards": burn}):
             self.next = len(burn)
 
-    def _end_shoe(self, state) -> None:
-        if state.shoe.id == self.shoe_id or self._resume(state):
+    def _end_shoe(self, shoe: ShoeState) -> None:
+        end: Event
+        if shoe.id == self.shoe_id or self._resume(shoe):
             end = {"type": "shoe_end", "seed": self.seed, "undealt": self.order[self.next :]}
         else:
             end = {"type": "shoe_end", "reason": "the simulator lost this shoe's secret: it cannot be verified"}
         if self._post(end):
             self._forget_secret()
 
-    def _resume(self, state) -> bool:
+    def _resume(self, shoe: ShoeState) -> bool:
         """Carry on a shoe we did not start in this process (after a restart), from the secret kept on disk."""
         kept = self._read_secret()
-        shoe = state.shoe
         if kept and kept["shoe"] == shoe.id and commitment(kept["seed"], kept["order"]) == shoe.commitment:
             self.order, self.seed, self.shoe_id = kept["order"], kept["seed"], shoe.id
             self.next = shoe.size - shoe.cards.remaining
@@ -150,12 +168,15 @@ class SimulatedShoe:
         if path is None:
             return
         # On a pool thread: the fsync must not hold up the event loop (and the cards of every other table).
-        self.hub.runner.blocking(_write_durably, path, {"shoe": self.shoe_id, "seed": self.seed, "order": self.order})
+        secret: Secret = {"shoe": self.shoe_id, "seed": self.seed, "order": self.order}
+        self.hub.runner.blocking(_write_durably, path, secret)
 
-    def _read_secret(self) -> dict | None:
+    def _read_secret(self) -> Secret | None:
+        """The secret kept on disk (as _keep_secret wrote it), if any."""
         path = self._secret_path()
         try:
-            return json.loads(path.read_text()) if path else None
+            kept: Secret | None = json.loads(path.read_text()) if path else None
+            return kept
         except (OSError, ValueError):
             return None
 
@@ -166,7 +187,7 @@ class SimulatedShoe:
 
     # -- posting --------------------------------------------------------------------------------------------------
 
-    def _post(self, event: dict) -> dict | None:
+    def _post(self, event: Event) -> FeedReply | None:
         seqs = self.table.state.seqs.feeds.get(FEED)
         event = {**event, "feed": FEED, "seq": (seqs.last or 0) + 1 if seqs else 1}
         try:
@@ -176,7 +197,7 @@ class SimulatedShoe:
             self.shoe_id = None  # resynchronise from the table's state on the next step
             return None
 
-    def run(self, sleep, running=lambda: True) -> None:
+    def run(self, sleep: Callable[[float], object], running: Callable[[], bool] = lambda: True) -> None:
         while running():
             try:
                 pause = self.step() if self.dealing() else CLAIM_EVERY
@@ -221,7 +242,7 @@ def _make_private(directory: Path) -> None:
         log.warning("the simulated shoes' secrets in %s could not be made private (chmod 700 it): %s", directory, e)
 
 
-def _write_durably(path: Path, secret: dict) -> None:
+def _write_durably(path: Path, secret: Secret) -> None:
     """Write the secret and make it durable before the shoe's commitment is published: a power cut must not lose
     the order the shoe committed to. Made this user's only from the start: created 0600 (whatever the umask), in a
     directory made 0700."""

@@ -15,6 +15,7 @@ import socket
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gevent.pool import Pool
 from gevent.server import StreamServer
@@ -22,6 +23,9 @@ from gevent.server import StreamServer
 from ..server.logs import throttled
 from .drivers import Driver
 from .line_protocol import Framer, Session
+
+if TYPE_CHECKING:
+    from ..tables.hub import TableHub
 
 log = throttled("scoreboard.feed.tcp")  # every line here can be caused by anyone who can connect
 
@@ -35,9 +39,12 @@ SEND_SECONDS = 30  # a peer that stops reading its replies for this long is clos
 KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 60, 15, 4
 READ_SIZE = 64 * 1024
 
+# A TCP address as the socket module gives it: IPv4's (host, port), or IPv6's with the flow info and scope id after.
+Address = tuple[str, int] | tuple[str, int, int, int]
+
 
 class TcpFeed:
-    def __init__(self, hub, driver: Callable[[], Driver], host: str, port: int, max_line: int):
+    def __init__(self, hub: TableHub, driver: Callable[[], Driver], host: str, port: int, max_line: int):
         self.hub = hub
         self.driver = driver
         self.max_line = max_line
@@ -46,8 +53,10 @@ class TcpFeed:
         self.evicted = 0
 
     @property
-    def address(self) -> tuple[str, int]:
-        return self.server.address
+    def address(self) -> Address:
+        address = self.server.address
+        assert not isinstance(address, str), "a TCP server, given (host, port): never a Unix socket's path"
+        return address
 
     def start(self) -> None:
         self.server.start()
@@ -71,7 +80,7 @@ class TcpFeed:
         with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
 
-    def handle(self, sock: socket.socket, address: tuple) -> None:
+    def handle(self, sock: socket.socket, address: Address) -> None:
         source = f"tcp:{address[0]}:{address[1]}"
         driver = self.driver()
         session = Session(self.hub, driver, source, client=str(address[0]))

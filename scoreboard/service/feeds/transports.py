@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 import click
+from flask import Flask
 
 from . import drivers
 
-__all__ = ["FeedOptions", "TransportError", "start"]
+if TYPE_CHECKING:
+    from ..tables.hub import TableHub
+
+__all__ = ["FeedOptions", "Transport", "TransportError", "start"]
 
 
 class TransportError(click.ClickException):
@@ -33,7 +38,13 @@ class FeedOptions:
     format: str = "ndjson"
 
 
-def start(hub, app, options: FeedOptions) -> list:
+class Transport(Protocol):
+    """A transport that started: it takes its feed until stopped."""
+
+    def stop(self) -> None: ...
+
+
+def start(hub: TableHub, app: Flask, options: FeedOptions) -> list[Transport]:
     """Start the transports `options` ask for on the running gevent loop; returns them (each has `stop()`)."""
     try:
         driver = drivers.get(options.format)
@@ -41,7 +52,7 @@ def start(hub, app, options: FeedOptions) -> list:
         raise TransportError(str(e)) from None
     # A frame is bounded like an HTTP body: one event or a list is never anywhere near this.
     max_line = app.config.get("MAX_CONTENT_LENGTH") or 1024 * 1024
-    started: list = []
+    started: list[Transport] = []
     if options.tcp_port is not None:
         from .tcp import TcpFeed
 

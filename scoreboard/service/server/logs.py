@@ -12,6 +12,7 @@ import logging
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from types import TracebackType
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -48,7 +49,7 @@ def printable(text: str, limit: int = 60) -> str:
     return text if text.isprintable() else repr(text)
 
 
-def exception_summary(exc_type: type[BaseException] | None, exc: BaseException | None) -> str:
+def exception_summary(exc_type: type[BaseException] | None, exc: BaseException | str | None) -> str:
     """`Type: message` of an exception, on one line.
 
     >>> exception_summary(ValueError, ValueError("invalid literal for int() with base 10: 'x'"))
@@ -73,10 +74,16 @@ class Throttle(logging.Filter):
     'bad packet 3 (1 similar line left out in the last 61 s)'
     """
 
-    def __init__(self, burst: int = BURST, window: float = WINDOW, clock=time.monotonic, by_message: bool = True):
+    def __init__(
+        self,
+        burst: int = BURST,
+        window: float = WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+        by_message: bool = True,
+    ):
         super().__init__()
         self.burst, self.window, self.clock, self.by_message = burst, window, clock, by_message
-        self._kinds: dict[tuple[str, str], list] = {}  # kind -> [window start, passed, dropped]
+        self._kinds: dict[tuple[str, str], list[float]] = {}  # kind -> [window start, passed, dropped]
 
     def filter(self, record: logging.LogRecord) -> bool:
         now = self.clock()
@@ -161,14 +168,25 @@ class GreenletErrors:
         _add_once(self.log, Throttle())  # not OneLine: the first traceback from each place is kept whole
         self._seen: set[tuple[str, str, int]] = set()
 
-    def __call__(self, context: object, exc_type: type[BaseException] | None, exc, tb: TracebackType | None) -> None:
+    def __call__(
+        self,
+        context: object,
+        t: type[BaseException] | None,
+        v: BaseException | str | None,  # the hub may give the error as text
+        tb: TracebackType | None,
+    ) -> None:
+        # The parameters' names are the hub's (Hub.print_exception), which this replaces.
+        exc_type, exc = t, v
         frames = traceback.extract_tb(tb) if tb is not None else []
         name = exc_type.__name__ if exc_type else "?"
         where = (name, frames[-1].filename, frames[-1].lineno or 0) if frames else None
         summary = exception_summary(exc_type, exc)
         if where is not None and where not in self._seen and len(self._seen) < 1000:
             self._seen.add(where)
-            text = "".join(traceback.format_exception(exc_type, exc, tb)).rstrip()
+            if isinstance(exc, str):
+                text = "".join(["Traceback (most recent call last):\n", *traceback.format_tb(tb), summary]).rstrip()
+            else:
+                text = "".join(traceback.format_exception(exc_type, exc, tb)).rstrip()
             self.log.error("unhandled %s in %s (later ones from there: one line each)\n%s", summary, where[1], text)
         else:
             self.log.error("unhandled %s", summary)
@@ -178,4 +196,5 @@ def quiet_gevent_hub() -> None:
     """Route the exceptions gevent's hub would print to standard error through GreenletErrors."""
     import gevent
 
-    gevent.get_hub().print_exception = GreenletErrors()
+    # gevent's hook for these is the hub's own method: replaced on this hub (the one the process runs).
+    gevent.get_hub().print_exception = GreenletErrors()  # type: ignore[method-assign]

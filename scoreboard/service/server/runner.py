@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+if TYPE_CHECKING:
+    from gevent.event import AsyncResult
 
 T = TypeVar("T")
 
@@ -34,7 +37,8 @@ class GeventRunner:
         import gevent
 
         try:
-            return self._pool.spawn(fn, *args).get(timeout=timeout)
+            # gevent's stub types the result `T | None` (an AsyncResult may be set empty); the pool sets fn's value.
+            return cast(T, self._pool.spawn(fn, *args).get(timeout=timeout))
         except gevent.Timeout:
             raise TimeoutError(f"{getattr(fn, '__name__', fn)} did not finish within {timeout:g} s") from None
 
@@ -109,7 +113,7 @@ class GreenFuture:
     def __init__(self) -> None:
         from gevent.event import AsyncResult
 
-        self._outcome = AsyncResult()
+        self._outcome: AsyncResult[Any] = AsyncResult()  # whatever the job returns, as a Future holds it
 
     def set_result(self, value: object) -> None:
         self._outcome.set(value)

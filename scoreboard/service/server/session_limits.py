@@ -23,10 +23,20 @@ import logging
 import time
 import weakref
 from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import gevent
 import gevent.queue
 from gevent import socket as gsocket
+
+if TYPE_CHECKING:
+    import engineio
+    import socketio
+    from _typeshed.wsgi import WSGIEnvironment
+    from engineio.packet import Packet
+    from engineio.socket import Socket
+    from greenlet import greenlet as RawGreenlet
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +48,15 @@ SWEEP_EVERY = 1.0  # seconds between looks at the sessions still waiting for the
 
 # The TCP connection each request greenlet serves (wsgi_server.py's handler registers it): how a queue whose writer is
 # stuck sending to a client that does not read finds the connection to shut down.
-_connections: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_connections: weakref.WeakKeyDictionary[RawGreenlet, gsocket.socket] = weakref.WeakKeyDictionary()
 
 
-def register_connection(sock) -> None:
+def register_connection(sock: gsocket.socket) -> None:
     """Remember that the current greenlet serves the TCP connection `sock`."""
     _connections[gevent.getcurrent()] = sock
 
 
-def connection_of(greenlet) -> gsocket.socket | None:
+def connection_of(greenlet: RawGreenlet | None) -> gsocket.socket | None:
     """The connection served by `greenlet` or by the greenlet that spawned it (an Engine.IO writer task)."""
     seen = 0
     while greenlet is not None and seen < 8:
@@ -59,7 +69,7 @@ def connection_of(greenlet) -> gsocket.socket | None:
     return None
 
 
-def packet_size(packet) -> int:
+def packet_size(packet: Packet | None) -> int:
     """Bytes a queued Engine.IO packet stands for (its payload; a little for the rest).
 
     >>> from engineio import packet
@@ -74,7 +84,7 @@ def packet_size(packet) -> int:
     return 32 + (len(data) if isinstance(data, (str, bytes)) else 0)
 
 
-class BoundedQueue(gevent.queue.JoinableQueue):
+class BoundedQueue(gevent.queue.JoinableQueue["Packet | None"]):
     """An Engine.IO session's send queue that refuses to hold more than `limit` bytes.
 
     The packet that would pass the bound is dropped with every one after it, and `overflow(queue)` is called
@@ -91,7 +101,14 @@ class BoundedQueue(gevent.queue.JoinableQueue):
     rarely has anything to do.
     """
 
-    def __init__(self, limit: int, overflow, *args, clock=time.monotonic, **kwargs):
+    def __init__(
+        self,
+        limit: int,
+        overflow: Callable[[BoundedQueue], object],
+        *args: Any,  # gevent's own (Engine.IO's create_queue passes them on)
+        clock: Callable[[], float] = time.monotonic,
+        **kwargs: Any,
+    ):
         super().__init__(*args, **kwargs)
         self.limit, self.overflow, self.clock = limit, overflow, clock
         # Bytes waiting, counted from above: what was put since the queue was last found empty (gets are not
@@ -99,12 +116,12 @@ class BoundedQueue(gevent.queue.JoinableQueue):
         # limit are the packets still there counted.
         self.held_at_most = 0
         self.overflowed = False
-        self.consumer = None  # the greenlet that last waited for packets: the one writing them to the client
+        self.consumer: RawGreenlet | None = None  # the greenlet that last waited for packets: the one writing them
         self.fetching = 0  # greenlets waiting in get() now
         self.deadline: float | None = None  # when the wait under way gives up (the sweep ends it)
-        self.waiter = None  # the greenlet of that wait
+        self.waiter: RawGreenlet | None = None  # the greenlet of that wait
 
-    def put(self, item, block=True, timeout=None):
+    def put(self, item: Packet | None, block: bool = True, timeout: float | None = None) -> None:
         if item is not None:
             if self.overflowed:
                 return
@@ -125,7 +142,7 @@ class BoundedQueue(gevent.queue.JoinableQueue):
             self.held_at_most = held
         super().put(item, block, timeout)
 
-    def join(self, timeout=None):
+    def join(self, timeout: float | None = None) -> bool:
         # Engine.IO's close() waits here until the client has fetched everything, the CLOSE packet included. When
         # nothing is fetching (a polling client that does not poll, one that sent a packet the server refused; a
         # WebSocket writer stuck sending to a client that does not read) that wait would hold the request, its
@@ -134,7 +151,7 @@ class BoundedQueue(gevent.queue.JoinableQueue):
             return True
         return super().join(CLOSE_WAIT if timeout is None else timeout)
 
-    def get(self, block=True, timeout=None):
+    def get(self, block: bool = True, timeout: float | None = None) -> Packet | None:
         if not block or self.qsize():
             return super().get(block)  # nothing to wait for
         self.consumer = current = gevent.getcurrent()
@@ -167,18 +184,26 @@ class BoundedQueue(gevent.queue.JoinableQueue):
         return True
 
 
+def _consumer(session: Socket) -> RawGreenlet | None:
+    """The greenlet writing `session`'s packets to its client, if known: its queue is a BoundedQueue once the limits
+    are installed (a session made before has none)."""
+    queue = session.queue
+    return queue.consumer if isinstance(queue, BoundedQueue) else None
+
+
 class SessionLimits:
     """Installs both limits on a python-socketio server (`socketio.server` of Flask-SocketIO)."""
 
     def __init__(
         self,
-        sio,
+        sio: socketio.Server,
         max_queued_bytes: int = MAX_QUEUED_BYTES,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
-        clock=time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
         pending_limit: int = PENDING_PER_ADDRESS,
     ):
-        self.sio, self.eio = sio, sio.eio
+        self.sio: socketio.Server = sio
+        self.eio: engineio.Server = sio.eio
         self.max_queued_bytes, self.handshake_timeout, self.clock = max_queued_bytes, handshake_timeout, clock
         self.waiting: deque[tuple[float, str, str]] = deque()  # (deadline, Engine.IO sid, address), oldest first
         self.dropped = 0
@@ -187,15 +212,17 @@ class SessionLimits:
         self.pending_limit = pending_limit
         self._by_address: dict[str, deque[str]] = {}  # each address's sessions still to connect, oldest first
         self._start_background_task = self.eio.start_background_task
-        self._tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its tasks
+        self._tasks: weakref.WeakKeyDictionary[Socket, list[gevent.Greenlet[..., Any]]] = weakref.WeakKeyDictionary()
         self._queues: weakref.WeakSet[BoundedQueue] = weakref.WeakSet()  # every session's, for the sweep
 
     def install(self) -> SessionLimits:
-        self.eio.create_queue = self._create_queue
-        self.eio.start_background_task = self._start_task
+        # Engine.IO's own hooks for its sessions' queues and tasks, replaced on this server alone. (unused-ignore: until
+        # pyproject.toml names stubs/ in mypy_path, Engine.IO is untyped and there is nothing to ignore.)
+        self.eio.create_queue = self._create_queue  # type: ignore[method-assign, unused-ignore]
+        self.eio.start_background_task = self._start_task  # type: ignore[method-assign, unused-ignore]
         connect = self.eio.handlers["connect"]  # python-socketio's own handler: keep it, run it first
 
-        def on_connect(eio_sid, environ, *args):
+        def on_connect(eio_sid: str, environ: WSGIEnvironment, *args: object) -> object:
             result = connect(eio_sid, environ, *args)
             address = str(environ.get("REMOTE_ADDR", ""))
             self.waiting.append((self.clock() + self.handshake_timeout, eio_sid, address))
@@ -206,7 +233,7 @@ class SessionLimits:
         gevent.spawn(self._sweep_forever)
         return self
 
-    def _start_task(self, target, *args, **kwargs):
+    def _start_task(self, target: Callable[..., object], *args: Any, **kwargs: Any) -> gevent.Greenlet[..., Any]:
         # A session's own tasks (its next ping: a greenlet that sleeps for the ping interval) end with it when it
         # is closed here, instead of holding their stacks for 25 s after thousands of unused handshakes.
         task = self._start_background_task(target, *args, **kwargs)
@@ -215,7 +242,7 @@ class SessionLimits:
             self._tasks.setdefault(session, []).append(task)
         return task
 
-    def _create_queue(self, *args, **kwargs):
+    def _create_queue(self, *args: Any, **kwargs: Any) -> BoundedQueue:
         queue = BoundedQueue(self.max_queued_bytes, self._overflowed, *args, clock=self.clock, **kwargs)
         self._queues.add(queue)
         return queue
@@ -225,7 +252,7 @@ class SessionLimits:
         # the send loop, so the room it is leaving is not changed under the loop.
         gevent.spawn(self._drop, queue, queue.consumer)
 
-    def _drop(self, queue: BoundedQueue, consumer) -> None:
+    def _drop(self, queue: BoundedQueue, consumer: RawGreenlet | None) -> None:
         session = next((s for s in list(self.eio.sockets.values()) if s.queue is queue), None)
         if session is None:
             return
@@ -240,7 +267,7 @@ class SessionLimits:
             self.max_queued_bytes,
         )
 
-    def _close(self, session, consumer) -> None:
+    def _close(self, session: Socket, consumer: RawGreenlet | None) -> None:
         # abort: no CLOSE packet queued for a client that does not read it, and no waiting for it to be read
         session.close(wait=False, abort=True)
         self.eio.sockets.pop(session.sid, None)
@@ -271,7 +298,7 @@ class SessionLimits:
             session = self.eio.sockets.get(oldest)
             if session is None or session.closed or self._connected(oldest):
                 continue  # gone, or a display that connected: no longer pending
-            self._close(session, session.queue.consumer)
+            self._close(session, _consumer(session))
             self.evicted += 1
 
     def expire_waiting(self) -> int:
@@ -290,7 +317,7 @@ class SessionLimits:
                 continue
             if self._connected(eio_sid):
                 continue
-            self._close(session, session.queue.consumer)
+            self._close(session, _consumer(session))
             closed += 1
         if closed:
             self.expired += closed

@@ -20,7 +20,8 @@ import resource
 import socket
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import click
 import gevent
@@ -30,6 +31,9 @@ from gevent import socket as gsocket
 
 from . import logs, session_limits
 from .request_head import RequestHead
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication, WSGIEnvironment
 
 HEADER_TIMEOUT = 10.0  # seconds from a request's first byte to the end of its headers
 BODY_TIMEOUT = 10.0  # seconds from the end of a request's headers to the end of its body (at most 1 MiB)
@@ -89,7 +93,7 @@ class HalfOpen:
 
     def __init__(self, limit: int):
         self.limit = limit
-        self._by_address: dict[str, OrderedDict] = {}
+        self._by_address: dict[str, OrderedDict[Handler, None]] = {}
         self.evicted = 0
 
     def add(self, handler: Handler) -> None:
@@ -112,6 +116,14 @@ class HalfOpen:
         return len(self._by_address.get(address, ()))
 
 
+class Timer(Protocol):
+    """A timer of the event loop (`loop.timer`): calls back once, unless closed first."""
+
+    def start(self, callback: Callable[[], object]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class HeadersTooSlow(ValueError):
     """The request head did not arrive in time (a ValueError: pywsgi answers 400 and logs one line)."""
 
@@ -125,14 +137,14 @@ class Handler(pywsgi.WSGIHandler):
 
     server: Server
     _deadline: gevent.Timeout | None = None
-    _body_deadline: Any = None  # the loop's timer that shuts the connection if the body is late
+    _body_deadline: Timer | None = None  # shuts the connection if the body is late
 
     @property
     def peer(self) -> str:
         address = self.client_address
         return str(address[0] if isinstance(address, tuple) else address)
 
-    def handle(self):
+    def handle(self) -> None:
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         session_limits.register_connection(self.socket)
         try:
@@ -143,7 +155,7 @@ class Handler(pywsgi.WSGIHandler):
             self._head_done()
             self._body_done()
 
-    def read_requestline(self):
+    def read_requestline(self) -> str:
         self.socket.settimeout(self.server.idle_timeout)
         try:
             if not self.rfile.peek(1):
@@ -164,19 +176,23 @@ class Handler(pywsgi.WSGIHandler):
         except HeadersTooSlow:
             return ""
 
-    def MessageClass(self, fp, *_args):  # pywsgi's name for what reads the request's headers
+    # pywsgi's name for what reads the request's headers. pywsgi reads them through the few methods RequestHead has
+    # (request_head.py), not as the whole mimetools-like message its stub names.
+    def MessageClass(self, fp: BinaryIO, *_args: object) -> RequestHead:  # type: ignore[override]
         return RequestHead.read(fp)
 
-    def read_request(self, raw_requestline):
+    # True once the request is read (pywsgi's documented answer; its stub says the header message instead).
+    def read_request(self, raw_requestline: str) -> bool:  # type: ignore[override]
         try:
-            result = super().read_request(raw_requestline)
+            result = bool(super().read_request(raw_requestline))
         finally:
             self._head_done()
         if result and (self.content_length or "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()):
             # Half-open until its body is in too, and shut if the body does not come in time.
             self.server.half_open.add(self)
-            self._body_deadline = gevent.get_hub().loop.timer(self.server.body_timeout)
-            self._body_deadline.start(self._body_too_slow)
+            deadline: Timer = gevent.get_hub().loop.timer(self.server.body_timeout)
+            deadline.start(self._body_too_slow)
+            self._body_deadline = deadline
         if (self.headers.get("Upgrade") or "").lower() == "websocket":
             # When the WebSocket ends, so does the connection: what the client sent last (its close frame) is not
             # the start of another HTTP request.
@@ -192,13 +208,15 @@ class Handler(pywsgi.WSGIHandler):
             self._deadline = None
         self.server.half_open.discard(self)
 
-    def get_environ(self):
+    def get_environ(self) -> WSGIEnvironment:
         environ = super().get_environ()
-        if self._body_deadline is not None and environ.get("wsgi.input") is self.wsgi_input:
-            environ["wsgi.input"] = TimedBody(self.wsgi_input, self.content_length, self._body_done)
+        body = self.wsgi_input
+        given: object = environ.get("wsgi.input")
+        if self._body_deadline is not None and body is not None and given is body:
+            environ["wsgi.input"] = TimedBody(body, self.content_length, self._body_done)
         return environ
 
-    def handle_one_response(self):
+    def handle_one_response(self) -> None:
         try:
             super().handle_one_response()
         finally:
@@ -207,7 +225,7 @@ class Handler(pywsgi.WSGIHandler):
             # after an answer that had not read its body, under whatever request the connection carried by then.
             self._body_done()
 
-    def run_application(self):
+    def run_application(self) -> None:
         try:
             super().run_application()
         finally:
@@ -240,28 +258,31 @@ class Handler(pywsgi.WSGIHandler):
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
-    def handle_error(self, t, v, tb):
-        path = self.environ.get("PATH_INFO", "") if isinstance(self.environ, dict) else ""
+    def handle_error(self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None) -> None:
+        environ = self.environ if isinstance(self.environ, dict) else {}
+        path: str = environ.get("PATH_INFO", "")
         if path.startswith("/socket.io"):
             # A malformed Engine.IO packet on a WebSocket ends up here: it is the client's fault, not a bug.
             self.server.socket_errors.warning(
                 "malformed Socket.IO traffic from %s: %s", self.peer, logs.exception_summary(t, v)
             )
-            if self.environ.get("HTTP_UPGRADE", "").lower() == "websocket":
+            if environ.get("HTTP_UPGRADE", "").lower() == "websocket":
                 self.close_connection = True
                 self.shut()  # the stream is a WebSocket now: end it rather than write an HTTP reply into it
             else:
-                self._send_error_response_if_possible(400)
+                # pywsgi's own 400 (or a closed connection if the answer has begun): private, so not in its stub;
+                # the pin on gevent (pyproject.toml) keeps it.
+                self._send_error_response_if_possible(400)  # type: ignore[attr-defined]
             return
         super().handle_error(t, v, tb)
 
-    def log_request(self):
+    def log_request(self) -> None:
         # pywsgi formats every request's line (a clock reading, strftime, the request line), even for no log at
         # all: 2 % of a feed post's time on the server.
         if self.server.access_log:
             super().log_request()
 
-    def format_request(self):
+    def format_request(self) -> str:
         # The access log names the client, not the proxy in front of it (ProxyFix has set REMOTE_ADDR).
         line = super().format_request()
         remote = self.environ.get("REMOTE_ADDR") if isinstance(self.environ, dict) else None
@@ -274,10 +295,10 @@ class TimedBody:
     """A request's body as the application reads it (pywsgi's input), telling `done()` once it has all come: the
     body's deadline ends there, and not at the answer (a feed post may wait seconds for the disk)."""
 
-    def __init__(self, body: Any, length: int | None, done: Callable[[], None]):
+    def __init__(self, body: pywsgi.Input, length: int | None, done: Callable[[], None]):
         self._body, self._left, self._done = body, length, done
 
-    def _took(self, data: Any, asked: int | None = None) -> Any:
+    def _took(self, data: bytes, asked: int | None = None) -> bytes:
         if self._left is not None:
             self._left -= len(data)
             if self._left <= 0:
@@ -348,14 +369,14 @@ class Server(pywsgi.WSGIServer):
 
     def __init__(
         self,
-        listener,
-        application,
+        listener: socket.socket,
+        application: WSGIApplication,
         *,
         header_timeout: float = HEADER_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
         idle_timeout: float = IDLE_TIMEOUT,
         half_open_limit: int = HALF_OPEN_LIMIT,
-        **kwargs,
+        **kwargs: Any,  # pywsgi.WSGIServer's own options (log, error_log, ...)
     ):
         super().__init__(listener, application, **kwargs)
         self.access_log = kwargs.get("log", "default") is not None  # pywsgi writes to stderr unless told None
@@ -365,5 +386,5 @@ class Server(pywsgi.WSGIServer):
         self.half_open = HalfOpen(half_open_limit)
         self.socket_errors = logs.throttled("scoreboard.socketio")
 
-    def handle(self, sock, address):
+    def handle(self, sock: gsocket.socket, address: Any) -> None:  # the address as the socket module gives it
         super().handle(WholeWrites.adopt(sock), address)

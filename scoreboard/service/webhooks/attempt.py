@@ -20,6 +20,8 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
+from io import BufferedReader
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 TIMEOUT = 10.0  # seconds for the whole exchange: connecting, sending, the answer
@@ -79,11 +81,12 @@ class _Response(http.client.HTTPResponse):
 
     def begin(self) -> None:
         lines = _LastLine(self.fp)
-        self.fp = lines  # type: ignore[assignment]
+        self.fp = lines  # type: ignore[assignment]  # read as a file: the few methods http.client uses, passed on
         try:
             super().begin()
         finally:
-            if self.fp is lines:  # (a failed head closed and dropped it)
+            reading: object = self.fp
+            if reading is lines:  # (a failed head closed and dropped it)
                 self.fp = lines.raw
         if lines.last not in (b"\r\n", b"\n"):
             raise http.client.IncompleteRead(lines.last)
@@ -92,7 +95,7 @@ class _Response(http.client.HTTPResponse):
 class _LastLine:
     """A response's file, keeping the last line read (what ended the head)."""
 
-    def __init__(self, raw) -> None:
+    def __init__(self, raw: BufferedReader) -> None:
         self.raw = raw
         self.last = b""
 
@@ -100,7 +103,7 @@ class _LastLine:
         self.last = self.raw.readline(limit)
         return self.last
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:  # the raw file's, whatever it is
         return getattr(self.raw, name)
 
 

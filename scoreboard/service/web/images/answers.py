@@ -22,13 +22,16 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from http import HTTPStatus
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from cachetools import LRUCache
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask.blueprints import BlueprintSetupState
+from flask.typing import ResponseReturnValue
+from werkzeug.datastructures import ETags
 from werkzeug.wrappers import Request as WerkzeugRequest
 
 from ....options import ROADS, BadOption, read_options, resolve_lang
@@ -38,6 +41,13 @@ from ...tables.config import ConfigError
 from ...tables.current import current_hub, hub_of
 from ..http.errors import error, table_or_404
 from .shares import Familiar, ImagesBusy, ImagesRefused, NewImages, TooManyNewImages, Turn, WorkerLine
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+    from ....shapes import JSONMapping
+    from ....view import TableView
+    from ...tables.hub import TableHub
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +61,9 @@ CACHE_BYTES = 32 * 1024 * 1024  # about 300 boards of 1920x1080; IMAGE_CACHE_BYT
 REVISION = "1"
 
 Stamp = tuple[str, int]  # (event log id, version): what a cached image was drawn from
-Job = tuple[str, dict, "dict | None", Spec]  # what to draw: "board" or a road, the roads JSON, the state, the spec
+Job = tuple[str, "JSONMapping", "JSONMapping | None", Spec]  # what to draw: "board" or a road, the roads JSON, the
+# state, the spec
+Answer = tuple[int, dict[str, str], bytes]  # status, headers, body
 
 
 def covers(drawn: Stamp, wanted: Stamp) -> bool:
@@ -305,8 +317,10 @@ class ImageService:
 
 
 @bp.record_once
-def _setup(state) -> None:
+def _setup(state: BlueprintSetupState) -> None:
     app = state.app
+    # Flask's setup state names the app by its sans-IO base; the app factory makes a Flask with the package's static/.
+    assert isinstance(app, Flask) and app.static_folder is not None
     service = app.extensions["scoreboard_images"] = ImageService(
         app.static_folder,
         app.config.get("IMAGE_CACHE_BYTES", CACHE_BYTES),
@@ -333,12 +347,12 @@ def _setting(config: Mapping[str, object], name: str, default: int, bounds: tupl
 
 
 @bp.get("/tables/<table_id>/board.png")
-def board(table_id: str):
+def board(table_id: str) -> ResponseReturnValue:
     return _image(table_id, "board")
 
 
 @bp.get("/tables/<table_id>/roads/<road>.png")
-def road(table_id: str, road: str):
+def road(table_id: str, road: str) -> ResponseReturnValue:
     if road not in ROADS:
         _, err = table_or_404(table_id)
         return err or error(
@@ -367,7 +381,15 @@ class _Asked:
     """What an image request asks for, read from its path's table, its query and its headers alike by the route
     and by ImageFastPath: the cache key, the stamp of the table now, and the headers every answer carries."""
 
-    def __init__(self, hub, table, table_id: str, kind: str, args, accept_language: str | None):
+    def __init__(
+        self,
+        hub: TableHub,
+        table: TableView,
+        table_id: str,
+        kind: str,
+        args: Mapping[str, str],
+        accept_language: str | None,
+    ):
         options = read_options(args, BOARD_OPTIONS if kind == "board" else ROAD_OPTIONS)
         if kind != "board" and "roads" in args:
             raise BadOption("roads", "roads is for board.png: a road image draws the one road its address names")
@@ -383,7 +405,7 @@ class _Asked:
     def etag(self, stamp: Stamp) -> str:
         return etag(self.table_id, self.kind, self.spec, stamp)
 
-    def from_cache(self, service: ImageService, if_none_match, client: str) -> tuple[int, dict, bytes] | None:
+    def from_cache(self, service: ImageService, if_none_match: ETags, client: str) -> Answer | None:
         """The answer that needs no drawing, as (status, headers, body): a 304 when the client holds this version,
         the cached image when there is one; else None. `client` is the asking address."""
         tag = self.etag(self.stamp)
@@ -396,7 +418,7 @@ class _Asked:
         stamp, png = hit
         return 200, {"Content-Type": "image/png", **self.answer_headers(stamp, "cached", started)}, png
 
-    def drawn(self, service: ImageService, table, client: str) -> tuple[int, dict, bytes]:
+    def drawn(self, service: ImageService, table: TableView, client: str) -> Answer:
         """The answer of a drawing: this request's own, or the one under way for the same image that it joins."""
         started = time.perf_counter()
         log_id, kind, spec = self.stamp[0], self.kind, self.spec
@@ -411,16 +433,17 @@ class _Asked:
         stamp, png, how = service.image(self.key, self.stamp, snapshot, client, megapixels)
         return 200, {"Content-Type": "image/png", **self.answer_headers(stamp, how, started)}, png
 
-    def answer_headers(self, stamp: Stamp, how: str, started: float) -> dict:
+    def answer_headers(self, stamp: Stamp, how: str, started: float) -> dict[str, str]:
         # Which way the image came (cached, drawn, or joined a drawing in progress) and how long it took.
         ms = (time.perf_counter() - started) * 1e3
         return {**self.headers, "ETag": self.etag(stamp), "Server-Timing": f'image;desc="{how}";dur={ms:.1f}'}
 
 
-def _image(table_id: str, kind: str):
-    table, err = table_or_404(table_id)
-    if err:
-        return err
+def _image(table_id: str, kind: str) -> ResponseReturnValue:
+    table, missing = table_or_404(table_id)
+    if missing is not None:
+        return missing
+    assert table is not None  # table_or_404 gives the one or the other
     hub = current_hub()
     try:
         asked = _Asked(hub, table, table_id, kind, request.args, request.headers.get("Accept-Language"))
@@ -455,11 +478,11 @@ class ImageFastPath:
 
     PREFIX = "/tables/"
 
-    def __init__(self, wsgi_app, app):
+    def __init__(self, wsgi_app: WSGIApplication, app: Flask):
         self.wsgi_app = wsgi_app
         self.app = app
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         answer = self._answer(environ) if environ.get("REQUEST_METHOD") == "GET" else None
         if answer is None:
             return self.wsgi_app(environ, start_response)
@@ -467,7 +490,7 @@ class ImageFastPath:
         start_response(status, headers)
         return [body]
 
-    def _answer(self, environ) -> tuple[str, list[tuple[str, str]], bytes] | None:
+    def _answer(self, environ: WSGIEnvironment) -> tuple[str, list[tuple[str, str]], bytes] | None:
         found = _image_path(environ.get("PATH_INFO", ""))
         if found is None:
             return None

@@ -176,7 +176,8 @@ class WorkerLine:
     def usage(self, client: str, now: float) -> float:
         """The megapixels drawn for `client` lately, each halved every `half_life` seconds since."""
         mpx, when = self._usage.get(client, (0.0, now))
-        return mpx * 0.5 ** ((now - when) / self.half_life)
+        halved: float = 0.5 ** ((now - when) / self.half_life)  # typeshed: a float power may be complex (not here)
+        return mpx * halved
 
     def _ranks(self, now: float) -> dict[Turn, tuple[bool, float, int]]:
         """Each waiting drawing's place (the lowest first), as the class says."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from ...tables.current import current_hub
 
@@ -21,12 +21,12 @@ STORE_TIMEOUT = 2.0  # seconds
 
 
 @bp.get("/healthz")
-def healthz():
+def healthz() -> Response:
     return jsonify({"status": "ok"})
 
 
 @bp.get("/readyz")
-def readyz():
+def readyz() -> Response | tuple[Response, int]:
     hub = current_hub()
     if not hub.ready:
         return _not_ready("the event log is still being replayed")
@@ -50,5 +50,5 @@ def readyz():
     return jsonify({"status": "ready"})
 
 
-def _not_ready(reason: str):
+def _not_ready(reason: str) -> tuple[Response, int]:
     return jsonify({"status": "not_ready", "reason": reason}), 503

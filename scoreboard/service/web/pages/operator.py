@@ -57,7 +57,7 @@ from ..http.auth import sign, sign_in, signed_in
 from ..http.errors import error
 from . import babel
 from . import fonts as page_fonts
-from .strings import page_strings
+from .strings import page_strings, phase_words
 
 log = logging.getLogger(__name__)
 
@@ -265,6 +265,7 @@ def _render(status: int = 200, template: str = "operator.html", **context):
         page=page,
         problem=problem() if callable(problem) else problem,
         titles={title: translated(title) for title in titles},
+        phases=phase_words(),
         **context,
     )
     return body, status

@@ -14,6 +14,7 @@ from flask_babel import pgettext
 
 from ....insurance import PAY_TABLE, Offer
 from ....roads.names import vocabulary
+from ....shapes import Phase
 from ....variants import bet_titles
 from ...tables.alarms import KINDS
 
@@ -31,6 +32,12 @@ def road_words() -> list[dict]:
     """The roads as the pages draw them (scoreboard/roads/names.py), in the boards' order, each title translated:
     roads.js takes the road list and each road's mark from here, never from a list of its own."""
     return [{**word, "title": translated(word["title"])} for word in vocabulary()]
+
+
+def phase_words() -> dict[str, str]:
+    """The phases' names (shapes.Phase), translated: every page that names a phase takes them from here. Between
+    rounds bets are open only while the betting window is (`window` in page_strings): the phase says no more."""
+    return {phase.value: translated(phase.label) for phase in Phase}
 
 
 def _pattern_names() -> dict[str, str]:
@@ -124,14 +131,7 @@ def page_strings(variant_titles: Iterable[str] = ()) -> dict:
         "winner": {w: pgettext("winner", w) for w in ("B", "P", "T")},
         "wins": {"B": _("Banker wins"), "P": _("Player wins"), "T": _("Tie")},
         "hand": {"player": _("Player"), "banker": _("Banker")},
-        "phase": {
-            "no_shoe": _("Waiting for a shoe"),
-            # Between rounds bets are open only while the betting window is (`bets` below): the phase says no more.
-            "ready": _("Between rounds"),
-            "dealing": _("Dealing"),
-            "squeeze": _("Squeeze"),
-            "shoe_finished": _("Shoe finished"),
-        },
+        "phase": phase_words(),
         # The betting window (state.bets.announce; 003 rules 3.1 and 3.2): the seconds left count down.
         "window": {
             "place_your_bets": _("Place your bets"),
