@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from flask import Response, jsonify
 
 from ...tables.current import current_hub
+from ..http.auth import Answer
 from ..http.csv_cells import cell
 from ..http.errors import error
 
@@ -214,7 +215,7 @@ def iso(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"
 
 
-def answer(table_id: str, fmt: str | None):
+def answer(table_id: str, fmt: str | None) -> Answer:
     """The audit of `table_id` as JSON (`fmt` None or "json") or as a CSV download; 400 for another format.
     Table ids are letters, digits, '-', '_' and '.' (the config checks): fit for a file name as they are."""
     if fmt not in (None, "json", "csv"):
