@@ -19,7 +19,10 @@ from flask import current_app, request
 from flask_socketio import Namespace, join_room
 
 from ... import __version__
+from ...shapes import Snapshot
 from ..tables.current import current_hub
+from ..tables.hub import TableHub
+from .display_counts import DisplayCounts
 from .screens import ScreenRefused, Shows, id_problem, screen_room, secret_problem
 
 log = logging.getLogger(__name__)
@@ -32,7 +35,13 @@ def room(table_id: str) -> str:
     return f"table:{table_id}"
 
 
-def _error(code: str, message: str) -> dict:
+def _sid() -> str:
+    """The Socket.IO session id of the event being handled, which Flask-SocketIO sets on its request."""
+    sid: str = request.sid  # type: ignore[attr-defined]  # set at run time; Flask's Request does not declare it
+    return sid
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": code, "message": message}
 
 
@@ -40,14 +49,15 @@ class Live(Namespace):
     """The default namespace's events (registered by the app factory)."""
 
     @property
-    def hub(self):
+    def hub(self) -> TableHub:
         return current_hub()
 
     @property
-    def counts(self):
-        return current_app.extensions["displays"]
+    def counts(self) -> DisplayCounts:
+        counts: DisplayCounts = current_app.extensions["displays"]  # the app factory's
+        return counts
 
-    def on_join(self, data=None):
+    def on_join(self, data: object = None) -> Snapshot | dict[str, Any]:
         table_id = data.get("table") if isinstance(data, dict) else None
         if not isinstance(table_id, str):
             return _error("bad_join", 'join with {"table": "<table id>"}')
@@ -56,12 +66,12 @@ class Live(Namespace):
             return _error("unknown_table", f"there is no table {table_id[:ID_SHOWN]!r} here")
         # Join first, then snapshot: nothing yields in between, so no update can fall between the two.
         join_room(room(table_id))
-        if self.hub.display_joined(table_id, request.sid):
+        if self.hub.display_joined(table_id, _sid()):
             self.counts.changed(table_id)
-        current_app.extensions["screens"].registry.joined(request.sid, table_id)
+        current_app.extensions["screens"].registry.joined(_sid(), table_id)
         return table.snapshot()
 
-    def on_join_pit(self, data=None):
+    def on_join_pit(self, data: object = None) -> dict[str, Any]:
         asked = data.get("tables") if isinstance(data, dict) else None
         hub = self.hub
         if asked is None:
@@ -89,7 +99,7 @@ class Live(Namespace):
             "alarms": alarms,
         }
 
-    def on_pit_alarms(self, data=None):
+    def on_pit_alarms(self, data: object = None) -> dict[str, Any]:
         """The alarms of the pit's tables again (after a condition cleared, or a lost message): `{"tables": [...]}`
         or null for all."""
         asked = data.get("tables") if isinstance(data, dict) else None
@@ -102,7 +112,7 @@ class Live(Namespace):
             return _error("bad_request", 'pit_alarms with {"tables": ["<table id>", ...]} or {"tables": null}')
         return {"alarms": self._alarms(ids)}
 
-    def _alarms(self, ids: list[str]) -> list[dict] | None:
+    def _alarms(self, ids: list[str]) -> list[dict[str, Any]] | None:
         """The pit's alarms (alarms.py `for_pit`), or None if the log does not answer: the pit asks again."""
         try:
             return [a.as_json() for a in self.hub.alarms.for_pit(ids)]
@@ -110,7 +120,7 @@ class Live(Namespace):
             log.warning("the pit's alarms could not be read: %s", e)
             return None
 
-    def on_screen(self, data=None):
+    def on_screen(self, data: object = None) -> dict[str, Any]:
         """`{"id", "secret", "shows": {"page", "table", "lang", "theme", "options"}, "viewport": [w, h], "version"}`:
         this connection's page is that screen (`secret` left out: its browser keeps none yet). Answers `{"version",
         "id", "secret", "assigned"}`: the id and secret to keep (another id than the one said when another screen
@@ -124,7 +134,7 @@ class Live(Namespace):
         version = data.get("version")
         try:
             claimed = current_app.extensions["screens"].claim(
-                request.sid,
+                _sid(),
                 screen_id,
                 secret,
                 Shows.reported(data.get("shows")),

@@ -125,7 +125,7 @@ class Shows:
     theme: str | None = None
     options: Mapping[str, str] = field(default_factory=dict)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "page": self.page,
             "table": self.table,
@@ -198,7 +198,7 @@ class Seen:
     owner: str | None = None
     assigned: bool = False
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         """As listed."""
         return {
             "id": self.id,
@@ -211,7 +211,7 @@ class Seen:
             "last_seen": self.last_seen,
         }
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """As kept in Redis."""
         return {**self.as_json(), "owner": self.owner, "assigned": self.assigned}
 
@@ -664,7 +664,7 @@ class Screens:
     """The screens of the service: the registry, their stored assignments and what they are told. `tell(screen_id,
     message)` sends a message to a screen's pages on every process (the relay's)."""
 
-    def __init__(self, hub: Any, registry: Registry, tell: Callable[[str, dict], None]):
+    def __init__(self, hub: Any, registry: Registry, tell: Callable[[str, dict[str, Any]], None]):
         self.hub, self.registry, self.tell = hub, registry, tell
         self._claims: dict[str, Claimed] = {}  # sid -> what its `screen` was answered
 
@@ -722,7 +722,7 @@ class Screens:
         self._claims.pop(sid, None)
         self.registry.disconnected(sid)
 
-    def assignment(self, screen_id: str) -> tuple[Shows, dict] | None:
+    def assignment(self, screen_id: str) -> tuple[Shows, dict[str, Any]] | None:
         """A screen's stored assignment (and its row: who, when), or None."""
         row = self.hub.read(self.hub.store.screen_assignment, screen_id)
         if row is None or row["change"] != "assigned":
@@ -732,7 +732,7 @@ class Screens:
     def known(self, screen_id: str) -> bool:
         return self.registry.get(screen_id) is not None or self.assignment(screen_id) is not None
 
-    def listing(self) -> list[dict]:
+    def listing(self) -> list[dict[str, Any]]:
         """Every screen listed (connected, seen lately, or assigned but not seen), with its assignment, by id."""
         stored = {row["id"]: row for row in self.hub.read(self.hub.store.screen_assignments)}
         listed = []
@@ -743,7 +743,7 @@ class Screens:
         listed += [_unseen(screen_id, row) for screen_id, row in stored.items()]
         return sorted(listed, key=lambda s: s["id"])
 
-    def screen(self, screen_id: str) -> dict | None:
+    def screen(self, screen_id: str) -> dict[str, Any] | None:
         """One screen as listed, or None (what is read is that screen's)."""
         seen = self.registry.get(screen_id)
         stored = self.assignment(screen_id)
@@ -783,7 +783,7 @@ class Screens:
         found = self.registry.find(screen_id)
         return found.owner if found is not None else None
 
-    def _kept(self, screen_id: str) -> dict:
+    def _kept(self, screen_id: str) -> dict[str, Any]:
         seen = self.registry.here(screen_id)
         return {"owner": seen.owner, "assigned": seen.assigned} if seen is not None else {}
 
@@ -810,7 +810,7 @@ def _same(owner: str | None, other: str | None) -> bool:
     return owner is not None and other is not None and hmac.compare_digest(owner, other)
 
 
-def _unseen(screen_id: str, row: Mapping[str, Any]) -> dict:
+def _unseen(screen_id: str, row: Mapping[str, Any]) -> dict[str, Any]:
     """A screen assigned but not seen lately, as listed."""
     return {
         "id": screen_id,
@@ -825,7 +825,7 @@ def _unseen(screen_id: str, row: Mapping[str, Any]) -> dict:
     }
 
 
-def _assigned(row: Mapping[str, Any] | None) -> dict | None:
+def _assigned(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if row is None or row.get("change") != "assigned":
         return None
     return {**Shows.of_row(row).as_json(), "by": row.get("operator"), "at": row.get("at")}

@@ -8,6 +8,7 @@ not Flask-SocketIO's message queue: Socket.IO here serves this process's display
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -66,7 +67,7 @@ def allowed(origin: str | None, origins: tuple[str, ...]) -> bool:
     return "*" in origins or origin in origins
 
 
-def allowed_origins(origins: tuple[str, ...]) -> object:
+def allowed_origins(origins: tuple[str, ...]) -> Callable[[str | None, dict[str, Any]], bool] | None:
     """Engine.IO's `cors_allowed_origins` for the configured origins: None (its default: the page's own origin, as
     the browser or a proxy names it) without any; else a check that lets the configured ones in (`allowed`: "*" is
     any but null) beside the server's own, so that the service's own pages go on working when other origins are

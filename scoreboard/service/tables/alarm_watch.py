@@ -118,7 +118,7 @@ class ConditionWatch:
             if table_id not in tables:  # a table no longer run here: its condition is over
                 self._judge(table_id, kind, False, {}, None)
 
-    def _judge(self, table_id: str, kind: str, holds: bool, values: dict, version: int | None) -> None:
+    def _judge(self, table_id: str, kind: str, holds: bool, values: dict[str, Any], version: int | None) -> None:
         key = (table_id, kind)
         if holds and key not in self._open:
             self._open[key] = self.hub.alarms.raise_alarm(table_id, kind, values=values, version=version)

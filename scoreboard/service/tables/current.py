@@ -16,7 +16,8 @@ EXTENSION = "scoreboard"
 
 def hub_of(app: Flask) -> TableHub:
     """The hub `app` runs its tables with."""
-    return app.extensions[EXTENSION]
+    hub: TableHub = app.extensions[EXTENSION]  # the app factory put it there
+    return hub
 
 
 def current_hub() -> TableHub:

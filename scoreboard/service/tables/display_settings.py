@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from flask import Flask, current_app
 
@@ -38,7 +39,7 @@ class DisplaySettings:
     ask_seconds: int = 3
 
     @classmethod
-    def from_mapping(cls, values: Mapping | None) -> DisplaySettings:
+    def from_mapping(cls, values: Mapping[str, Any] | None) -> DisplaySettings:
         """Settings from a `[display]` table; an unknown key or a value out of range is a DisplaySettingsError."""
         values = dict(values or {})
         known = {f.name for f in fields(cls)}
@@ -89,4 +90,5 @@ def init_app(app: Flask) -> None:
 def settings() -> DisplaySettings:
     """The current app's display settings."""
     init_app(current_app)
-    return current_app.extensions["display"]
+    found: DisplaySettings = current_app.extensions["display"]  # what init_app just made sure of
+    return found

@@ -32,12 +32,16 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
+from ...view import TableView
+from ..server.attempts import Attempts
+from .alarms import Alarms
 from .notice import Notice
 
 log = logging.getLogger(__name__)
@@ -47,10 +51,24 @@ POSTS_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200)
 _LIVE_FILE = re.compile(r"^gauge_live\w*_(\d+)\.db$")
 
 
+class Figured(Protocol):
+    """What the figures read from the hub at each scrape (tables/hub.py: it cannot be imported from here, as it
+    imports this module): its tables, its alarms and its two limits on guessing."""
+
+    @property
+    def tables(self) -> Mapping[str, TableView]: ...
+    @property
+    def alarms(self) -> Alarms: ...
+    @property
+    def attempts(self) -> Attempts: ...
+    @property
+    def logins(self) -> Attempts: ...
+
+
 class Metrics:
     """The figures of one service process; the hub and its group writer report to it."""
 
-    def __init__(self, hub, multiprocess_dir: str | None = None):
+    def __init__(self, hub: Figured, multiprocess_dir: str | None = None):
         self.hub = hub
         self.multiprocess_dir = multiprocess_dir
         # One registry per app in a single process (tests make many apps); the shared files in multi-process mode.
@@ -116,7 +134,7 @@ class Metrics:
             r.register(_Tables(hub))
             r.register(_Guessing(hub))
         # Each event counts on the card path: look a label set's child up once, not on every event.
-        self._children: dict[tuple[str, str], tuple] = {}
+        self._children: dict[tuple[str, str], tuple[Any, Any]] = {}  # prometheus_client's labelled children
 
     # -- what the hub and the writer tell ------------------------------------------------------------------------
 
@@ -146,7 +164,7 @@ class Metrics:
         self._deliveries.labels(receiver, outcome).inc()
         self._attempt.labels(receiver).observe(seconds)
 
-    def watch(self, attempts) -> None:
+    def watch(self, attempts: Attempts) -> None:
         """Count what a limit on guessing (server/attempts.Attempts) tells, under its name."""
         counters = {
             "wrong": self._tokens_refused.labels(attempts.name, "wrong"),
@@ -167,7 +185,7 @@ class Metrics:
         assert self.multiprocess_dir is not None
         _forget_dead(self.multiprocess_dir)
         registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=self.multiprocess_dir)
+        MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call, unused-ignore]  # untyped there
         registry.register(_Tables(self.hub))
         registry.register(_Guessing(self.hub))
         return generate_latest(registry)
@@ -176,7 +194,7 @@ class Metrics:
 class _Tables:
     """Read at each scrape from this process's tables."""
 
-    def __init__(self, hub):
+    def __init__(self, hub: Figured):
         self.hub = hub
 
     def collect(self) -> Iterator[Metric]:
@@ -209,7 +227,7 @@ class _Tables:
 class _Guessing:
     """The limits on guessing as they stand, read at each scrape from this process (each process keeps its own)."""
 
-    def __init__(self, hub):
+    def __init__(self, hub: Figured):
         self.hub = hub
 
     def collect(self) -> Iterator[Metric]:
@@ -233,7 +251,7 @@ def _forget_dead(path: str) -> None:
     for name in os.listdir(path):
         match = _LIVE_FILE.match(name)
         if match and not _alive(int(match.group(1))):
-            mark_process_dead(int(match.group(1)), path)
+            mark_process_dead(int(match.group(1)), path)  # type: ignore[no-untyped-call, unused-ignore]  # untyped there
 
 
 def _alive(pid: int) -> bool:

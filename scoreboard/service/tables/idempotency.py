@@ -21,6 +21,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 KEEP = 24 * 3600.0  # seconds a key is recognised after its write (integration.md says so)
 KEY = re.compile(r"^[\x21-\x7e]{1,200}$")  # 1 to 200 visible ASCII characters: a UUID, or any client's own scheme
@@ -47,7 +48,7 @@ class Asked:
         text = json.dumps(body, sort_keys=True, separators=(",", ":"))
         return Asked(operator, route, key, hashlib.sha256(text.encode()).hexdigest())
 
-    def stored(self, answer: dict, at: float | None = None) -> dict:
+    def stored(self, answer: dict[str, Any], at: float | None = None) -> dict[str, Any]:
         """What the event keeps of the request: the key, its route, the body's digest and the first answer."""
         return {"key": self.key, "route": self.route, "digest": self.digest, "answer": answer, "at": at or time.time()}
 
@@ -56,12 +57,12 @@ class Repeated(Exception):
     """The request's key was used before: `event` is what the first request stored; `same` whether the body was the
     same (else the key was used for another request)."""
 
-    def __init__(self, event: dict, same: bool):
+    def __init__(self, event: dict[str, Any], same: bool):
         super().__init__("the request was stored before")
         self.event, self.same = event, same
 
     @property
-    def answer(self) -> dict:
+    def answer(self) -> dict[str, Any]:
         return dict(self.event["request"]["answer"])
 
 
@@ -81,9 +82,9 @@ class Requests:
 
     def __init__(self, keep: float = KEEP, clock: Callable[[], float] = time.time):
         self.keep, self.clock = keep, clock
-        self._seen: dict[tuple[str, str, str], dict] = {}  # (operator, route, key) -> the event; oldest first
+        self._seen: dict[tuple[str, str, str], dict[str, Any]] = {}  # (operator, route, key) -> the event; oldest first
 
-    def take(self, event: Mapping) -> None:
+    def take(self, event: Mapping[str, Any]) -> None:
         """Remember the key of a stored event, if it carries one and is recent."""
         request = event.get("request")
         if not isinstance(request, dict) or not isinstance(event.get("operator"), str):
@@ -94,7 +95,7 @@ class Requests:
         self._seen[(event["operator"], str(request.get("route")), str(request.get("key")))] = dict(event)
         self._forget()
 
-    def find(self, asked: Asked | None, also: Iterable[Mapping] = ()) -> Repeated | None:
+    def find(self, asked: Asked | None, also: Iterable[Mapping[str, Any]] = ()) -> Repeated | None:
         """The first request of `asked`'s key, among the events remembered and `also` (events another process stored
         first, not yet taken here), or None.
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ...errors import Refusal
 from ...events import EventKind
@@ -116,7 +116,7 @@ class Denied(Refusal):
         self.roles = roles
         self.table = table
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {**super().as_json(), "roles": [r for r in ROLES if r in self.roles]}
 
     def __str__(self) -> str:
