@@ -67,12 +67,13 @@ class Offer:
         return {
             "hand": NAME[self.hand],
             "stage": self.stage,
-            "odds": _odds_text(self.odds),
+            "odds": odds_text(self.odds),
             "pays_on_tie": self.tie_pays,
         }
 
 
-def _odds_text(odds: Fraction) -> str:
+def odds_text(odds: Fraction) -> str:
+    """How an offer writes its odds ("2 to 1"): the text a board shows, which the pages translate."""
     return f"{float(odds):g} to 1"
 
 

@@ -15,10 +15,12 @@ import io
 import json
 import time
 from collections.abc import Sequence
+from typing import NotRequired, TypedDict
 
 from flask import Response, jsonify
 
 from ....events import EventKind
+from ....shapes import JSONObject
 from ...tables.current import current_hub
 from ..http.auth import Answer
 from ..http.csv_cells import cell
@@ -44,7 +46,27 @@ CSV_COLUMNS = (
 )
 
 
-def event_entry(version: int, stored_at: float, event: dict) -> dict:
+class AuditEntry(TypedDict):
+    """One line of the trail. `version`: the table's version an event made (None for what changed no table).
+    `before` and `after`: what the change found and left, as the stored event or the alarm or screen says it."""
+
+    version: int | None
+    at: float
+    operator: str | None
+    kind: str
+    reason: str | None
+    round: int | None
+    before: JSONObject | None
+    after: JSONObject | None
+    # A refusal's: what was tried, and the refusal's code and sentence.
+    action: NotRequired[str | None]
+    code: NotRequired[str]
+    message: NotRequired[str]
+    alarm: NotRequired[str]  # an acknowledgement's alarm
+    screen: NotRequired[str]  # an assignment's screen
+
+
+def event_entry(version: int, stored_at: float, event: JSONObject) -> AuditEntry:
     """One stored operator event as an audit entry; `at` is when the service took it.
 
     >>> event_entry(7, 1763800001.0, {"type": "void", "round": 2, "reason": "misdeal", "operator": "alice",
@@ -73,7 +95,7 @@ def event_entry(version: int, stored_at: float, event: dict) -> dict:
     }
 
 
-def refusal_entry(refusal: dict) -> dict:
+def refusal_entry(refusal: JSONObject) -> AuditEntry:
     """A refused operator action as an audit entry: no version (it changed nothing), kind "refused", and what was
     tried in `action`. Only what the service can vouch for is read from the refused event: it was typed by a caller.
 
@@ -102,7 +124,7 @@ def refusal_entry(refusal: dict) -> dict:
     }
 
 
-def acknowledgement_entry(ack: dict) -> dict:
+def acknowledgement_entry(ack: JSONObject) -> AuditEntry:
     """An acknowledged alarm as an audit entry: kind "alarm_ack", the note as its reason, the alarm as it stood
     before and as acknowledged after, and the alarm's id in `alarm`.
 
@@ -125,7 +147,7 @@ def acknowledgement_entry(ack: dict) -> dict:
     }
 
 
-def screen_entry(row: dict) -> dict:
+def screen_entry(row: JSONObject) -> AuditEntry:
     """A screen assigned to the table (or its assignment forgotten) as an audit entry: kind "screen_assigned" or
     "screen_forgotten", what it is to show in `after`, the screen's id in `screen`.
 
@@ -154,11 +176,11 @@ def screen_entry(row: dict) -> dict:
 
 
 def trail(
-    events: list[tuple[int, float, dict]],
-    refusals: list[dict],
-    acks: Sequence[dict] = (),
-    screens: Sequence[dict] = (),
-) -> list[dict]:
+    events: list[tuple[int, float, JSONObject]],
+    refusals: list[JSONObject],
+    acks: Sequence[JSONObject] = (),
+    screens: Sequence[JSONObject] = (),
+) -> list[AuditEntry]:
     """The audit, oldest first: the operator events (as the log orders them) merged by time with the refusals and
     the alarms' acknowledgements. Events the feed sent (a shoe's own `shoe` or `shoe_end`, an excess-card void) are
     not an operator's doing.
@@ -178,7 +200,7 @@ def trail(
     return list(heapq.merge(done, tried, acknowledged, assigned, key=lambda entry: entry["at"]))
 
 
-def read_trail(table_id: str) -> list[dict]:
+def read_trail(table_id: str) -> list[AuditEntry]:
     """A table's audit from the log (off the event loop; a stalled disk answers 503, never hangs the request)."""
     hub = current_hub()
     events = hub.read(hub.store.operator_events, table_id, AUDITED_KINDS)
@@ -186,7 +208,7 @@ def read_trail(table_id: str) -> list[dict]:
     return trail(events, refusals, acks, hub.read(hub.store.screen_history, table_id))
 
 
-def audit_csv(entries: list[dict]) -> str:
+def audit_csv(entries: list[AuditEntry]) -> str:
     """The audit as CSV: `at` in UTC (ISO 8601), before and after as JSON text, every cell safe for a spreadsheet.
 
     >>> print(audit_csv([{"version": 3, "at": 1763800000.25, "operator": "alice", "kind": "void", "reason": "=x",
@@ -198,7 +220,7 @@ def audit_csv(entries: list[dict]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for entry in entries:
-        row = {**entry, "at": iso(entry["at"])}
+        row: dict[str, object] = {**entry, "at": iso(entry["at"])}
         for name in ("before", "after"):
             if row.get(name) is not None:
                 row[name] = json.dumps(row[name], ensure_ascii=False)

@@ -8,7 +8,7 @@ from ....text import repaired
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def cell(value) -> str:
+def cell(value: object) -> str:
     """A value as a CSV cell a spreadsheet shows as text (the rounds' CSV and the audit's).
 
     >>> [cell(v) for v in (None, True, ["9H", "KD"], 3, "=1+1", "-2", "\\t=1", "card exposed")]

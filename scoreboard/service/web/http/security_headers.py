@@ -11,6 +11,14 @@ This is the one policy of the service: pages and blueprints do not set their own
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from _typeshed import OptExcInfo
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
 POLICY = (
     "default-src 'self'",
     "script-src 'self'",
@@ -59,13 +67,15 @@ class SecurityHeaders:
     """WSGI middleware adding the headers to every response that does not set them itself (wsgi_stack.py puts it
     around everything but the proxy fix, Socket.IO's responses included)."""
 
-    def __init__(self, app):
+    def __init__(self, app: WSGIApplication):
         self.app = app
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         added = headers_for(environ.get("PATH_INFO", ""))
 
-        def start(status, headers, exc_info=None):
+        def start(
+            status: str, headers: list[tuple[str, str]], exc_info: OptExcInfo | None = None
+        ) -> Callable[[bytes], object]:
             present = {name.lower() for name, _ in headers}
             headers = list(headers) + [(n, v) for n, v in added if n.lower() not in present]
             return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)

@@ -7,6 +7,9 @@ A page picks its language (`use_language`) before it renders; the locale selecto
 
 from __future__ import annotations
 
+from typing import cast
+
+from babel.support import NullTranslations
 from flask import Flask, g
 from flask_babel import Babel, Domain, get_locale
 from werkzeug.utils import cached_property
@@ -20,14 +23,14 @@ LANGUAGE_OF_LOCALE = {locale: lang for lang, locale in LOCALES.items()}
 class CatalogDomain(Domain):
     """The `messages` domain, served from `scoreboard.i18n.translations` (cached there, once per language)."""
 
-    def get_translations(self):
+    def get_translations(self) -> NullTranslations:
         locale = get_locale()
         return translations(LANGUAGE_OF_LOCALE.get(str(locale), DEFAULT_LANGUAGE))
 
 
 class CatalogBabel(Babel):
     @cached_property
-    def domain_instance(self):
+    def domain_instance(self) -> CatalogDomain:
         return CatalogDomain()
 
 
@@ -37,7 +40,8 @@ def use_language(lang: str) -> None:
 
 
 def current_language() -> str:
-    return g.get("scoreboard_lang", DEFAULT_LANGUAGE)
+    # flask.g is an untyped namespace (its values are Any); use_language is the one writer, and stores a str.
+    return cast(str, g.get("scoreboard_lang", DEFAULT_LANGUAGE))
 
 
 def _locale() -> str:

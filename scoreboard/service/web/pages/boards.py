@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, cast
 
-from flask import Blueprint, Response, jsonify, render_template, request, url_for
+from flask import Blueprint, Flask, Response, jsonify, render_template, request, url_for
+from flask.blueprints import BlueprintSetupState
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_wtf.csrf import generate_csrf
 
 from .... import __version__, palette
 from ....options import BadOption, Options, accepted_by, check_tables, page_options
+from ....shapes import JSONObject, StateJSON
 from ...live.screens import id_problem
 from ...tables import display_settings, permissions
 from ...tables.alarms import KINDS
@@ -38,14 +41,29 @@ bp = Blueprint("pages", __name__)
 
 
 @bp.record_once
-def _setup(state) -> None:
-    babel.init_app(state.app)
-    display_settings.init_app(state.app)
+def _setup(state: BlueprintSetupState) -> None:
+    # Flask types the setup state's app as its framework-neutral base (sansio App); the app registering the pages
+    # is this Flask app.
+    app = cast(Flask, state.app)
+    babel.init_app(app)
+    display_settings.init_app(app)
 
 
 @bp.errorhandler(BadOption)
-def _bad_option(e: BadOption):
+def _bad_option(e: BadOption) -> tuple[Response, int]:
     return jsonify(e.as_json()), 400
+
+
+class ScreenData(TypedDict):
+    """What a screen's page shows, as its script reports it when it connects (`#screen-data`)."""
+
+    id: str  # "" until the script picks one
+    page: str
+    table: str | None
+    lang: str | None  # None: not asked for in the URL
+    theme: str | None
+    options: dict[str, str]  # the page's other query options
+    version: str  # the service's, so that a screen running an old page can be told to reload
 
 
 @dataclass
@@ -55,14 +73,14 @@ class PageInfo:
     lang: str
     theme: str
     font: str | None
-    strings: dict
-    display: dict = field(default_factory=dict)
-    query: dict = field(default_factory=dict)  # the language and theme asked for, carried on to linked pages
+    strings: JSONObject
+    display: dict[str, int] = field(default_factory=dict)
+    query: dict[str, str] = field(default_factory=dict)  # the language and theme asked for, carried on to linked pages
     now: float = field(default_factory=time.time)
-    screen: dict | None = None  # a screen's page: its id ("" until its script picks one) and what it shows
+    screen: ScreenData | None = None  # a screen's page: its id ("" until its script picks one) and what it shows
 
 
-def _screen(kind: str, table_id: str | None) -> dict:
+def _screen(kind: str, table_id: str | None) -> ScreenData:
     """What a screen's page shows, as its script reports it: the page, its table, the language, theme and other
     options its URL asked for. `?screen=` is checked here (BadOption: a 400 naming it)."""
     screen_id = request.args.get("screen", "")
@@ -80,7 +98,7 @@ def _screen(kind: str, table_id: str | None) -> dict:
     }
 
 
-def _page(options: Options, states: list[dict], *, settings: bool = True, scripted: bool = True) -> PageInfo:
+def _page(options: Options, states: list[StateJSON], *, settings: bool = True, scripted: bool = True) -> PageInfo:
     lang = options.lang or "en"
     babel.use_language(lang)
     titles = sorted({s["variant_title"] for s in states})
@@ -95,7 +113,7 @@ def _page(options: Options, states: list[dict], *, settings: bool = True, script
 
 
 @bp.get("/palette.css")
-def palette_css():
+def palette_css() -> ResponseReturnValue:
     response = Response(palette.stylesheet(), mimetype="text/css")
     response.add_etag()
     response.cache_control.no_cache = True  # revalidated with the ETag: a new palette shows on the next load
@@ -103,17 +121,18 @@ def palette_css():
 
 
 @bp.get("/")
-def index():
+def index() -> str:
     states = [t.state_json() for t in current_hub().tables.values()]
     options = page_options(request.args, "index", None, request.headers.get("Accept-Language"))
     return render_template("index.html", page=_page(options, states), tables=states)
 
 
 @bp.get("/tables/<table_id>")
-def board(table_id):
+def board(table_id: str) -> ResponseReturnValue:
     table, err = table_or_404(table_id)
-    if err:
+    if err is not None:
         return err
+    assert table is not None  # table_or_404 gives the one or the other
     state = table.state_json()
     options = page_options(request.args, "board", state.get("lang"), request.headers.get("Accept-Language"))
     page = _page(options, [state])
@@ -130,10 +149,11 @@ def board(table_id):
 
 
 @bp.get("/overlay/<table_id>")
-def overlay(table_id):
+def overlay(table_id: str) -> ResponseReturnValue:
     table, err = table_or_404(table_id)
-    if err:
+    if err is not None:
         return err
+    assert table is not None  # table_or_404 gives the one or the other
     state = table.state_json()
     options = page_options(request.args, "overlay", state.get("lang"), request.headers.get("Accept-Language"))
     # Overlays never shift or go idle: the stream's picture must not move under the streamer's layout.
@@ -144,7 +164,7 @@ def overlay(table_id):
 
 
 @bp.get("/pit")
-def pit():
+def pit() -> tuple[str, dict[str, str]]:
     tables = current_hub().tables
     options = page_options(request.args, "pit", None, request.headers.get("Accept-Language"))
     ids = check_tables(options.tables, tables) if options.tables else tuple(tables)
@@ -157,7 +177,7 @@ def pit():
 
 
 @bp.get("/screen")
-def screen():
+def screen() -> tuple[str, dict[str, str]]:
     """A screen not told what to show yet: its id, large, until the pit or the API assigns it."""
     options = page_options(request.args, "screen", None, request.headers.get("Accept-Language"))
     page = _page(options, [], settings=False)
@@ -170,12 +190,12 @@ def _kept_language() -> dict[str, Any]:
     return {"lang": request.args["lang"]} if "lang" in request.args else {}
 
 
-def _pit_data(ids: tuple[str, ...]) -> dict:
+def _pit_data(ids: tuple[str, ...]) -> JSONObject:
     """What the pit's script needs to offer acknowledgements: who is signed in (the operator page's session) and
     what they may do at each table, the action each kind's acknowledgement needs, and where to sign in and out."""
     here = request.full_path.rstrip("?")
     op = signed_in()
-    data: dict = {
+    data: JSONObject = {
         "ack": {kind: k.ack for kind, k in KINDS.items()},
         # The operator page in the pit's language, back to this pit once signed in.
         "sign_in": url_for("operator.page", next=here, **_kept_language()),
@@ -195,10 +215,11 @@ def _pit_data(ids: tuple[str, ...]) -> dict:
 
 
 @bp.get("/tables/<table_id>/rules")
-def rules(table_id):
+def rules(table_id: str) -> ResponseReturnValue:
     table, err = table_or_404(table_id)
-    if err:
+    if err is not None:
         return err
+    assert table is not None  # table_or_404 gives the one or the other
     state = table.state_json()
     options = page_options(request.args, "rules", state.get("lang"), request.headers.get("Accept-Language"))
     page = _page(options, [state], settings=False, scripted=False)
@@ -214,12 +235,13 @@ def rules(table_id):
 
 
 @bp.get("/tables/<table_id>/fairness")
-def fairness(table_id):
+def fairness(table_id: str) -> ResponseReturnValue:
     """Fairness anyone can check (operations.md): the current shoe's commitment, and each ended shoe's seed with a
     button that verifies it in the browser (static/fairness.js, WebCrypto) from the shoe's public export."""
     table, err = table_or_404(table_id)
-    if err:
+    if err is not None:
         return err
+    assert table is not None  # table_or_404 gives the one or the other
     state = table.state_json()
     options = page_options(request.args, "fairness", state.get("lang"), request.headers.get("Accept-Language"))
     page = _page(options, [state], settings=False, scripted=False)
@@ -228,7 +250,7 @@ def fairness(table_id):
     return render_template("fairness.html", page=page, table=state, shoe=shoe)
 
 
-def fairness_strings() -> dict:
+def fairness_strings() -> dict[str, str]:
     """The words static/fairness.js writes, in the request's language."""
     return {
         "seed": _("Seed"),

@@ -6,6 +6,7 @@ The drawing itself is static/roads.js, the boards' own."""
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
+from flask.typing import ResponseReturnValue
 from flask_babel import pgettext
 
 from ....i18n import DEFAULT_LANGUAGE, LANGUAGES
@@ -18,7 +19,7 @@ bp = Blueprint("look", __name__, url_prefix="/api")
 
 
 @bp.get("/look")
-def look():
+def look() -> ResponseReturnValue:
     lang = request.args.get("lang", DEFAULT_LANGUAGE)
     theme = request.args.get("theme", DEFAULT_THEME)
     if lang not in LANGUAGES:

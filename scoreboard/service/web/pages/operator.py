@@ -23,11 +23,14 @@ import re
 import stat
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from flask import (
     Blueprint,
     Flask,
+    Response,
     current_app,
     has_request_context,
     jsonify,
@@ -38,6 +41,7 @@ from flask import (
     url_for,
 )
 from flask.sessions import SecureCookieSessionInterface
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_babel import gettext as translated  # for texts made elsewhere (variant titles), in the catalogs
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
@@ -46,6 +50,7 @@ from ....errors import Malformed
 from ....events import EventKind
 from ....options import BadOption, page_options
 from ....seqs import SEQ_MAX
+from ....shapes import Event, JSONObject
 from ....variants import VARIANTS
 from ...tables import permissions
 from ...tables.config import Operator
@@ -59,6 +64,9 @@ from ..http.errors import error
 from . import babel
 from . import fonts as page_fonts
 from .strings import page_strings, phase_words
+
+if TYPE_CHECKING:
+    from werkzeug.wrappers import Response as Redirect
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +178,20 @@ class SessionInterface(SecureCookieSessionInterface):
         return bool(app.config["SESSION_COOKIE_SECURE"]) or (has_request_context() and request.is_secure)
 
 
+class Issued(TypedDict):
+    """A seq issued for the operator's next action at a table, and its signature (sent back with the action)."""
+
+    seq: int
+    sig: str
+
+
+class Language(TypedDict):
+    lang: str  # the page's language
+    # `?lang=` as asked, carried on through logging in and out: url_for's keyword values (Any: mypy checks a str
+    # dict's values against url_for's own typed keywords, `_external` and the rest, too).
+    query: dict[str, Any]
+
+
 class SeqIssuer:
     """The seqs of the page's actions: rising per operator (microseconds since 1970, the scale of the command line's
     seqs, or one more than the last), above the last one the table applied from them, and signed, so that a retry
@@ -180,7 +202,7 @@ class SeqIssuer:
         self._lock = threading.Lock()
         self._last: dict[str, int] = {}
 
-    def issue(self, operator: str, table_id: str) -> dict:
+    def issue(self, operator: str, table_id: str) -> Issued:
         view = current_hub().tables[table_id]
         applied = view.state.seqs.feeds.get(f"operator:{operator}")
         with self._lock:
@@ -207,17 +229,17 @@ def _tables_of(op: Operator) -> list[str]:
 
 
 @bp.after_request
-def secure(response):
+def secure(response: Response) -> Response:
     response.headers.update(SECURITY_HEADERS)
     return response
 
 
 @bp.errorhandler(BadOption)
-def _bad_option(e: BadOption):
+def _bad_option(e: BadOption) -> tuple[Response, int]:
     return jsonify(e.as_json()), 400
 
 
-def _language() -> dict:
+def _language() -> Language:
     """The page's language (`?lang=`, else the browser's Accept-Language, else English), set for this request's
     translations, and the query that carries it on through logging in and out."""
     options = page_options(request.args, "operator", None, request.headers.get("Accept-Language"))
@@ -226,7 +248,7 @@ def _language() -> dict:
     return {"lang": lang, "query": {"lang": request.args["lang"]} if "lang" in request.args else {}}
 
 
-def _render(status: int = 200, template: str = "operator.html", **context):
+def _render(status: int = 200, template: str = "operator.html", **context: Any) -> tuple[str, int]:
     """operator.html (or the keypad's page) in the page's language, with the served CJK font when its text (a
     table's name) needs one. The keypad's page has the boards' strings and the server's clock too (page.js)."""
     language = _language()
@@ -258,7 +280,7 @@ def _render(status: int = 200, template: str = "operator.html", **context):
 
 
 @bp.errorhandler(CSRFError)
-def csrf_refused(e: CSRFError):
+def csrf_refused(e: CSRFError) -> tuple[Response, int] | tuple[str, int]:
     if request.path.startswith(("/operator/tables/", "/operator/alarms/")):
         message = "the page's security token is missing or out of date: reload the page and try again"
         return error(400, "csrf_failed", message, reason=e.description)
@@ -270,7 +292,7 @@ def _stale_page() -> str:
 
 
 @bp.get("")
-def page():
+def page() -> tuple[str, int]:
     op = signed_in()
     if op is None:
         return _render(login=True, problem=None)
@@ -290,7 +312,7 @@ def page():
 
 
 @bp.get("/keypad")
-def keypad():
+def keypad() -> tuple[str, int]:
     """The dealer's keypad: dealing by hand at one of the signed-in operator's tables (floor.md, "Roles": a dealer's
     actions; a supervisor or an admin may use it too). Signed out, it is the sign-in, which comes back here."""
     op = signed_in()
@@ -312,7 +334,7 @@ def keypad():
 
 
 @bp.post("/login")
-def login():
+def login() -> ResponseReturnValue:
     attempts = current_hub().logins  # refused logins per screen (server/attempts.py: LOGINS in LOGIN_WINDOW)
     client = request.remote_addr or ""
     token = request.form.get("token", "").strip()
@@ -345,7 +367,7 @@ def login():
 
 
 @bp.post("/logout")
-def logout():
+def logout() -> Redirect:
     name = session.get("operator")
     session.clear()
     if name:
@@ -462,7 +484,7 @@ def ack_alarm(acting: Acting, alarm_id: str) -> Answer:
     return acknowledge(acting.operator, alarm_id, request.get_data(cache=False))
 
 
-def event_for(action: str, fields: dict) -> dict:
+def event_for(action: str, fields: JSONObject) -> Event:
     """The feed event a form of the page stands for. The core judges the event and names a wrong field; this turns
     the form's text into the event's types, and asks for the reason every action of the page must give.
 
@@ -511,14 +533,14 @@ def event_for(action: str, fields: dict) -> dict:
     return _present({**event, "winner": _text(fields.get("winner")), **result, **pairs})
 
 
-def _keyed_result(fields: dict) -> dict:
+def _keyed_result(fields: JSONObject) -> JSONObject:
     points = {name: _number(fields.get(name)) for name in ("player_points", "banker_points")}
     pairs = {name: True for name in ("player_pair", "banker_pair") if fields.get(name) is True}
     return {"winner": _text(fields.get("winner")), **points, **pairs}
 
 
 # The keypad's actions: the event's fields from the form's (the core reads them and names a wrong one).
-KEYPAD = {
+KEYPAD: dict[str, Callable[[JSONObject], JSONObject]] = {
     "burn": lambda f: {"count": _number(f.get("count"))},
     "round": lambda f: {"player": _cards(f.get("player")), "banker": _cards(f.get("banker"))},
     "result": _keyed_result,
@@ -548,5 +570,5 @@ def _cards(value: object) -> object:
     return value.replace(",", " ").split() if isinstance(value, str) else value
 
 
-def _present(event: dict) -> dict:
+def _present(event: JSONObject) -> Event:
     return {k: v for k, v in event.items() if v is not None and v != ""}

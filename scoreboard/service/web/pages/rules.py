@@ -12,21 +12,43 @@ carrying cards to the boards meanwhile.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from flask_babel import gettext as _
 from flask_babel import gettext as translated  # for texts made elsewhere (pays, odds), listed in the catalogs
 
-from ....insurance import PAY_TABLE, PLAYER_THIRD, Offer
+from ....insurance import PAY_TABLE, PLAYER_THIRD, odds_text
 from ....odds import report
 from ....variants import Variant, variant_names
 
 # Reports by number of decks and the variants registered (a variant registered later, a plug-in's or a test's, is
 # in the next report). Two first requests at once may both compute it: the same result, stored twice.
-_reports: dict[tuple[int, tuple[str, ...]], dict] = {}
+_reports: dict[tuple[int, tuple[str, ...]], dict[str, Any]] = {}
 
 
-def odds_report(decks: int) -> dict:
+class PayRow(TypedDict):
+    """A bet on the page: its registry name, its title and pays in the language, its return from the odds engine."""
+
+    bet: str
+    name: str
+    pays: str
+    rtp: float
+    house_edge: float
+    rtp_exact: str  # "numerator/denominator"
+
+
+class InsuranceRow(TypedDict):
+    """An insurance offer on the page: when, on which hand, at which points, at what odds."""
+
+    stage: str
+    hand: str
+    player: str
+    banker: str
+    odds: str
+    pays_on_tie: bool
+
+
+def odds_report(decks: int) -> dict[str, Any]:
     """The odds report for `decks`, computed once per service and registry; off the event loop under gevent."""
     key = (decks, variant_names())
     cached = _reports.get(key)
@@ -72,10 +94,10 @@ def brief(game: Variant) -> list[str]:
     return lines
 
 
-def pay_table(game: Variant, decks: int) -> list[dict]:
+def pay_table(game: Variant, decks: int) -> list[PayRow]:
     """The variant's bets in the order the odds engine lists them, with how each pays and its exact RTP; each
     bet's title is the registry's."""
-    rows = []
+    rows: list[PayRow] = []
     for row in odds_report(decks)["bets"]:
         if row["variant"] != game.name or row["bet"] not in game.bets:
             continue
@@ -95,11 +117,11 @@ def pay_table(game: Variant, decks: int) -> list[dict]:
     return rows
 
 
-def insurance_table() -> list[dict]:
+def insurance_table() -> list[InsuranceRow]:
     """The insurance offers (003 rule 4.1.2): when, on which hand, at which points, at what odds."""
     stage_names = {PLAYER_THIRD: _("After the Player's third card")}
     hands = {"P": _("Player"), "B": _("Banker")}
-    rows = []
+    rows: list[InsuranceRow] = []
     for stage, offers in PAY_TABLE.items():
         for row in offers:
             rows.append(
@@ -108,7 +130,7 @@ def insurance_table() -> list[dict]:
                     "hand": hands[row.hand],
                     "player": _span(row.player),
                     "banker": _span(row.banker),
-                    "odds": translated(Offer(row.hand, stage, row.odds, row.tie_pays).as_json()["odds"]),
+                    "odds": translated(odds_text(row.odds)),
                     "pays_on_tie": row.tie_pays,
                 }
             )

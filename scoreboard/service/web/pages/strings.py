@@ -12,23 +12,17 @@ from flask_babel import gettext as _
 from flask_babel import gettext as translated  # for texts made elsewhere (odds, variant titles), in the catalogs
 from flask_babel import pgettext
 
-from ....insurance import PAY_TABLE, Offer
-from ....roads.names import vocabulary
-from ....shapes import Phase
+from ....insurance import PAY_TABLE, odds_text
+from ....roads.names import RoadWord, vocabulary
+from ....shapes import JSONObject, Phase
 from ....variants import bet_titles
 from ...tables.alarms import KINDS
 
 # How the service writes an insurance offer's odds ("2 to 1"): the texts a board may show, each translated.
-ODDS_TEXTS = tuple(
-    dict.fromkeys(
-        Offer(row.hand, stage, row.odds, row.tie_pays).as_json()["odds"]
-        for stage, rows in PAY_TABLE.items()
-        for row in rows
-    )
-)
+ODDS_TEXTS = tuple(dict.fromkeys(odds_text(row.odds) for rows in PAY_TABLE.values() for row in rows))
 
 
-def road_words() -> list[dict]:
+def road_words() -> list[RoadWord]:
     """The roads as the pages draw them (scoreboard/roads/names.py), in the boards' order, each title translated:
     roads.js takes the road list and each road's mark from here, never from a list of its own."""
     return [{**word, "title": translated(word["title"])} for word in vocabulary()]
@@ -54,7 +48,7 @@ def _pattern_names() -> dict[str, str]:
     }
 
 
-def _alarm_strings() -> dict:
+def _alarm_strings() -> JSONObject:
     # Each kind's title and text come from the kinds' list (tables/alarms.py), translated here; the text's
     # %(name)s are the alarm's values. The rest is the pit's alarm view.
     return {
@@ -96,7 +90,7 @@ def _alarm_strings() -> dict:
     }
 
 
-def _screen_strings() -> dict:
+def _screen_strings() -> JSONObject:
     # A screen's own words (the id shown large, live/screens.py) and the pit's list of screens.
     return {
         "screen": _("Screen"),
@@ -125,7 +119,7 @@ def _screen_strings() -> dict:
     }
 
 
-def page_strings(variant_titles: Iterable[str] = ()) -> dict:
+def page_strings(variant_titles: Iterable[str] = ()) -> JSONObject:
     """Everything a page's script may write; `variant_titles` are the titles of the tables the page shows."""
     return {
         "winner": {w: pgettext("winner", w) for w in ("B", "P", "T")},
