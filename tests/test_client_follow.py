@@ -1,0 +1,209 @@
+"""scoreboard.client's `follow` against the real server: the table's snapshot, then every update made whole, in
+version order; a version skipped or a connection lost gives a fresh snapshot and loses or repeats nothing; an unknown
+table is refused; and the follower's expansion of the wire updates is the service's own."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import signal
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import scoreboard.client as client_module
+from scoreboard.client import Changed, Client, Joined, Refused, Unreachable
+from scoreboard.service.tables.updates import expand
+from scoreboard.table import TableConfig, TableState
+from scoreboard.view import TableView
+from testing.servers import Server, free_port
+from testing.tables import TOKEN
+from tests.test_updates import LOG, wire_updates
+from tests.test_webhooks import shoe_rounds
+
+
+class Follower:
+    """`Client.follow` in a thread of its own, keeping what it yields, until `finish`."""
+
+    def __init__(self, client: Client, table: str = "T1"):
+        self.items: list[Joined | Changed] = []
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(client, table), daemon=True)
+        self.thread.start()
+
+    def _run(self, client: Client, table: str) -> None:
+        try:
+            for item in client.follow(table, stop=self.stop):
+                self.items.append(item)
+        except BaseException as e:  # shown by `finish`, in the test's thread
+            self.error = e
+
+    def wait_for(self, version: int, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while not (self.items and self.items[-1].version >= version):
+            assert self.error is None, self.error
+            assert time.monotonic() < deadline, f"version {version} not followed: {self.seen()}"
+            time.sleep(0.02)
+
+    def finish(self) -> list[Joined | Changed]:
+        self.stop.set()
+        self.thread.join(5)
+        assert not self.thread.is_alive(), "follow did not stop when told to"
+        if self.error is not None:
+            raise self.error
+        return self.items
+
+    def seen(self) -> list[tuple[str, int, Any]]:
+        return [(i.kind, i.version, getattr(i, "resync", None)) for i in self.items]
+
+
+def feed_rounds(shoe: Client, n: int, *, new_shoe: bool = True, seed: int = 7) -> int:
+    """`n` rounds at T1 (after a new shoe), one post each; the table's version after them."""
+    if new_shoe:
+        shoe.feed("T1", {"type": "shoe", "shoe": f"S{seed}", "seq": Client.next_seq()})
+    reply = None
+    for r in shoe_rounds(n, seed):
+        reply = shoe.feed("T1", {**r, "seq": Client.next_seq()})
+    assert reply is not None
+    return reply["results"][-1]["version"]
+
+
+def assert_in_order(items: list[Joined | Changed], resyncs: int) -> None:
+    """A snapshot first; each update the version after the item before it; `resyncs` snapshots after the first,
+    none of them behind what was followed already."""
+    assert isinstance(items[0], Joined) and items[0].resync is None
+    for before, item in itertools.pairwise(items):
+        if isinstance(item, Changed):
+            assert item.version == before.version + 1, f"version {item.version} after {before.version}"
+            assert item.state["version"] == item.version
+        else:
+            assert item.resync is not None and item.version >= before.version
+    assert sum(isinstance(i, Joined) for i in items) == 1 + resyncs
+
+
+def fresh(client: Client) -> Joined:
+    """The table as a new join gives it."""
+    first = next(client.follow("T1"))
+    assert isinstance(first, Joined)
+    return first
+
+
+@pytest.mark.slow
+def test_follow_yields_the_snapshot_then_each_update_in_version_order(server):
+    shoe = Client(server.url, TOKEN)
+    follower = Follower(Client(server.url))
+    follower.wait_for(0)
+    last = feed_rounds(shoe, 5)
+    shoe.feed("T1", {"type": "card", "card": "9H", "seq": Client.next_seq()})
+    follower.wait_for(last + 1)
+    items = follower.finish()
+
+    assert_in_order(items, resyncs=0)
+    assert [i.version for i in items] == list(range(last + 2))
+    kinds = [i.update["kind"] for i in items if isinstance(i, Changed)]
+    assert kinds == ["shoe", "round", "round", "round", "round", "round", "card"]
+    rounds = [i.update for i in items if isinstance(i, Changed) and i.update["kind"] == "round"]
+    assert [u["round"]["round"] for u in rounds] == [1, 2, 3, 4, 5]
+    assert all(u["cells"]["bead"] is not None for u in rounds), "each round's cells are made whole"
+    # What the follower made of the updates is what a display joining now is given.
+    assert items[-1].state == fresh(shoe).state
+    assert items[-1].state["deal"]["player"] == ["9H"]
+
+
+@pytest.mark.slow
+def test_a_skipped_version_is_followed_by_a_fresh_snapshot(server, monkeypatch):
+    """An update lost on the way (here: dropped as it is read): the follower sees the gap, joins again, and goes on
+    from the new snapshot, nothing repeated."""
+    updates = client_module._LiveSocket.updates
+    dropped: list[int] = []
+
+    def losing_version_3(self: Any, table_id: str, wait: float) -> list[dict[str, Any]]:
+        heard = updates(self, table_id, wait)
+        if not dropped and any(u["version"] == 3 for u in heard):
+            dropped.append(3)
+            return [u for u in heard if u["version"] != 3]
+        return heard
+
+    monkeypatch.setattr(client_module._LiveSocket, "updates", losing_version_3)
+    shoe = Client(server.url, TOKEN)
+    follower = Follower(Client(server.url))
+    follower.wait_for(0)
+    last = feed_rounds(shoe, 6)
+    follower.wait_for(last)
+    items = follower.finish()
+
+    assert dropped == [3]
+    assert_in_order(items, resyncs=1)
+    resync = next(i for i in items[1:] if isinstance(i, Joined))
+    assert resync.resync == "gap" and resync.version >= 3
+    assert [i.version for i in items if isinstance(i, Changed)] == [1, 2, *range(resync.version + 1, last + 1)]
+    assert items[-1].state == fresh(shoe).state
+
+
+@pytest.mark.slow
+def test_a_restarted_service_is_followed_again_from_a_fresh_snapshot(server):
+    shoe = Client(server.url, TOKEN)
+    follower = Follower(Client(server.url))
+    follower.wait_for(0)
+    before = feed_rounds(shoe, 3)
+    follower.wait_for(before)
+
+    server.kill(signal.SIGKILL)
+    again = Server(server.db, server.config, port=server.port).start()
+    try:
+        last = feed_rounds(shoe, 3, new_shoe=False, seed=11)
+        follower.wait_for(last)
+        # Updates after the new snapshot come on the new connection as before.
+        shoe.feed("T1", {"type": "card", "card": "2C", "seq": Client.next_seq()})
+        follower.wait_for(last + 1)
+        items = follower.finish()
+        assert_in_order(items, resyncs=1)
+        resync = next(i for i in items[1:] if isinstance(i, Joined))
+        assert resync.resync == "reconnected" and before <= resync.version <= last
+        assert items[-1].version == last + 1 and isinstance(items[-1], Changed)
+        assert items[-1].state == fresh(shoe).state
+    finally:
+        again.stop()
+
+
+@pytest.mark.slow
+def test_an_unknown_table_is_refused_and_a_quiet_table_ends_after_idle(server):
+    with pytest.raises(Refused) as refused:
+        next(Client(server.url).follow("NOPE"))
+    assert (refused.value.status, refused.value.code) == (404, "unknown_table")
+    assert "there is no table 'NOPE' here" in refused.value.line()
+
+    started = time.monotonic()
+    items = list(Client(server.url).follow("T1", idle=0.5))
+    assert [(i.kind, i.version) for i in items] == [("snapshot", 0)]
+    assert time.monotonic() - started < 5
+
+
+def test_an_unreachable_service_is_tried_again_then_given_up():
+    heard: list[tuple[str, str]] = []
+    client = Client(f"http://127.0.0.1:{free_port()}", retry_for=1.2, on_retry=lambda *said: heard.append(said))
+    with pytest.raises(Unreachable, match=r"following T1: no live connection within 1.2 s \(.*refused"):
+        next(client.follow("T1"))
+    assert heard and all(what == "following T1" for what, _ in heard)
+
+
+@pytest.mark.parametrize("variant", ["super-six", "insurance"])
+@pytest.mark.parametrize("squeeze", [False, True])
+def test_the_followers_expansion_of_the_wire_is_the_services(variant, squeeze):
+    """The follower's rules of the update on the wire (client.py's `_Held`) agree with the service's own
+    (service/tables/updates.py's `expand`) over every kind of event, and give the update the server made."""
+    config = TableConfig("T1", name="Baccarat 1", variant=variant, require_seq=False, squeeze=squeeze, min_bet=100)
+    view = TableView(TableState(config), LOG)
+    held = client_module._Held(json.loads(json.dumps(view.snapshot())))
+    kinds = set()
+    for before, wire, full in wire_updates(view, random.Random(f"follow{variant}{squeeze}"), 1_500):
+        on_the_wire = json.loads(json.dumps(wire))
+        ours = held.whole(on_the_wire)
+        assert ours == expand(on_the_wire, before)[0] == json.loads(json.dumps(full)), f"a {full['kind']} update"
+        kinds.add(full["kind"])
+    assert {"shoe", "card", "round", "void", "correct"} <= kinds
+    assert held.state == json.loads(json.dumps(view.snapshot()["state"]))
