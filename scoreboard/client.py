@@ -16,6 +16,10 @@ its answer is cut short, for `retry_for` seconds. An event carries its `seq`, so
 acknowledge is acknowledged as a duplicate the second time, never applied twice. A refusal (4xx) is final: it
 raises `Refused`, with the service's code and sentence. Only the standard library is used.
 
+`follow(table)` follows a table live, as a board does (over Socket.IO, on a WebSocket of its own): its snapshot, then
+each update made whole, in version order, and a fresh snapshot after any gap (docs/integration.md, "Following a
+table").
+
 The shapes returned are the API's (docs/feed-protocol.md, docs/roads-json.md, docs/operators.md,
 docs/integration.md; /api/openapi.json describes them all): TypedDicts for type checkers, plain dicts at run time.
 """

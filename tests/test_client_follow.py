@@ -93,7 +93,7 @@ def fresh(client: Client) -> Joined:
 
 
 @pytest.mark.slow
-def test_follow_yields_the_snapshot_then_each_update_in_version_order(server):
+def test_follow_yields_the_snapshot_then_each_update_in_version_order(server: Server) -> None:
     shoe = Client(server.url, TOKEN)
     follower = Follower(Client(server.url))
     follower.wait_for(0)
@@ -115,7 +115,7 @@ def test_follow_yields_the_snapshot_then_each_update_in_version_order(server):
 
 
 @pytest.mark.slow
-def test_a_skipped_version_is_followed_by_a_fresh_snapshot(server, monkeypatch):
+def test_a_skipped_version_is_followed_by_a_fresh_snapshot(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
     """An update lost on the way (here: dropped as it is read): the follower sees the gap, joins again, and goes on
     from the new snapshot, nothing repeated."""
     updates = client_module._LiveSocket.updates
@@ -145,7 +145,7 @@ def test_a_skipped_version_is_followed_by_a_fresh_snapshot(server, monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_restarted_service_is_followed_again_from_a_fresh_snapshot(server):
+def test_a_restarted_service_is_followed_again_from_a_fresh_snapshot(server: Server) -> None:
     shoe = Client(server.url, TOKEN)
     follower = Follower(Client(server.url))
     follower.wait_for(0)
@@ -171,7 +171,7 @@ def test_a_restarted_service_is_followed_again_from_a_fresh_snapshot(server):
 
 
 @pytest.mark.slow
-def test_an_unknown_table_is_refused_and_a_quiet_table_ends_after_idle(server):
+def test_an_unknown_table_is_refused_and_a_quiet_table_ends_after_idle(server: Server) -> None:
     with pytest.raises(Refused) as refused:
         next(Client(server.url).follow("NOPE"))
     assert (refused.value.status, refused.value.code) == (404, "unknown_table")
@@ -183,7 +183,7 @@ def test_an_unknown_table_is_refused_and_a_quiet_table_ends_after_idle(server):
     assert time.monotonic() - started < 5
 
 
-def test_an_unreachable_service_is_tried_again_then_given_up():
+def test_an_unreachable_service_is_tried_again_then_given_up() -> None:
     heard: list[tuple[str, str]] = []
     client = Client(f"http://127.0.0.1:{free_port()}", retry_for=1.2, on_retry=lambda *said: heard.append(said))
     with pytest.raises(Unreachable, match=r"following T1: no live connection within 1.2 s \(.*refused"):
@@ -193,7 +193,7 @@ def test_an_unreachable_service_is_tried_again_then_given_up():
 
 @pytest.mark.parametrize("variant", ["super-six", "insurance"])
 @pytest.mark.parametrize("squeeze", [False, True])
-def test_the_followers_expansion_of_the_wire_is_the_services(variant, squeeze):
+def test_the_followers_expansion_of_the_wire_is_the_services(variant: str, squeeze: bool) -> None:
     """The follower's rules of the update on the wire (client.py's `_Held`) agree with the service's own
     (service/tables/updates.py's `expand`) over every kind of event, and give the update the server made."""
     config = TableConfig("T1", name="Baccarat 1", variant=variant, require_seq=False, squeeze=squeeze, min_bet=100)
