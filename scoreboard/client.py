@@ -283,10 +283,11 @@ class Client:
         needs to be kept, nothing after it is missed. A service that cannot be reached for `retry_for` seconds
         raises Unreachable; a table it does not have raises Refused (404 unknown_table).
 
-        It ends after `idle` seconds with nothing new, or when `stop` is set (looked at twice a second); closing the
-        generator (`close()`, or leaving a `for` loop over it) closes the connection. A consumer that keeps an item
-        longer than the service's ping time (45 s) loses the connection meanwhile, and is given a snapshot after it.
-        Displays need no token: none is sent."""
+        It ends after `idle` seconds with nothing new, or when `stop` is set (looked at twice a second while it
+        waits for updates; within `timeout` while it connects or joins); closing the generator (`close()`, or
+        leaving a `for` loop over it) closes the connection. A consumer that keeps an item longer than the service's
+        ping time (45 s) loses the connection meanwhile, and is given a snapshot after it. Displays need no token:
+        none is sent. Like a board, a follower counts among the table's displays in the pit."""
         live: _LiveSocket | None = None
         held: _Held | None = None
         why: Literal["gap", "log", "reconnected"] | None = None
