@@ -40,7 +40,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, TypedDict, TypeVar, cast
 
@@ -274,7 +274,7 @@ class Client:
 
     def follow(
         self, table_id: str, *, idle: float | None = None, stop: threading.Event | None = None
-    ) -> Iterator[Joined | Changed]:
+    ) -> Generator[Joined | Changed, None, None]:
         """The table live, as a board follows it (docs/feed-protocol.md, "Socket.IO: live updates"): first its
         snapshot (`Joined`), then each change (`Changed`, the update made whole: its `state` is the table's whole
         public state), one version after another. When that order breaks (a version skipped, another event log: the

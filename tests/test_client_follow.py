@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import signal
 import threading
 import time
@@ -181,6 +182,34 @@ def test_an_unknown_table_is_refused_and_a_quiet_table_ends_after_idle(server: S
     items = list(Client(server.url).follow("T1", idle=0.5))
     assert [(i.kind, i.version) for i in items] == [("snapshot", 0)]
     assert time.monotonic() - started < 5
+
+
+def displays(server: Server) -> float:
+    """The service's count of T1's displays (/metrics)."""
+    found = re.search(r'^scoreboard_displays\{table="T1"\} (\S+)$', server.get("/metrics").text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
+def wait_until(check: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_a_follower_is_a_display_until_it_is_closed_or_stopped(server: Server) -> None:
+    following = Client(server.url).follow("T1")
+    assert next(following).kind == "snapshot"
+    wait_until(lambda: displays(server) == 1)
+    following.close()
+    wait_until(lambda: displays(server) == 0)
+
+    follower = Follower(Client(server.url))
+    follower.wait_for(0)
+    wait_until(lambda: displays(server) == 1)
+    assert [i.kind for i in follower.finish()] == ["snapshot"]
+    wait_until(lambda: displays(server) == 0)
 
 
 def test_an_unreachable_service_is_tried_again_then_given_up() -> None:
