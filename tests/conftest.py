@@ -100,3 +100,16 @@ def server(tmp_path, tables_file):
     srv = Server(tmp_path / "live.sqlite3", tables_file).start()
     yield srv
     srv.kill(signal.SIGTERM)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.services)])
+def db_url(request, tmp_path):
+    """Where a log lives, for a test to run on both logs: a SQLite file, or a fresh PostgreSQL database (dropped after
+    the test)."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "log.sqlite3")
+    else:
+        from testing.services import postgres_database
+
+        with postgres_database() as url:
+            yield url

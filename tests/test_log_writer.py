@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from testing.servers import Server
-from testing.services import Node, postgres_database
+from testing.services import Node
 
 TABLES = 20
 OPERATOR_TOKEN = "race-operator-token"
@@ -166,22 +166,13 @@ def missing(acked: Acknowledged, db: str) -> tuple[int, int]:
     return lost, unkept
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.services)])
-def race_db(request, tmp_path):
-    if request.param == "sqlite":
-        yield str(tmp_path / "race.sqlite3")
-    else:
-        with postgres_database() as url:
-            yield url
-
-
 @pytest.mark.slow
-def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowledged(race_db, tmp_path):
+def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowledged(db_url, tmp_path):
     """N1: the refusals' audit rows and the tables' events share one writer; before, SQLite's refusal ran BEGIN on
     the writer's own connection from another thread and rolled the group commit back (thousands of acknowledged
     events lost, the process crashed)."""
     config = race_config(tmp_path / "race.toml")
-    node: Server = Node(race_db, config, tmp_path).start()
+    node: Server = Node(db_url, config, tmp_path).start()
     acked = Acknowledged()
     seqs = {f"R{i}": itertools.count(1) for i in range(1, TABLES + 1)}
     found: list[tuple[int, int, bool]] = []  # per round: events lost, refusals not kept, the server alive
@@ -202,7 +193,7 @@ def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowl
             for t in threads:
                 t.join(60)
             alive = node.proc is not None and node.proc.poll() is None
-            now = readable(node, race_db) if alive else race_db  # a server that ended holds it no more
+            now = readable(node, db_url) if alive else db_url  # a server that ended holds it no more
             found.append((*missing(acked, now), alive))  # counted over every round so far
             refused.append(sum(acked.refusals_answered.values()))
             if not alive:
@@ -219,7 +210,7 @@ def test_refused_operator_actions_beside_twenty_busy_tables_lose_nothing_acknowl
         versions = {table: max(v) for table, v in acked.events.items()}
     finally:
         node.kill(signal.SIGTERM)
-    again = Node(race_db, config, tmp_path).start()
+    again = Node(db_url, config, tmp_path).start()
     try:
         for table, version in versions.items():
             assert again.get(f"/api/tables/{table}").json()["version"] == version, f"{table} after a restart"

@@ -14,14 +14,20 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from scoreboard.record import link
+from scoreboard.service.log.sql import for_psycopg
 from testing.services import postgres_database
 from tests.conftest import OPERATOR, with_seq
 from tests.test_hardening import make_app, poster
+
+if TYPE_CHECKING:
+    from flask.testing import FlaskClient
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = (
@@ -76,6 +82,21 @@ def reopen(tmp_path):
 
 def integrity(app) -> list:
     return app.extensions["scoreboard"].alarms.unacknowledged("integrity")
+
+
+def acknowledge(client, alarm) -> None:
+    """An admin acknowledges `alarm`."""
+    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
+    assert acked.status_code == 200, acked.get_json()
+
+
+def a_start_raises_nothing(tmp_path) -> None:
+    """A server started on the log in `tmp_path` raises no integrity alarm (one found was acknowledged) and is ready."""
+    again, client = reopen(tmp_path)
+    try:
+        assert integrity(again) == [] and client.get("/readyz").status_code == 200
+    finally:
+        again.extensions["scoreboard"].close()
 
 
 def rows(tmp_path) -> sqlite3.Connection:
@@ -180,14 +201,11 @@ def test_an_edited_event_is_detected_and_the_recorded_rounds_kept(tmp_path):
     [alarm] = integrity(app)
     pit = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {OPERATOR}"})
     assert pit.status_code == 403
-    admin = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
-    assert admin.status_code == 200, admin.get_json()
+    acknowledge(client, alarm)
     assert client.get("/readyz").status_code == 200
     app.extensions["scoreboard"].close()
     # The next start finds the same break: said in the log again, not raised again once acknowledged.
-    third, client = reopen(tmp_path)
-    assert integrity(third) == [] and client.get("/readyz").status_code == 200
-    third.extensions["scoreboard"].close()
+    a_start_raises_nothing(tmp_path)
 
 
 def test_a_removed_event_is_detected_and_the_recorded_rounds_kept(tmp_path):
@@ -296,11 +314,20 @@ def test_check_log_refuses_what_is_no_log(tmp_path):
     assert r.returncode == 1 and "no event log" in r.stderr
 
 
-def shoe_with_a_void(database: str, config, void: int, **extra) -> list[dict]:
-    """SHOE dealt onto the log at `database`, then round `void` voided by the operator: the rounds it then read."""
+@contextlib.contextmanager
+def postgres_with_a_void(tmp_path, void: int, **extra) -> Iterator[tuple[str, str, list[dict]]]:
+    """A fresh PostgreSQL log (dropped after) onto which SHOE was dealt, then round `void` voided by the operator:
+    its URL, the tables file its server read, and the rounds it then read."""
     from scoreboard.service import create_app
 
-    app = create_app({"TESTING": True, "DATABASE": database, "TABLES_FILE": str(config), **extra})
+    config = tmp_path / "tables.toml"
+    config.write_text(TABLES)
+    with postgres_database() as url:
+        app = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config), **extra})
+        yield url, str(config), _deal_with_a_void(app, void)
+
+
+def _deal_with_a_void(app, void: int) -> list[dict]:
     try:
         client, post = poster(app)
         for event in SHOE:
@@ -314,11 +341,7 @@ def shoe_with_a_void(database: str, config, void: int, **extra) -> list[dict]:
 @pytest.mark.slow
 @pytest.mark.services
 def test_check_log_on_postgresql(tmp_path):
-
-    config = tmp_path / "tables.toml"
-    config.write_text(TABLES)
-    with postgres_database() as url:
-        shoe_with_a_void(url, config, 1)
+    with postgres_with_a_void(tmp_path, 1) as (url, _, _):
         clean = check_log(url)
         assert clean.returncode == 0 and "whole" in clean.stdout, clean.stdout + clean.stderr
         import psycopg
@@ -345,10 +368,7 @@ def test_a_postgresql_log_of_the_previous_release_is_migrated_once_by_the_first_
     from scoreboard.service import create_app
     from scoreboard.service.log import store_for
 
-    config = tmp_path / "tables.toml"
-    config.write_text(TABLES)
-    with postgres_database() as url:
-        before = shoe_with_a_void(url, config, 2)
+    with postgres_with_a_void(tmp_path, 2) as (url, config, before):
         with psycopg.connect(url, autocommit=True) as db:
             db.execute("ALTER TABLE events DROP COLUMN decided, DROP COLUMN hash")
             db.execute("DELETE FROM meta WHERE key = 'record'")
@@ -363,7 +383,7 @@ def test_a_postgresql_log_of_the_previous_release_is_migrated_once_by_the_first_
         said = [rec.message for rec in caplog.records if "earlier release" in rec.message]
         assert len(said) == 1 and "chained" in said[0], said
 
-        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config)})
+        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": config})
         try:
             client = again.test_client()
             rounds = client.get("/api/tables/T1/rounds").get_json()["rounds"]
@@ -441,12 +461,11 @@ def public_hash(previous: str, version: int, shoe: int, event: dict, decided: di
     return hashlib.sha256((previous + entry).encode()).hexdigest()
 
 
-def rechain_with_a_card_changed(db, mark: str, log_id: str) -> tuple[int, int]:
+def rechain_with_a_card_changed(db, log_id: str, q: Callable[[str], str] = str) -> tuple[int, int]:
     """What a forger with write access to the log does: the first round's King of diamonds becomes a Queen, in the
     event and wherever the round is recorded (the round it decided, a void of it), and every later hash of the table
     is computed again with the public formula.
-    Returns the edited version and the table's newest."""
-    q = lambda sql: sql.replace("?", mark)  # noqa: E731
+    Returns the edited version and the table's newest. `q` turns the SQL's `?` marks for the driver of `db`."""
     rows = db.execute(
         q("SELECT version, shoe, event, decided, hash FROM events WHERE table_id = ? ORDER BY version"), ("T1",)
     ).fetchall()
@@ -481,6 +500,24 @@ def checkpointed(path: Path, log_id: str, table: str = "T1") -> int | None:
     return entry and entry["version"]
 
 
+@contextlib.contextmanager
+def found_by_check_log_and_at_start(tmp_path, version: int, why: str) -> Iterator[FlaskClient]:
+    """The SQLite log in `tmp_path` broken at T1's `version` (`why`, as the break and its alarm say): check-log
+    finds it, and a start raises its alarm and is not ready; the started app's client is given for more checks."""
+    r = check_log(str(tmp_path / "log.sqlite3"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"break: table T1, version {version}:" in r.stdout and why in r.stdout, r.stdout
+    again, client = reopen(tmp_path)
+    try:
+        [alarm] = integrity(again)
+        assert alarm.table == "T1" and alarm.version == version and why in alarm.detail, alarm
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and f"version {version}" in ready.get_json()["reason"]
+        yield client
+    finally:
+        again.extensions["scoreboard"].close()
+
+
 @pytest.mark.slow
 def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     """The finding: a card edited in an event and in the round it decided, every later hash computed again with
@@ -488,13 +525,13 @@ def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     checked nothing else); the checkpoint signed with the service's key at stop names the head the log no longer
     has: check-log exits 1 naming the table and the version, a server started on it raises `integrity` and /readyz
     answers 503. The rounds show the forged card (the log is all a server has), flagged."""
-    app, client = deal(tmp_path)
+    app, _ = deal(tmp_path)
     log_id = app.extensions["scoreboard"].log_id
     app.extensions["scoreboard"].close()
     key, checkpoints = evidence_of(tmp_path)
     assert key.exists() and checkpoints.exists(), "the key and the checkpoints sit beside the log"
     with rows(tmp_path) as db:
-        edited, newest = rechain_with_a_card_changed(db, "?", log_id)
+        edited, newest = rechain_with_a_card_changed(db, log_id)
     assert edited < newest - 5, "an early event: every later one chained again"
     assert checkpointed(checkpoints, log_id) == newest, "the stop checkpointed the log's last event"
 
@@ -504,19 +541,8 @@ def test_r5_a_rechained_log_is_found_by_check_log_and_at_start(tmp_path):
     assert chain_only.returncode == 0, chain_only.stdout + chain_only.stderr
     assert "no key" in chain_only.stderr and "no checkpoints" in chain_only.stderr, chain_only.stderr
 
-    r = check_log(str(tmp_path / "log.sqlite3"))
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert f"break: table T1, version {newest}:" in r.stdout and "chained again" in r.stdout, r.stdout
-
-    again, client = reopen(tmp_path)
-    try:
-        [alarm] = integrity(again)
-        assert alarm.table == "T1" and alarm.version == newest and "chained again" in alarm.detail, alarm
-        ready = client.get("/readyz")
-        assert ready.status_code == 503 and f"version {newest}" in ready.get_json()["reason"]
+    with found_by_check_log_and_at_start(tmp_path, newest, "chained again") as client:
         assert client.get("/api/tables/T1/rounds").get_json()["rounds"][0]["player"] == ["9H", "QD"]
-    finally:
-        again.extensions["scoreboard"].close()
     # Found once, said at every start and by check-log, as an edited event stays in the log; raised once.
     r = check_log(str(tmp_path / "log.sqlite3"))
     assert r.returncode == 1 and f"version {newest}" in r.stdout, r.stdout
@@ -530,16 +556,8 @@ def test_r5_a_cut_tail_is_found_by_check_log_and_at_start(tmp_path):
     with rows(tmp_path) as db:
         newest = db.execute("SELECT MAX(version) FROM events WHERE table_id = 'T1'").fetchone()[0]
         db.execute("DELETE FROM events WHERE table_id = 'T1' AND version > ?", (newest - 3,))
-    r = check_log(str(tmp_path / "log.sqlite3"))
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert f"break: table T1, version {newest - 2}:" in r.stdout and "cut off" in r.stdout, r.stdout
-    again, client = reopen(tmp_path)
-    try:
-        [alarm] = integrity(again)
-        assert alarm.table == "T1" and alarm.version == newest - 2 and "cut off" in alarm.detail, alarm
-        assert client.get("/readyz").status_code == 503
-    finally:
-        again.extensions["scoreboard"].close()
+    with found_by_check_log_and_at_start(tmp_path, newest - 2, "cut off") as client:
+        assert client.get("/api/tables/T1/rounds").status_code == 200, "a break found stops no reading of the log"
 
 
 def test_r5_a_log_that_goes_on_after_a_finding_keeps_it_and_raises_it_once(tmp_path):
@@ -552,15 +570,10 @@ def test_r5_a_log_that_goes_on_after_a_finding_keeps_it_and_raises_it_once(tmp_p
         db.execute("DELETE FROM events WHERE table_id = 'T1' AND version = ?", (newest,))
     again, client = reopen(tmp_path)
     [alarm] = integrity(again)
-    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
-    assert acked.status_code == 200, acked.get_json()
+    acknowledge(client, alarm)
     assert poster(again)[1]({"type": "card", "card": "8H"}).status_code == 200
     again.extensions["scoreboard"].close()
-    third, client = reopen(tmp_path)
-    try:
-        assert integrity(third) == [] and client.get("/readyz").status_code == 200
-    finally:
-        third.extensions["scoreboard"].close()
+    a_start_raises_nothing(tmp_path)
     r = check_log(str(tmp_path / "log.sqlite3"))
     assert r.returncode == 1 and f"version {newest}:" in r.stdout and "found by the start" in r.stdout, r.stdout
 
@@ -592,14 +605,9 @@ def test_r5_a_replaced_key_is_found(tmp_path):
     [alarm] = integrity(again)
     assert alarm.table == "T1" and "another key" in alarm.detail, alarm
     assert client.get("/readyz").status_code == 503
-    acked = client.post(f"/api/alarms/{alarm.id}/ack", headers={"Authorization": f"Bearer {ADMIN}"}, json={})
-    assert acked.status_code == 200, acked.get_json()
+    acknowledge(client, alarm)
     again.extensions["scoreboard"].close()
-    third, client = reopen(tmp_path)
-    try:
-        assert integrity(third) == [] and client.get("/readyz").status_code == 200
-    finally:
-        third.extensions["scoreboard"].close()
+    a_start_raises_nothing(tmp_path)
     r = check_log(str(tmp_path / "log.sqlite3"))
     assert r.returncode == 1 and "another key" in r.stdout and r.stdout.count("break:") == 1, r.stdout
 
@@ -749,21 +757,18 @@ def test_r5_a_rechained_postgresql_log_is_found(tmp_path):
 
     from scoreboard.service import create_app
 
-    config = tmp_path / "tables.toml"
-    config.write_text(TABLES)
-    with postgres_database() as url:
-        shoe_with_a_void(url, config, 1, DATA_DIR=str(tmp_path))
+    with postgres_with_a_void(tmp_path, 1, DATA_DIR=str(tmp_path)) as (url, config, _):
         assert evidence_of(tmp_path, "scoreboard")[1].exists()
         with psycopg.connect(url, autocommit=True) as db:
             log_id = db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0]
-            _, newest = rechain_with_a_card_changed(db, "%s", log_id)
+            _, newest = rechain_with_a_card_changed(db, log_id, for_psycopg)
         empty = tmp_path / "empty"
         empty.mkdir()
         chain_only = check_log(url, "--data-dir", str(empty))  # a data directory holding nothing of this log
         assert chain_only.returncode == 0 and "only the public chain" in chain_only.stderr, chain_only.stdout
         r = check_log(url, "--data-dir", str(tmp_path))
         assert r.returncode == 1 and f"break: table T1, version {newest}:" in r.stdout, r.stdout + r.stderr
-        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": str(config), "DATA_DIR": str(tmp_path)})
+        again = create_app({"TESTING": True, "DATABASE": url, "TABLES_FILE": config, "DATA_DIR": str(tmp_path)})
         try:
             [alarm] = integrity(again)
             assert alarm.table == "T1" and alarm.version == newest, alarm

@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 from scoreboard.service.live.channel import Channel
-from scoreboard.service.live.relay import RESYNC_AFTER, LiveGate, Relay
+from scoreboard.service.live.relay import RELAY, RESYNC_AFTER, LiveGate, Relay
+from scoreboard.service.live.socket_server import SocketIOTransport, socketio
 
 
 class Clock:
@@ -123,7 +124,7 @@ class FakeHub:
 @pytest.fixture
 def relay():
     clock, sio, hub = Clock(), FakeServer(), FakeHub()
-    r = Relay(sio, hub, spawn=lambda fn, *a: fn(*a), sleep=lambda s: None, clock=clock)
+    r = Relay(SocketIOTransport(sio), hub, spawn=lambda fn, *a: fn(*a), sleep=lambda s: None, clock=clock)
     r.open = True
     for sid, table in (("a", "T1"), ("b", "T1"), ("c", "T2")):
         sio.manager.add(None, sid)
@@ -207,3 +208,70 @@ def test_an_update_that_comes_early_waits_for_the_one_before_it(relay):
     fn, args = waits[-1]
     fn(*args)
     assert [d["version"] for _, d, _ in sio.emitted] == [6, 7, 8, 10, 11] and r.delivered["T1"] == 11
+
+
+class Recording:
+    """A second transport (transport.py), as server-sent events would be: it keeps what it is sent, and its clients'
+    rooms."""
+
+    def __init__(self, rooms: dict[str, list[str]]) -> None:
+        self.rooms = rooms  # room -> the ids of its connections
+        self.sent: list[tuple[str, str, dict]] = []
+        self.dropped: list[str] = []
+
+    def send(self, room: str, event: str, data) -> None:
+        self.sent.append((room, event, data))
+
+    def occupied(self, room: str) -> bool:
+        return bool(self.rooms.get(room))
+
+    def members(self, room: str | None = None) -> list[str]:
+        return sorted({m for r, ms in self.rooms.items() if room in (None, r) for m in ms})
+
+    def drop(self, member: str) -> None:
+        self.dropped.append(member)
+
+
+def test_a_second_transport_is_sent_what_socket_io_is_and_its_displays_resync_too(relay):
+    r, _clock, sio, hub = relay
+    other = Recording({"table:T1": ["sse-1"], "pit": ["sse-2"]})
+    r.plug(other)
+    r._delivered("u", "T1", {"version": 6})
+    r.tell_alarm({"change": "raised", "alarms": []})
+    assert [(to, e, d) for e, d, to in sio.emitted] == other.sent
+    assert [e for _, e, _ in other.sent] == ["update", "alarm"]
+    hub.in_log["T1"] = 8
+    r._gapped("A")
+    assert r.check() == ["T1"]
+    assert other.dropped == ["sse-1"] and sorted(sio.closed) == ["eio-a", "eio-b"]
+
+
+def test_a_transport_that_fails_does_not_keep_the_others_from_their_update(relay):
+    r, _clock, sio, _hub = relay
+
+    class Broken(Recording):
+        def send(self, room: str, event: str, data) -> None:
+            raise OSError("the stream is gone")
+
+    r.transports.insert(0, Broken({}))
+    r._delivered("u", "T1", {"version": 6})
+    assert [(e, d["version"]) for e, d, _ in sio.emitted] == [("update", 6)]
+
+
+def test_a_plugged_transport_receives_the_hubs_updates_in_version_order_like_socket_io(app, feed):
+    relay = app.extensions[RELAY]
+    # Its client watches T1 alone: the hub makes T1's updates for it even with no Socket.IO display anywhere.
+    other = Recording({"table:T1": ["sse-1"]})
+    relay.plug(other)
+    assert feed({"type": "shoe", "shoe": "S1"}).status_code == 200
+    screen = socketio.test_client(app)
+    try:
+        screen.emit("join", {"table": "T1"}, callback=True)
+        assert feed({"type": "result", "winner": "B"}, {"type": "card", "card": "9H"}).status_code == 200
+        by_socket_io = [m["args"][0] for m in screen.get_received() if m["name"] == "update"]
+    finally:
+        screen.disconnect()
+    sent = [(room, data["version"]) for room, event, data in other.sent if event == "update"]
+    assert sent == [("table:T1", 1), ("table:T1", 2), ("table:T1", 3)]
+    assert [u["version"] for u in by_socket_io] == [2, 3]
+    assert [d for _, e, d in other.sent if e == "update"][1:] == by_socket_io, "the same updates, in the same order"

@@ -17,16 +17,6 @@ from testing.services import Node, postgres_database
 from testing.tables import TOKEN, Feed, with_seq
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request, tmp_path):
-    """Where a log lives: a SQLite file, or a fresh PostgreSQL database (dropped after the test)."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "log.sqlite3")
-    else:
-        with postgres_database() as url:
-            yield url
-
-
 @pytest.fixture
 def store(db_url):
     s = store_for(db_url)

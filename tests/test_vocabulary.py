@@ -4,6 +4,7 @@ checking that holds them (py.typed, `mypy --strict` on the core).
 The enums are `str`s: the JSON the service writes with them is byte for byte what it wrote with plain text.
 """
 
+import ast
 import json
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from scoreboard.roads import Roads, parse_results
 from scoreboard.roads.model import WINNERS
 from scoreboard.roads.names import OPTIONS, ROADS, Road
 from scoreboard.roads.patterns import Pattern
+from scoreboard.shapes import Phase
 from scoreboard.sides import BANKER, PLAYER, TIE, Side, winner_of
 from scoreboard.table import TableConfig, TableState, apply
 from scoreboard.view import TableView
@@ -94,3 +96,43 @@ def test_mypy_strict_passes_on_the_core():
         [sys.executable, "-m", "mypy", "--strict", *core_files()], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# Fields typed by a `Literal` of their own, which shares a word with the event kinds: mypy checks those comparisons.
+OTHER_WORDS = {"reads"}  # variants.BetSpec.reads: "result", "player_pair" or "banker_pair"
+
+
+def words_compared(source: str, words: set[str]) -> list[str]:
+    """Each comparison in `source` with a string literal that is one of `words` (`kind == "void"`,
+    `phase in ("ready", "dealing")`). A field asked for by name (`"card" in event`) compares no word.
+
+    >>> source = 'a == "void"\\nb in ("ready", "x")\\n"card" in event\\nc != Phase.READY'
+    >>> words_compared(source, {"void", "ready", "card"})
+    ["1: a == 'void'", "2: b in ('ready', 'x')"]
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        if isinstance(node.left, ast.Attribute) and node.left.attr in OTHER_WORDS:
+            continue
+        for at, operand in enumerate([node.left, *node.comparators]):
+            if at == 0 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+                continue  # `"x" in mapping` asks for a field
+            items = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+            if any(isinstance(i, ast.Constant) and i.value in words for i in items):
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+                break
+    return found
+
+
+def test_event_kinds_and_phases_are_compared_by_member_everywhere_in_the_package():
+    """Issue 35: the vocabulary is used, not only declared. A literal equal to an event kind or a phase is never
+    compared anywhere in the package, the shell included: it is written as its member (`EventKind.VOID`,
+    `Phase.READY`), so that a word renamed or removed fails the type check instead of silently never matching."""
+    words = {k.value for k in EventKind} | {p.value for p in Phase}
+    files = sorted((ROOT / "scoreboard").rglob("*.py"))
+    assert len(files) > 100
+    found = [f"{path.relative_to(ROOT)}:{hit}" for path in files for hit in words_compared(path.read_text(), words)]
+    assert found == []
+    assert words_compared('if delta.kind == "shoe_end": pass', words) == ["1: delta.kind == 'shoe_end'"]

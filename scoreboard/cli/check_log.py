@@ -6,9 +6,9 @@ edit chained again or a tail cut off."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..service.log.evidence import Section
 
 BATCH = 5_000  # entries read and folded at a time
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -191,31 +192,33 @@ def default_evidence(db: str, data_dir: str | None) -> str:
     return os.path.join(data_dir or str(default_data_dir()), "scoreboard")
 
 
+def _option(flag: str, dest: str, envvar: str, kind: click.Path, text: str) -> Callable[[F], F]:
+    """An option of check-log, read from `envvar` too (the one `scoreboard serve` reads it from, where it has it)."""
+    return click.option(flag, dest, envvar=envvar, show_envvar=True, type=kind, help=text)
+
+
 @click.command("check-log")
 @click.argument("db")
-@click.option(
+@_option(
     "--key",
     "key_path",
-    envvar="SCOREBOARD_RECORD_KEY",
-    show_envvar=True,
-    type=click.Path(dir_okay=False),
-    help="The record's key.  [default: beside the log, DB.record-key; for a PostgreSQL log "
-    "DATA_DIR/scoreboard.record-key]",
+    "SCOREBOARD_RECORD_KEY",
+    click.Path(dir_okay=False),
+    "The record's key.  [default: beside the log, DB.record-key; for a PostgreSQL log DATA_DIR/scoreboard.record-key]",
 )
-@click.option(
+@_option(
     "--checkpoints",
     "checkpoints_path",
-    envvar="SCOREBOARD_RECORD_CHECKPOINTS",
-    show_envvar=True,
-    type=click.Path(dir_okay=False),
-    help="The checkpoints signed with it.  [default: DB.checkpoints; DATA_DIR/scoreboard.checkpoints]",
+    "SCOREBOARD_RECORD_CHECKPOINTS",
+    click.Path(dir_okay=False),
+    "The checkpoints signed with it.  [default: DB.checkpoints; DATA_DIR/scoreboard.checkpoints]",
 )
-@click.option(
+@_option(
     "--data-dir",
-    envvar="SCOREBOARD_DATA_DIR",
-    show_envvar=True,
-    type=click.Path(file_okay=False),
-    help="A PostgreSQL log's data directory, as `scoreboard serve` was given it (where its key and checkpoints are "
+    "data_dir",
+    "SCOREBOARD_DATA_DIR",
+    click.Path(file_okay=False),
+    "A PostgreSQL log's data directory, as `scoreboard serve` was given it (where its key and checkpoints are "
     "by default).  [default: $XDG_DATA_HOME/scoreboard, else ~/.local/share/scoreboard]",
 )
 def check_log(db: str, key_path: str | None, checkpoints_path: str | None, data_dir: str | None) -> None:

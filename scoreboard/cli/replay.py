@@ -68,6 +68,8 @@ def replay(
 ) -> None:
     """Feed FILE (a shoe's JSON export, whose events are fed, or a JSON list of events; '-' for standard input)
     into TABLE, for training screens and investigations. Each event gets a new seq; it stops at the first refusal."""
+    from ..events import EventKind  # the core, once the command runs (the command line starts without it)
+
     try:
         events = events_of(json.load(file))
     except (ValueError, UnicodeDecodeError) as e:
@@ -81,7 +83,7 @@ def replay(
     for i, event in enumerate(renumbered(events, first)):
         if i and pace:
             time.sleep(pace)
-        sender = operator_token if operator_token and event["type"] in ("void", "correct") else token
+        sender = operator_token if operator_token and event["type"] in (EventKind.VOID, EventKind.CORRECT) else token
         try:
             reply = service.feed(table, event, token=sender)
         except Unreachable as e:

@@ -18,20 +18,23 @@ from __future__ import annotations
 
 import os
 from importlib.resources import files
+from typing import Any
 
+from flask import Config as FlaskConfig
 from flask import Flask
 
 from .live.display_counts import DisplayCounts, SharedCounts
-from .live.namespace import Live, on_leaving, room
+from .live.namespace import Live, on_leaving
 from .live.relay import RELAY, Relay
 from .live.rooms import IndexedRooms
 from .live.screens import FORGET_AFTER, PER_ADDRESS, Registry, Screens, SharedScreens
-from .live.socket_server import allowed_origins, socketio
+from .live.socket_server import SocketIOTransport, allowed_origins, socketio
 from .log import StoreError, is_postgres, store_for
 from .log.evidence import Evidence, default_paths
 from .server.attempts import GUESS_WINDOW, GUESSES, KNOWN_FOR, GuessLimits
 from .server.runner import GeventRunner
 from .tables.alarm_watch import ConditionWatch
+from .tables.bets_clock import BetsClock
 from .tables.config import DEMO, Config, ConfigError, load_config, origins_of
 from .tables.current import EXTENSION
 from .tables.hub import TableHub
@@ -64,7 +67,7 @@ class Defaults:
     RECORD_CHECKPOINTS = None  # the checkpoints signed with it (--record-checkpoints); default: `.checkpoints`
 
 
-def create_app(overrides: dict | None = None) -> Flask:
+def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app = Flask(
         __name__,
         instance_relative_config=True,
@@ -119,26 +122,36 @@ def create_app(overrides: dict | None = None) -> Flask:
     hub = TableHub(
         config.tables,
         store,
-        # The relay (made below: it needs the hub) sends each update to the displays, here or through the queue.
-        publish=lambda table_id, update: relay.publish(table_id, update),
         runner=runner,
         write_timeout=float(app.config["WRITE_TIMEOUT"]),
         operators=config.operators,
-        # With a message queue the displays of other processes listen too: every update is made and sent.
-        listening=None if app.config["MESSAGE_QUEUE"] else _has_listeners,
+        # With a message queue the displays of other processes listen too: every update is made and sent. Without,
+        # only a table somebody here watches (the relay, made below: it reads the hub, knows who watches).
+        listening=None if queue else lambda table_id: relay.listened(table_id),
         outbox=Outbox(config.webhooks),
         guesses=guesses,
         evidence=evidence,
     )
     relay = Relay(
-        socketio.server,
+        SocketIOTransport(socketio.server),
         hub,
         url=queue,
         channel_name=f"{CHANNEL}:{store.log_id}",
         spawn=socketio.start_background_task,
         sleep=socketio.sleep,
     )
-    hub.alarms.tell = relay.tell_alarm
+    # What a table's commit tells (tables/notice.py), in this order: its displays, the pits of the alarms it raised
+    # and cleared, the couriers of the webhook deliveries it wrote, the betting window's clock. The metrics listen
+    # too once the web sets them up (web/ops/metrics.py).
+    bets_clock = BetsClock(
+        runner.spawn, hub.state_of, lambda table_id, events: hub.submit(table_id, events, service=True)
+    )
+    hub.listen(relay.committed)
+    hub.listen(lambda notice: hub.alarms.announce(notice.raised))
+    hub.listen(hub.outbox.committed)
+    hub.listen(bets_clock.committed)
+    hub.at_close(bets_clock.stop)
+    hub.alarms.listen(relay.tell_alarm)
     try:
         hub.replay()
     except BaseException:  # the log is let go of at once: another start in this process may open it again
@@ -199,7 +212,7 @@ def _origins(given: object, config: Config) -> tuple[str, ...]:
     return origins_of("--allowed-origins (SCOREBOARD_ALLOWED_ORIGINS)", given)
 
 
-def _guess_limits(config) -> GuessLimits:
+def _guess_limits(config: FlaskConfig) -> GuessLimits:
     """The limit on guessing the app's config gives (the environment's values arrive as JSON, unchecked)."""
     try:
         return GuessLimits(config["TOKEN_GUESSES"], config["TOKEN_GUESS_WINDOW"], config["KNOWN_CLIENT_SECONDS"])
@@ -223,7 +236,7 @@ def _number(app: Flask, name: str, low: float, high: float, whole: bool = False)
     ...
     scoreboard.service.tables.config.ConfigError: SCOREBOARD_C must be a whole number from 1 to 10, not 2.5
     """
-    value = app.config[name]
+    value: float = app.config[name]  # whatever the environment gave: checked below
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if not number or not low <= value <= high or (whole and not float(value).is_integer()):
         kind = "whole number" if whole else "number"
@@ -245,8 +258,3 @@ def _writable(db: str) -> None:
                 f"cannot write the event log's file {path} ({e.strerror or e}): fix its permissions (chattr -i if it "
                 "was made immutable), or, while no server runs, move it away"
             ) from None
-
-
-def _has_listeners(table_id: str) -> bool:
-    """Whether the table's room has anyone in it here (a board, an overlay, a pit monitor)."""
-    return bool(socketio.server.manager.rooms.get("/", {}).get(room(table_id)))

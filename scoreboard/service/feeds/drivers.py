@@ -13,79 +13,23 @@ shoe sends to keep its line alive); it raises `BadFrame` for bytes it cannot rea
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Any, ClassVar
 
 from ...text import problem
+from . import keypad  # noqa: F401  (the built-in formats register themselves: keypad, and NDJSON below)
+from .frames import BUILT_IN, BadFrame, Driver, Hello, register
 from .intake import NOT_JSON
+
+# What a format's package imports from here (feed-protocol.md): the driver's base and what `decode` returns or raises.
+__all__ = ["ENTRY_POINTS", "NDJSON", "BadFrame", "Driver", "Hello", "get", "names", "register"]
 
 ENTRY_POINTS = "scoreboard.feed_formats"
 
 
-@dataclass(frozen=True)
-class Hello:
-    """The first frame of a connection: which table it feeds (None: the one the line is bound to) and the token."""
-
-    table: str | None
-    token: str
-
-
-class BadFrame(Exception):
-    """Bytes the driver cannot read; answered with a 400 line, and the connection goes on."""
-
-    def __init__(self, message: str, code: str = "malformed"):
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-
-class Driver:
-    name: ClassVar[str] = ""
-    delimiter: ClassVar[bytes] = b"\n"
-
-    def decode(self, frame: bytes) -> Hello | object | None:
-        raise NotImplementedError
-
-    def hello_example(self, bound: bool) -> str:
-        """How the hello reads in this format, for refusals; `bound`: the line feeds one table already."""
-        return (
-            '{"token": "<the table\'s feed token>"}'
-            if bound
-            else '{"table": "T1", "token": "<the table\'s feed token>"}'
-        )
-
-    def reply(self, status: int, body: Mapping[str, Any]) -> bytes:
-        """One reply frame: the HTTP body plus its status, as a JSON line (ASCII, so any serial line carries it)."""
-        return json.dumps({"status": status, **body}, separators=(",", ":")).encode() + b"\n"
-
-    @staticmethod
-    def text(frame: bytes) -> str:
-        """The frame as text, without the line end and surrounding blanks.
-
-        >>> Driver.text(b'  C 9H\\r')
-        'C 9H'
-        """
-        try:
-            return frame.decode("utf-8").strip()
-        except UnicodeDecodeError as e:
-            raise BadFrame(f"the line is not UTF-8 text (byte {e.start} is 0x{frame[e.start]:02x})") from None
-
-
-_DRIVERS: dict[str, Callable[[], Driver]] = {}
-
-
-def register(cls: type[Driver]) -> type[Driver]:
-    """Class decorator: make a built-in driver known by its `name`."""
-    _DRIVERS[cls.name] = cls
-    return cls
-
-
 def names() -> list[str]:
     """Every format `--feed-format` takes: the built-in ones and those installed packages declare."""
-    _load_builtins()
-    return sorted({*_DRIVERS, *(ep.name for ep in entry_points(group=ENTRY_POINTS))})
+    return sorted({*BUILT_IN, *(ep.name for ep in entry_points(group=ENTRY_POINTS))})
 
 
 def get(name: str) -> Callable[[], Driver]:
@@ -98,17 +42,12 @@ def get(name: str) -> Callable[[], Driver]:
     ...
     LookupError: unknown feed format 'morse': use one of keypad, ndjson
     """
-    _load_builtins()
-    if name in _DRIVERS:
-        return _DRIVERS[name]
+    if name in BUILT_IN:
+        return BUILT_IN[name]
     for ep in entry_points(group=ENTRY_POINTS, name=name):
         factory: Callable[[], Driver] = ep.load()  # what the installed package declares for the format (untyped)
         return factory
     raise LookupError(f"unknown feed format {name!r}: use one of {', '.join(names())}")
-
-
-def _load_builtins() -> None:
-    from . import keypad  # noqa: F401  (registers itself)
 
 
 @register

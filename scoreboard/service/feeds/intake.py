@@ -13,7 +13,8 @@ import math
 from ...shapes import FeedReply, JSONObject
 from ..server.logs import printable, throttled
 from ..tables.config import Operator
-from ..tables.hub import FeedRefused, StorageFailed, TableHub
+from ..tables.errors import FeedRefused, StorageFailed
+from ..tables.hub import TableHub
 
 log = logging.getLogger(__name__)
 # Lines a client can cause at will (a refused post, a wrong token): a few a minute of each kind, then a count.

@@ -24,7 +24,7 @@ the service checks them and the rules, so a wrong card gets the same 400 or 422 
 from __future__ import annotations
 
 from ...shapes import Event
-from .drivers import BadFrame, Driver, Hello, register
+from .frames import BadFrame, Driver, Hello, register
 
 COMMANDS = "A, S, B, C, R, X, O, N or U"
 
@@ -53,7 +53,7 @@ def parse_line(text: str) -> Hello | Event | None:
     >>> parse_line("12 Z")
     Traceback (most recent call last):
     ...
-    scoreboard.service.feeds.drivers.BadFrame: unknown keypad command 'Z': use A, S, B, C, R, X, O, N or U
+    scoreboard.service.feeds.frames.BadFrame: unknown keypad command 'Z': use A, S, B, C, R, X, O, N or U
     """
     words = text.split()
     if not words:

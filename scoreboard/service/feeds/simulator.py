@@ -28,11 +28,13 @@ from typing import TypedDict
 
 from ...cards import ALL_CARDS, point
 from ...commitment import commitment
-from ...shapes import Event, FeedReply, JSONObject
+from ...events import EventKind
+from ...shapes import Event, FeedReply, JSONObject, Phase
 from ...table import ShoeState
 from ...view import TableView
 from ..log import Claim
-from ..tables.hub import FeedRefused, StorageFailed, TableHub
+from ..tables.errors import FeedRefused, StorageFailed
+from ..tables.hub import TableHub
 
 log = logging.getLogger(__name__)
 FEED = "simulator"
@@ -96,10 +98,10 @@ class SimulatedShoe:
         """Post the next event a dealer would; returns how long to wait before the next step."""
         state = self.table.state
         shoe = state.shoe  # None: the phase is no_shoe
-        if shoe is not None and state.phase == "shoe_finished" and not shoe.ended:
+        if shoe is not None and state.phase == Phase.SHOE_FINISHED and not shoe.ended:
             self._end_shoe(shoe)
             return self.pace
-        if shoe is None or state.phase == "shoe_finished":
+        if shoe is None or state.phase == Phase.SHOE_FINISHED:
             self._new_shoe()
             return 3 * self.pace
         if shoe.id != self.shoe_id:
@@ -111,7 +113,7 @@ class SimulatedShoe:
         result = self._post({"type": "card", "card": card})
         if result:
             self.next += 1
-            if result["results"][-1]["kind"] in ("round", "void"):
+            if result["results"][-1]["kind"] in (EventKind.ROUND, EventKind.VOID):
                 return 5 * self.pace
         return self.pace
 

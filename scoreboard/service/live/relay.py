@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
 
 from ..server.logs import throttled
+from ..tables.notice import Notice
 from .channel import ALARM, DISPLAYS, SCREEN, UPDATE, Channel
 from .namespace import PIT_ROOM, room
 from .screens import screen_room
+from .transport import Transport
 
 log = logging.getLogger(__name__)
 resyncs = throttled("scoreboard.resync")
@@ -39,17 +41,34 @@ RESYNC_AFTER = 2.0  # seconds a table's displays may stay behind the log, nothin
 RETRY_AFTER = 1  # seconds a display refused while the queue is lost is told to wait
 
 
-class Relay:
-    """The hub's `publish` and the pits' display counts, to this process's displays directly or through the
-    channel; and, with a channel, the displays' resyncs.
+class View(Protocol):
+    @property
+    def version(self) -> int: ...
 
-    `sio` is python-socketio's server (Flask-SocketIO's `socketio.server`), `hub` the TableHub.
+
+class Tables(Protocol):
+    """What the relay reads of the hub (the TableHub): its tables' versions, and their catch-up from the log."""
+
+    @property
+    def tables(self) -> Mapping[str, View]: ...
+
+    def known_version(self, table_id: str) -> int: ...
+
+    def catch_up(self, table_id: str, wait: bool = False) -> None: ...
+
+
+class Relay:
+    """The hub's updates, the alarms, the screens' messages and the pits' display counts, to this process's
+    displays directly or through the channel; and, with a channel, the displays' resyncs.
+
+    Everything goes out through `transport` (transport.py: Socket.IO's, socket_server.py), and through any other
+    one plugged in (`plug`); `hub` is the TableHub.
     """
 
     def __init__(
         self,
-        sio: Any,
-        hub: Any,
+        transport: Transport,
+        hub: Tables,
         *,
         url: str | None = None,
         channel_name: str = "",
@@ -57,10 +76,13 @@ class Relay:
         sleep: Callable[[float], Any],
         clock: Callable[[], float] = time.monotonic,
     ):
-        self.sio, self.hub = sio, hub
+        self.transports: list[Transport] = [transport]
+        self.hub = hub
         self._spawn, self._sleep, self._clock = spawn, sleep, clock
         self.delivered: dict[str, int] = {}  # per table: the version last sent to its displays here
-        self._held: dict[str, dict[int, dict]] = {}  # per table: updates that came before the one preceding them
+        self._held: dict[
+            str, dict[int, dict[str, Any]]
+        ] = {}  # per table: updates that came before the one preceding them
         self._behind: dict[str, tuple[int, float]] = {}  # per table: (delivered, since when) while behind the log
         self._gap = False
         self.resynced = 0
@@ -79,14 +101,37 @@ class Relay:
             )
         self.open = self.channel is None  # whether displays may connect (LiveGate)
 
+    def plug(self, transport: Transport) -> None:
+        """Reach this process's screens through `transport` too (a second kind of connection): it is sent all the
+        relay sends from now on."""
+        self.transports.append(transport)
+
+    def _emit(self, room_name: str, event: str, data: Any) -> None:
+        """To the room on every transport of this process, one after the other (none waits for a client)."""
+        for transport in self.transports:
+            try:
+                transport.send(room_name, event, data)
+            except Exception:  # one transport's failure is not the others': its clients re-join on the version gap
+                log.exception("sending %s to %s failed", event, room_name)
+
     # -- what the hub and the display counts send ---------------------------------------------------------------
 
-    def publish(self, table_id: str, update: dict) -> None:
-        """An update for the table's displays on every process: never waits (the hub calls it in the commit path)."""
+    def committed(self, notice: Notice) -> None:
+        """The hub's listener (notice.py): each update a post made, in version order, to the table's displays on
+        every process; never waits (the hub tells it in the commit path)."""
+        for update in notice.updates:
+            self.publish(notice.table_id, update)
+
+    def publish(self, table_id: str, update: dict[str, Any]) -> None:
+        """An update for the table's displays on every process: never waits."""
         if self.channel is None:
-            self.sio.emit("update", update, to=room(table_id))
+            self._emit(room(table_id), "update", update)
         else:
             self.channel.publish(UPDATE, table_id, update)
+
+    def listened(self, table_id: str) -> bool:
+        """Whether the table's room has anyone in it here (a board, an overlay, a pit monitor), on any transport."""
+        return self._watched(table_id)
 
     def tell_pits(self, table_id: str, count: int, everywhere: bool) -> None:
         """A table's display count to the pit monitors of every process, or of this one only."""
@@ -95,22 +140,22 @@ class Relay:
         else:
             self._tell_here(table_id, count)
 
-    def tell_alarm(self, message: dict) -> None:
+    def tell_alarm(self, message: dict[str, Any]) -> None:
         """An alarm raised, acknowledged or cleared, to the pit monitors of every process."""
         if self.channel is not None:
             self.channel.publish(ALARM, str(message.get("table") or ""), message)
         else:
-            self.sio.emit("alarm", message, to=PIT_ROOM)
+            self._emit(PIT_ROOM, "alarm", message)
 
-    def tell_screen(self, screen_id: str, message: dict) -> None:
+    def tell_screen(self, screen_id: str, message: dict[str, Any]) -> None:
         """A message to a screen's pages (show this, show your id, reload), on every process."""
         if self.channel is not None:
             self.channel.publish(SCREEN, screen_id, message)
         else:
-            self.sio.emit("screen", message, to=screen_room(screen_id))
+            self._emit(screen_room(screen_id), "screen", message)
 
     def _tell_here(self, table_id: str, count: int) -> None:
-        self.sio.emit("displays", {"table": table_id, "displays": count}, to=PIT_ROOM)
+        self._emit(PIT_ROOM, "displays", {"table": table_id, "displays": count})
 
     # -- starting ---------------------------------------------------------------------------------------------
 
@@ -135,11 +180,11 @@ class Relay:
             return
         if kind == ALARM:
             if isinstance(data, dict):
-                self.sio.emit("alarm", data, to=PIT_ROOM)
+                self._emit(PIT_ROOM, "alarm", data)
             return
         if kind == SCREEN:
             if isinstance(data, dict):
-                self.sio.emit("screen", data, to=screen_room(table_id))
+                self._emit(screen_room(table_id), "screen", data)
             return
         if kind != UPDATE or not isinstance(data, dict) or not isinstance(data.get("version"), int):
             return
@@ -159,9 +204,9 @@ class Relay:
         while waiting and self.delivered[table_id] + 1 in waiting:
             self._send(table_id, waiting.pop(self.delivered[table_id] + 1))
 
-    def _send(self, table_id: str, update: dict) -> None:
+    def _send(self, table_id: str, update: dict[str, Any]) -> None:
         self.delivered[table_id] = update["version"]
-        self.sio.emit("update", update, to=room(table_id))
+        self._emit(room(table_id), "update", update)
 
     def _release_late(self, table_id: str) -> None:
         """After REORDER_WAIT, what still waits for a missing version goes out in order all the same: the displays see
@@ -178,7 +223,7 @@ class Relay:
 
     def _lost(self, reason: str) -> None:
         self.open = False
-        self._spawn(self._send_away, self._everyone(), "the message queue was lost")
+        self._spawn(self._send_away, None, "the message queue was lost")
 
     def _returned(self) -> None:
         self._spawn(self._reopen)
@@ -240,7 +285,7 @@ class Relay:
             sent,
             version,
         )
-        self._send_away(self._in_room(room(table_id)), f"table {table_id} resyncs")
+        self._send_away(room(table_id), f"table {table_id} resyncs")
 
     def _catch_up(self, table_id: str) -> int:
         """Bring the table up to the log; from now on its displays here hold (or will join at) that version."""
@@ -253,21 +298,16 @@ class Relay:
         return version
 
     def _watched(self, table_id: str) -> bool:
-        return bool(self.sio.manager.rooms.get("/", {}).get(room(table_id)))
+        return any(transport.occupied(room(table_id)) for transport in self.transports)
 
-    def _everyone(self) -> list[str]:
-        return [eio_sid for _, eio_sid in self.sio.manager.get_participants("/", None)]
-
-    def _in_room(self, name: str) -> list[str]:
-        return [eio_sid for _, eio_sid in self.sio.manager.get_participants("/", name)]
-
-    def _send_away(self, eio_sids: Iterable[str], why: str) -> None:
-        """Close these displays' connections. At the Engine.IO level: a Socket.IO client takes that as a lost
-        connection and reconnects by itself (a Socket.IO disconnect would tell it not to), then joins afresh."""
+    def _send_away(self, room_name: str | None, why: str) -> None:
+        """Close the connections here in a room (None: every one), on every transport: each client reconnects by
+        itself and joins afresh."""
         closed = 0
-        for eio_sid in eio_sids:
-            self._spawn(self.sio.eio.disconnect, eio_sid)  # each on its own: a close waits a moment for the client
-            closed += 1
+        for transport in self.transports:
+            for member in transport.members(room_name):
+                self._spawn(transport.drop, member)  # each on its own: a close waits a moment for the client
+                closed += 1
         if closed:
             log.info("%s: %d displays here reconnect", why, closed)
 

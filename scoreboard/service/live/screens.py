@@ -802,13 +802,8 @@ class Screens:
         )
 
     def _write(self, row: ScreenAssigned) -> None:
-        from ..tables.hub import StorageFailed
-
-        timeout = self.hub.write_timeout
-        try:
-            self.hub.writer.put(row).result(timeout=timeout)
-        except TimeoutError:
-            raise StorageFailed(f"the event log did not confirm the write within {timeout:g} s") from None
+        """Store an assignment and wait for its commit (the hub's StorageFailed past the write timeout)."""
+        self.hub.put(row)
 
 
 def _same(owner: str | None, other: str | None) -> bool:

@@ -85,13 +85,13 @@ def allowed_origins(origins: tuple[str, ...]) -> object:
     if not origins:
         return None
 
-    def check(origin: str | None, environ: dict) -> bool:
+    def check(origin: str | None, environ: dict[str, Any]) -> bool:
         return allowed(origin, origins) or (origin is not None and origin in _own_origins(environ))
 
     return check
 
 
-def _own_origins(environ: dict) -> list[str]:
+def _own_origins(environ: dict[str, Any]) -> list[str]:
     """The origins Engine.IO takes for the server's own when it is given none: the request's scheme and host, and
     the ones a proxy forwarded."""
     own = []
@@ -102,3 +102,26 @@ def _own_origins(environ: dict) -> list[str]:
             host = environ.get("HTTP_X_FORWARDED_HOST", environ["HTTP_HOST"]).split(",")[0].strip()
             own.append(f"{scheme}://{host}")
     return own
+
+
+class SocketIOTransport:
+    """The relay's transport (transport.py) over python-socketio's server (Flask-SocketIO's `socketio.server`)."""
+
+    NAMESPACE = "/"
+
+    def __init__(self, server: Any):
+        self.server = server
+
+    def send(self, room: str, event: str, data: Any) -> None:
+        self.server.emit(event, data, to=room)
+
+    def occupied(self, room: str) -> bool:
+        return bool(self.server.manager.rooms.get(self.NAMESPACE, {}).get(room))
+
+    def members(self, room: str | None = None) -> list[str]:
+        return [eio_sid for _, eio_sid in self.server.manager.get_participants(self.NAMESPACE, room)]
+
+    def drop(self, member: str) -> None:
+        # At the Engine.IO level: a Socket.IO client takes that as a lost connection and reconnects by itself (a
+        # Socket.IO disconnect would tell it not to).
+        self.server.eio.disconnect(member)

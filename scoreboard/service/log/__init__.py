@@ -33,8 +33,8 @@ trail in the transaction of the post that was refused). To add a kind of row, su
    committed with the event or not at all), or `writer.put(row)` for a row of no event (an alarm, a setting);
    the alarms are such rows (`AlarmRaised`, `AlarmCleared`, `AlarmAcknowledged`: service/tables/alarms.py), and
    the screens' assignments (`ScreenAssigned`: service/live/screens.py);
-4. read it back with a method of its own on the backends' readers (each read on its own connection; outbox.py's
-   SQL serves both backends).
+4. read it back with a method of its own in reads.py's `LogReads`, which both backends share (each read on a
+   connection of its own; the SQL written once, with `?` marks: sql.py).
 
 A stored row is changed by a `Change` (rows.py's `Attempted`, `RetryAsked`, `Pruned`: a webhook delivery's
 attempts): one UPDATE or DELETE both databases read, given in a job's `changes` or by `writer.change(...)`, in a
@@ -48,7 +48,7 @@ when it is opened; fill the old rows at that point if they need a value (SQLite'
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from ...record import Entry
 from .errors import StoreBusy, StoreError, StoreNotEmpty, StoreUnavailable
@@ -74,6 +74,7 @@ from .rows import (
     Table,
     Writes,
 )
+from .sql import Values
 from .writer import Job, Outcome, Runner, Stored, Writer
 
 __all__ = [
@@ -174,7 +175,7 @@ class Reader(Protocol):
         """Raise unless the log answers a query."""
         ...
 
-    def shoes(self, table_id: str) -> list[dict]:
+    def shoes(self, table_id: str) -> list[dict[str, Any]]:
         """Every shoe of a table: its number, first and last event times, and event count."""
         ...
 
@@ -186,21 +187,21 @@ class Reader(Protocol):
         """A table's events past `version`, oldest first."""
         ...
 
-    def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]:
+    def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict[str, Any]]]:
         """(version, stored_at, event) of the given kinds, oldest first: what the audit trail is read from."""
         ...
 
-    def refusals(self, table_id: str) -> list[dict]:
+    def refusals(self, table_id: str) -> list[dict[str, Any]]:
         """The refused operator actions of a table, oldest first."""
         ...
 
-    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
+    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict[str, Any]]:
         """Alarms newest first (alarm_reads.py): of these tables (None: all), the unacknowledged ones or all."""
         ...
 
-    def alarm(self, alarm_id: str) -> dict | None: ...
+    def alarm(self, alarm_id: str) -> dict[str, Any] | None: ...
 
-    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict]:
+    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict[str, Any]]:
         """The alarms of these kinds whose condition no clearing row has ended, oldest first."""
         ...
 
@@ -208,19 +209,19 @@ class Reader(Protocol):
         """(table, kind, how many) of the alarms not acknowledged yet."""
         ...
 
-    def alarm_acks(self, table_id: str) -> list[dict]:
+    def alarm_acks(self, table_id: str) -> list[dict[str, Any]]:
         """A table's acknowledged alarms, in the order acknowledged (for the audit trail)."""
         ...
 
-    def screen_assignment(self, screen_id: str) -> dict | None:
+    def screen_assignment(self, screen_id: str) -> dict[str, Any] | None:
         """A screen's latest assignment row (screen_reads.py: assigned or forgotten), None if never assigned."""
         ...
 
-    def screen_assignments(self) -> list[dict]:
+    def screen_assignments(self) -> list[dict[str, Any]]:
         """Every screen's assignment standing now."""
         ...
 
-    def screen_history(self, table_id: str) -> list[dict]:
+    def screen_history(self, table_id: str) -> list[dict[str, Any]]:
         """The assignments that put a screen on a table, oldest first (for the audit trail)."""
         ...
 
@@ -236,7 +237,7 @@ class Outbox(Protocol):
 
     def outbox_list(self, receiver: str, state: DeliveryState, limit: int) -> list[StoredDelivery]: ...
 
-    def outbox_summary(self, receiver: str) -> dict: ...
+    def outbox_summary(self, receiver: str) -> dict[str, Any]: ...
 
 
 class Log(Replay, Reader, Outbox, Protocol):
@@ -256,7 +257,7 @@ class Log(Replay, Reader, Outbox, Protocol):
         """`name` for this process alone among the processes of the log, or None while another one holds it."""
         ...
 
-    def export(self, table: str) -> Iterator[list[tuple]]:
+    def export(self, table: str) -> Iterator[list[Values]]:
         """Every row of a stored table (by name, one of `TABLES`) in the order written, a batch at a time, in the
         table's column order (copy-log)."""
         ...

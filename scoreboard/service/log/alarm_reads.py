@@ -1,5 +1,5 @@
 """Reading the alarms back (rows.py's ALARMS and ALARM_ACKS), the same SQL for both databases: each function takes
-the backend's `read(sql, args)` (a connection of its own per read) and its parameter `mark`.
+the backend's `read(sql, args)` (a connection of its own per read), the SQL written as sql.py says.
 
 An alarm's state is read from its rows, never kept in place: `cleared_at` is the time of the first clearing row of
 its table and kind written after it, `acknowledged_*` its acknowledgement's, if any.
@@ -7,9 +7,10 @@ its table and kind written after it, `acknowledged_*` its acknowledgement's, if 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-Read = Callable[[str, tuple], list]
+from .sql import Read, Values, marks
 
 # What each row of SELECT is, as the alarm's dict names it.
 COLUMNS = (
@@ -29,37 +30,33 @@ UNCLEARED = (
 )
 
 
-def _marks(mark: str, n: int) -> str:
-    return ", ".join([mark] * n)
-
-
-def _dicts(rows: list) -> list[dict]:
+def _dicts(rows: list[Values]) -> list[dict[str, Any]]:
     return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
 
 
-def alarms(read: Read, mark: str, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
+def alarms(read: Read, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict[str, Any]]:
     """Alarms newest first: of `tables` (None: all), not acknowledged yet only (`active`) or all, at most `limit`."""
-    sql, args = SELECT, ()  # type: tuple[str, tuple]
+    sql, args = SELECT, ()  # type: tuple[str, tuple[object, ...]]
     if tables is not None:
         if not tables:
             return []
-        sql += f" AND a.table_id IN ({_marks(mark, len(tables))})"
+        sql += f" AND a.table_id IN ({marks(len(tables))})"
         args += tuple(tables)
     if active:
         sql += " AND k.alarm_id IS NULL"
-    return _dicts(read(f"{sql} ORDER BY a.id DESC LIMIT {mark}", (*args, limit)))
+    return _dicts(read(f"{sql} ORDER BY a.id DESC LIMIT ?", (*args, limit)))
 
 
-def alarm(read: Read, mark: str, alarm_id: str) -> dict | None:
-    found = _dicts(read(f"{SELECT} AND a.alarm_id = {mark}", (alarm_id,)))
+def alarm(read: Read, alarm_id: str) -> dict[str, Any] | None:
+    found = _dicts(read(f"{SELECT} AND a.alarm_id = ?", (alarm_id,)))
     return found[0] if found else None
 
 
-def uncleared(read: Read, mark: str, kinds: Sequence[str]) -> list[dict]:
+def uncleared(read: Read, kinds: Sequence[str]) -> list[dict[str, Any]]:
     """The alarms of these kinds that no clearing row followed, oldest first."""
     if not kinds:
         return []
-    return _dicts(read(f"{SELECT} AND a.kind IN ({_marks(mark, len(kinds))}){UNCLEARED} ORDER BY a.id", tuple(kinds)))
+    return _dicts(read(f"{SELECT} AND a.kind IN ({marks(len(kinds))}){UNCLEARED} ORDER BY a.id", tuple(kinds)))
 
 
 def counts(read: Read) -> list[tuple[str, str, int]]:
@@ -72,11 +69,11 @@ def counts(read: Read) -> list[tuple[str, str, int]]:
     return [(t, k, int(n)) for t, k, n in rows]
 
 
-def acknowledgements(read: Read, mark: str, table_id: str) -> list[dict]:
+def acknowledgements(read: Read, table_id: str) -> list[dict[str, Any]]:
     """A table's acknowledged alarms, in the order acknowledged (the audit trail's entries)."""
     rows = read(
         "SELECT k.stored_at, k.operator, k.note, a.alarm_id, a.kind, a.round, a.version, a.detail, a.raised_at "
-        f"FROM alarm_acks k JOIN alarms a ON a.alarm_id = k.alarm_id WHERE a.table_id = {mark} ORDER BY k.id",
+        "FROM alarm_acks k JOIN alarms a ON a.alarm_id = k.alarm_id WHERE a.table_id = ? ORDER BY k.id",
         (table_id,),
     )
     names = ("at", "operator", "note", "alarm", "kind", "round", "version", "detail", "raised_at")

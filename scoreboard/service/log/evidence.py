@@ -33,6 +33,7 @@ import stat
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -173,7 +174,7 @@ class Found:
     at: float
     checkpoint: Checkpoint | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         cp = self.checkpoint
         shown = None if cp is None else {"version": cp.version, "head": cp.head, "mac": cp.mac}
         return {"table": self.table, "version": self.version, "what": self.what, "at": self.at, "checkpoint": shown}
@@ -196,7 +197,7 @@ class Section:
     found: list[Found] = field(default_factory=list)
     written: float = 0.0  # when a process last wrote it
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "key": self.key,
             "written": self.written,
@@ -226,7 +227,7 @@ def read_checkpoints(path: str) -> dict[str, Section] | None:
         raise Unreadable(f"not a checkpoints file ({type(e).__name__}: {e})") from None
 
 
-def _section(part: dict) -> Section:
+def _section(part: dict[str, Any]) -> Section:
     tables = {
         str(t): Checkpoint(str(t), int(c["version"]), str(c["head"]), str(c["mac"])) for t, c in part["tables"].items()
     }

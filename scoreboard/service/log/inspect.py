@@ -10,18 +10,19 @@ import sqlite3
 from collections.abc import Callable
 from urllib.parse import quote
 
-from ...record import Entry
-from . import record_reads
 from .errors import StoreError
+from .reads import LogReads
+from .sql import Args, Values, for_psycopg
 from .sqlite import held_by
 
 
-class ReadOnlyLog:
-    """The record's reads on a log, on one connection of its own that writes nothing."""
+class ReadOnlyLog(LogReads):
+    """A log's reads (the record's, for check-log), on one connection of its own that writes nothing."""
 
     def __init__(self, url: str):
         self.url = url
-        self._read: Callable[[str, tuple], list]
+        self._query: Callable[[str, Args], list[Values]]
+        self._close: Callable[[], None]
         if url.startswith(("postgresql://", "postgres://")):
             import psycopg
 
@@ -33,9 +34,8 @@ class ReadOnlyLog:
             except psycopg.Error as e:
                 raise StoreError(f"the event log {self.url} does not answer: {e}".strip()) from None
             db.read_only = True
-            self.mark = "%s"
             self._close = db.close
-            self._read = lambda sql, args: db.execute(sql, args).fetchall()
+            self._query = lambda sql, args: db.execute(for_psycopg(sql), args).fetchall()
         else:
             if not os.path.exists(url):
                 raise StoreError(f"there is no event log {url}")
@@ -47,9 +47,8 @@ class ReadOnlyLog:
                     f"{url}.backup while it runs: deployment.md)"
                 )
             lite = sqlite3.connect(f"file:{quote(os.path.abspath(url))}?mode=ro", uri=True, timeout=5)
-            self.mark = "?"
             self._close = lite.close
-            self._read = lambda sql, args: lite.execute(sql, args).fetchall()
+            self._query = lambda sql, args: lite.execute(sql, args).fetchall()
         try:
             rows = self._read("SELECT value FROM meta WHERE key = 'log_id'", ())
         except Exception as e:
@@ -68,14 +67,8 @@ class ReadOnlyLog:
             return False
         return True
 
-    def table_ids(self) -> list[str]:
-        return record_reads.table_ids(self._read)
-
-    def newest_versions(self) -> dict[str, int]:
-        return record_reads.newest_versions(self._read)
-
-    def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
-        return record_reads.entries(self._read, self.mark, table_id, after=version, limit=limit)
+    def _read(self, sql: str, args: Args) -> list[Values]:
+        return self._query(sql, args)
 
     def close(self) -> None:
         self._close()

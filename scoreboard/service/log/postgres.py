@@ -21,7 +21,6 @@ import collections
 import contextlib
 import functools
 import hashlib
-import json
 import logging
 import time
 import uuid
@@ -31,22 +30,20 @@ import psycopg
 import psycopg.waiting
 
 from ...record import Entry
-from . import alarm_reads, record_reads, screen_reads
-from .errors import StoreNotEmpty, StoreUnavailable
-from .outbox import OutboxReads
-from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
-from .writer import Runner, Stored, Writer, default_runner
+from . import record_reads, schema
+from .errors import StoreUnavailable
+from .reads import LogReads
+from .rows import EVENTS, Table, Writes, relaxed, stored_values
+from .sql import Args, Values, for_psycopg
+from .writer import Runner, Writer, default_runner
 
 log = logging.getLogger(__name__)
-
-MARK = "%s"  # the driver's parameter mark
 
 CHANNEL = "scoreboard_events"  # NOTIFY payload: "<version> <table id>" after each commit
 SCHEMA_LOCK = 0x5C0EB0A2D  # advisory lock key serialising schema set-up across processes starting at once
 IDLE_READERS = 4  # read connections kept open between reads
 TYPES = {"text": "TEXT", "integer": "BIGINT", "real": "DOUBLE PRECISION"}
 SERIAL = "BIGSERIAL PRIMARY KEY"
-META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
 
 def table_key(table_id: str) -> int:
@@ -71,10 +68,8 @@ def _key(text: bytes) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big", signed=True)
 
 
-class PostgresLog(OutboxReads):
+class PostgresLog(LogReads):
     """The log in a PostgreSQL database; any number of server processes may share it."""
-
-    MARK = "%s"
 
     shared = True  # other processes write the same log: the writer catches each table up under its lock
 
@@ -126,40 +121,9 @@ class PostgresLog(OutboxReads):
         else:
             db.close()
 
-    def _read(self, sql: str, args: tuple) -> list:
+    def _read(self, sql: str, args: Args) -> list[Values]:
         with self._reader() as db:
-            return db.execute(sql, args).fetchall()
-
-    def export(self, table: str) -> Iterator[list[tuple]]:
-        return export_batches(self._read, table, "%s")
-
-    # -- the alarms (alarm_reads.py) ----------------------------------------------------------------------------
-
-    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
-        return alarm_reads.alarms(self._read, MARK, tables, active, limit)
-
-    def alarm(self, alarm_id: str) -> dict | None:
-        return alarm_reads.alarm(self._read, MARK, alarm_id)
-
-    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict]:
-        return alarm_reads.uncleared(self._read, MARK, kinds)
-
-    def alarm_counts(self) -> list[tuple[str, str, int]]:
-        return alarm_reads.counts(self._read)
-
-    def alarm_acks(self, table_id: str) -> list[dict]:
-        return alarm_reads.acknowledgements(self._read, MARK, table_id)
-
-    # -- the screens' assignments (screen_reads.py) ------------------------------------------------------------
-
-    def screen_assignment(self, screen_id: str) -> dict | None:
-        return screen_reads.assignment(self._read, MARK, screen_id)
-
-    def screen_assignments(self) -> list[dict]:
-        return screen_reads.assignments(self._read)
-
-    def screen_history(self, table_id: str) -> list[dict]:
-        return screen_reads.history(self._read, MARK, table_id)
+            return db.execute(for_psycopg(sql), args).fetchall()
 
     def claim(self, name: str) -> SessionClaim | None:
         """`name` for this process alone: a session advisory lock on a connection of its own, held while that
@@ -180,81 +144,6 @@ class PostgresLog(OutboxReads):
                 db.close()
             return None
         return SessionClaim(db)
-
-    def ping(self) -> None:
-        self._read("SELECT 1", ())
-
-    def events_after(self, table_id: str, version: int) -> list[Stored]:
-        rows = self._read(
-            "SELECT version, event FROM events WHERE table_id = %s AND version > %s ORDER BY version",
-            (table_id, version),
-        )
-        return [(v, json.loads(e)) for v, e in rows]
-
-    def current_shoe(self, table_id: str) -> tuple[int, int] | None:
-        rows = self._read(
-            "SELECT shoe, MIN(version) FROM events WHERE table_id = %s "
-            "AND shoe = (SELECT MAX(shoe) FROM events WHERE table_id = %s) GROUP BY shoe",
-            (table_id, table_id),
-        )
-        if not rows:
-            return None
-        shoe, first = rows[0]
-        return shoe, first - 1
-
-    def shoe_events(self, table_id: str, shoe: int) -> list[Stored]:
-        rows = self._read(
-            "SELECT version, event FROM events WHERE table_id = %s AND shoe = %s ORDER BY version", (table_id, shoe)
-        )
-        return [(v, json.loads(e)) for v, e in rows]
-
-    def shoe_entries(self, table_id: str, shoe: int) -> list[Entry]:
-        return record_reads.entries(self._read, MARK, table_id, shoe=shoe)
-
-    def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
-        return record_reads.entries(self._read, MARK, table_id, after=version, limit=limit)
-
-    def hash_at(self, table_id: str, version: int) -> str | None:
-        return record_reads.hash_at(self._read, MARK, table_id, version)
-
-    def table_ids(self) -> list[str]:
-        return record_reads.table_ids(self._read)
-
-    def newest_versions(self) -> dict[str, int]:
-        return record_reads.newest_versions(self._read)
-
-    def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
-        rows = self._read(
-            "SELECT feed, seq, digest FROM events WHERE table_id = %s AND seq IS NOT NULL AND version <= %s "
-            "ORDER BY version DESC LIMIT %s",
-            (table_id, version, limit),
-        )
-        return [(feed or "", seq, digest) for feed, seq, digest in reversed(rows)]
-
-    def shoes(self, table_id: str) -> list[dict]:
-        rows = self._read(
-            "SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
-            "WHERE table_id = %s AND shoe > 0 GROUP BY shoe ORDER BY shoe",
-            (table_id,),
-        )
-        return [{"shoe": s, "first_event": first, "last_event": last, "events": n} for s, first, last, n in rows]
-
-    def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]:
-        rows = self._read(
-            "SELECT version, stored_at, event FROM events WHERE table_id = %s AND kind = ANY(%s) ORDER BY version",
-            (table_id, list(kinds)),
-        )
-        return [(v, at, json.loads(e)) for v, at, e in rows]
-
-    def refusals(self, table_id: str) -> list[dict]:
-        rows = self._read(
-            "SELECT stored_at, operator, kind, code, message, event FROM refusals WHERE table_id = %s ORDER BY id",
-            (table_id,),
-        )
-        return [
-            {"at": at, "operator": op, "kind": kind, "code": code, "message": msg, "event": json.loads(ev)}
-            for at, op, kind, code, msg, ev in rows
-        ]
 
     # -- following the other processes' writes --------------------------------------------------------------------
 
@@ -314,7 +203,7 @@ class _WriteSide:
             db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             if db.execute("SELECT 1 FROM meta WHERE key = 'record'").fetchone():
                 return
-            count = record_reads.chain_unhashed(db.execute, MARK, self.log_id)
+            count = record_reads.chain_unhashed(self._execute, self.log_id)
             db.execute("INSERT INTO meta (key, value) VALUES ('record', '1')")
         if count:
             record_reads.migrated(self._url, count)
@@ -323,25 +212,21 @@ class _WriteSide:
         db = self._db
         with db.transaction():
             db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-            db.execute(META)
-            for table in TABLES:
-                db.execute(table.create(TYPES, SERIAL))
-                present = {
-                    name
-                    for (name,) in db.execute(
-                        "SELECT column_name FROM information_schema.columns "
-                        "WHERE table_schema = current_schema() AND table_name = %s",
-                        (table.name,),
-                    ).fetchall()
-                }
-                for column in table.columns:
-                    # A log of an earlier release gains the columns it lacks, NULL. Only those: ALTER TABLE locks
-                    # the table against the other processes' reads and writes, even when it changes nothing.
-                    if column.name not in present:
-                        db.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {TYPES[column.type]}")
-            for table in TABLES:
-                for index in table.indexes:
-                    db.execute(f"CREATE INDEX IF NOT EXISTS {index}")
+            schema.create_tables(self._execute, TYPES, SERIAL, self._columns)
+            schema.create_indexes(self._execute)
+
+    def _columns(self, table: Table) -> set[str]:
+        rows = self._db.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = %s",
+            (table.name,),
+        ).fetchall()
+        return {str(name) for (name,) in rows}
+
+    def _execute(self, sql: str, args: Args) -> list[Values]:
+        """A statement of SQL both databases read (sql.py) on the write connection; its rows, if it gives any."""
+        cursor = self._db.execute(for_psycopg(sql), args)
+        return cursor.fetchall() if cursor.description is not None else []
 
     def _log_id(self) -> str:
         with self._db.transaction():
@@ -394,25 +279,14 @@ class _WriteSide:
         except psycopg.Error as e:
             log.error("could not reconnect to the event log: %s", e)  # the next commit fails, and tries again
 
-    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[tuple]]]) -> dict[str, int]:
-        written: dict[str, int] = {}
+    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[Values]]]) -> dict[str, int]:
         db = self._db
-        with db.transaction():
+        with db.transaction(), db.cursor() as cursor:
             # Every other process waits: the schema lock is what a starting process takes first.
             db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-            row = db.execute("SELECT COUNT(*) FROM events").fetchone()
-            held = row[0] if row else 0
-            if held:
-                raise StoreNotEmpty(f"{self._url} already holds {held} events: copy into a new, empty log")
-            with db.cursor() as cur:
-                for name, batches in tables.items():
-                    table = table_named(name)
-                    written[name] = 0
-                    for batch in batches:
-                        cur.executemany(table.insert("%s"), batch)
-                        written[name] += len(batch)
-            db.execute("UPDATE meta SET value = %s WHERE key = 'log_id'", (log_id,))
-        return written
+            return schema.copy_in(
+                self._execute, lambda table, rows: cursor.executemany(_insert(table), rows), log_id, tables, self._url
+            )
 
     def close(self) -> None:
         self._closed = True
@@ -438,10 +312,7 @@ class _Transaction:
         reads = [
             (
                 table_id,
-                self._db.execute(
-                    f"SELECT {record_reads.COLUMNS} FROM events WHERE table_id = %s AND version > %s ORDER BY version",
-                    (table_id, version),
-                ),
+                self._db.execute(_NEWER, (table_id, version)),
             )
             for table_id, version in after.items()
         ]
@@ -452,18 +323,14 @@ class _Transaction:
             # What an attempt came to, alone: the commit is not waited on to reach the disk; lost to a crash of the
             # database, a delivery is sent again.
             self._db.execute("SET LOCAL synchronous_commit = off")
-        now = time.time()
-        events = [record.values(now) for w in writes for record in w.events]
-        rows: dict[Table, list[tuple]] = {}
-        for w in writes:
-            for row in w.rows:
-                rows.setdefault(row.TABLE, []).append(row.values(now))
+        events, rows = stored_values(writes, time.time())
         for table, values in ((EVENTS, events), *rows.items()):
             if values:
                 self._db.cursor().executemany(_insert(table), values)
         for w in writes:
             for change in w.changes:
-                self._db.execute(*change.statement("%s"))
+                sql, args = change.statement()
+                self._db.execute(for_psycopg(sql), args)
         newest: dict[str, int] = {}
         for w in writes:
             for record in w.events:
@@ -472,9 +339,12 @@ class _Transaction:
             self._db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{version} {table_id}"))
 
 
+_NEWER = for_psycopg(f"{record_reads.AFTER} ORDER BY version")  # a table's entries stored past a version
+
+
 @functools.lru_cache(maxsize=32)
 def _insert(table: Table) -> str:
-    return table.insert("%s")
+    return for_psycopg(table.insert())
 
 
 def _connect(dsn: str, timeout: float) -> psycopg.Connection:

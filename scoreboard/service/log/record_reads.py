@@ -1,50 +1,49 @@
-"""The record's reads and its one-time migration, in SQL both databases read (the driver's parameter `mark`).
+"""The record's reads and its one-time migration, in SQL both databases read.
 
 A read is `read(sql, args) -> rows` (each backend's, on a connection of its own); the migration runs on the write
-connection with `execute(sql, args) -> cursor` inside the caller's transaction.
+connection with `execute(sql, args) -> rows` inside the caller's transaction. The SQL is written as sql.py says.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
-from typing import Any
 
 from ...record import Entry, link
 from .rows import json_text
+from .sql import Args, Read, Values
 
 log = logging.getLogger(__name__)
 
-Read = Callable[[str, tuple], list]
 COLUMNS = "version, shoe, event, decided, hash"
+AFTER = f"SELECT {COLUMNS} FROM events WHERE table_id = ? AND version > ?"  # a table's entries past a version
 
 
-def entry(row: tuple) -> Entry:
+def entry(row: Values) -> Entry:
     version, shoe, event, decided, hash_ = row
     return Entry(version, shoe, json.loads(event), None if decided is None else json.loads(decided), hash_)
 
 
 def entries(
-    read: Read, mark: str, table_id: str, *, shoe: int | None = None, after: int = 0, limit: int | None = None
+    read: Read, table_id: str, *, shoe: int | None = None, after: int = 0, limit: int | None = None
 ) -> list[Entry]:
     """A table's stored entries past version `after` (of one shoe, if given), oldest first, `limit` at most."""
-    sql = f"SELECT {COLUMNS} FROM events WHERE table_id = {mark} AND version > {mark}"
-    args: tuple = (table_id, after)
+    sql = AFTER
+    args: Args = (table_id, after)
     if shoe is not None:
-        sql += f" AND shoe = {mark}"
-        args += (shoe,)
+        sql += " AND shoe = ?"
+        args = (*args, shoe)
     sql += " ORDER BY version"
     if limit is not None:
-        sql += f" LIMIT {mark}"
-        args += (limit,)
+        sql += " LIMIT ?"
+        args = (*args, limit)
     return [entry(row) for row in read(sql, args)]
 
 
-def hash_at(read: Read, mark: str, table_id: str, version: int) -> str | None:
+def hash_at(read: Read, table_id: str, version: int) -> str | None:
     """The stored hash of a table's event at `version` (None: no such event, or none stored)."""
-    rows = read(f"SELECT hash FROM events WHERE table_id = {mark} AND version = {mark}", (table_id, version))
-    return rows[0][0] if rows else None
+    rows = read("SELECT hash FROM events WHERE table_id = ? AND version = ?", (table_id, version))
+    return None if not rows or rows[0][0] is None else str(rows[0][0])
 
 
 def table_ids(read: Read) -> list[str]:
@@ -57,7 +56,7 @@ def newest_versions(read: Read) -> dict[str, int]:
     return {t: int(v) for t, v in read("SELECT table_id, MAX(version) FROM events GROUP BY table_id", ())}
 
 
-def chain_unhashed(execute: Callable[[str, tuple], Any], mark: str, log_id: str) -> int:
+def chain_unhashed(execute: Read, log_id: str) -> int:
     """Give every event stored without a hash (by an earlier release) what it decided and its place in the chain, in
     version order per table, from the hash before it (the log id for a table's first event). What the events decided
     was not stored then: it is derived once, here, by the rules of each shoe, and stored as decided; the events are
@@ -65,7 +64,7 @@ def chain_unhashed(execute: Callable[[str, tuple], Any], mark: str, log_id: str)
     from ...record import decided_of
     from ...table import Delta, TableConfig, TableState, apply, evolve
 
-    tables = [t for (t,) in execute("SELECT DISTINCT table_id FROM events WHERE hash IS NULL", ()).fetchall()]
+    tables = [t for (t,) in execute("SELECT DISTINCT table_id FROM events WHERE hash IS NULL", ())]
     chained = 0
     for table_id in tables:
         previous = log_id
@@ -73,9 +72,7 @@ def chain_unhashed(execute: Callable[[str, tuple], Any], mark: str, log_id: str)
             state, derive = TableState(TableConfig(table_id, require_seq=False)), True
         except Exception:  # no table's id (the floor's own log): its events decide no round
             state, derive = TableState(TableConfig("floor", require_seq=False)), False
-        rows = execute(
-            f"SELECT id, {COLUMNS} FROM events WHERE table_id = {mark} ORDER BY version", (table_id,)
-        ).fetchall()
+        rows = execute(f"SELECT id, {COLUMNS} FROM events WHERE table_id = ? ORDER BY version", (table_id,))
         for row_id, version, shoe, text, stored, hash_ in rows:
             event = json.loads(text)
             try:
@@ -89,7 +86,7 @@ def chain_unhashed(execute: Callable[[str, tuple], Any], mark: str, log_id: str)
                 decided = decided_of(state, delta) if stored is None else json.loads(stored)
                 hash_ = link(previous, version, shoe, event, decided)
                 execute(
-                    f"UPDATE events SET decided = {mark}, hash = {mark} WHERE id = {mark}",
+                    "UPDATE events SET decided = ?, hash = ? WHERE id = ?",
                     (None if decided is None else json_text(decided), hash_, row_id),
                 )
                 chained += 1

@@ -10,13 +10,14 @@ outbox; a live setting later), and changes of rows already stored (`Change`: wha
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 import orjson
 
 from ...text import storable
+from .sql import Values, marks
 
 ColumnType = Literal["text", "integer", "real"]
 
@@ -50,13 +51,13 @@ class Table:
         """
         return tuple(c.name for c in self.columns)
 
-    def insert(self, mark: str, rows: int = 1) -> str:
-        """The INSERT of `rows` rows, with the driver's parameter `mark`.
+    def insert(self, rows: int = 1) -> str:
+        """The INSERT of `rows` rows (its marks `?`: sql.py).
 
-        >>> Table("t", (Column("a", "text"), Column("b", "integer"))).insert("?", 2)
+        >>> Table("t", (Column("a", "text"), Column("b", "integer"))).insert(2)
         'INSERT INTO t (a, b) VALUES (?, ?), (?, ?)'
         """
-        one = "(" + ", ".join([mark] * len(self.columns)) + ")"
+        one = f"({marks(len(self.columns))})"
         return f"INSERT INTO {self.name} ({', '.join(self.names)}) VALUES " + ", ".join([one] * rows)
 
     def create(self, types: dict[str, str], serial: str) -> str:
@@ -219,7 +220,7 @@ class Row(Protocol):
 
     TABLE: ClassVar[Table]
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         """The row's values, `stored_at` being the commit's time."""
         ...
 
@@ -236,17 +237,17 @@ class Record:
     table_id: str
     version: int
     shoe: int
-    event: dict
+    event: dict[str, Any]
     kind: str
     feed: str = ""
     seq: int | None = None
     digest: str | None = None
-    decided: dict | None = None  # the round it closed, voided or corrected, as it then stood
+    decided: dict[str, Any] | None = None  # the round it closed, voided or corrected, as it then stood
     hash: str | None = None  # the record's chain (scoreboard/record.py)
     decided_json: bytes | None = None  # `decided` as JSON already (the bytes its hash was taken of)
     event_json: bytes | None = None  # `event` as canonical JSON already (hashed, and stored as such)
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         """The row, in EVENTS' column order.
 
         >>> Record("T1", 3, 1, {"type": "cut"}, "cut", "", 9, "d9", None, "ab").values(1.5)
@@ -267,7 +268,7 @@ class Record:
         )
 
 
-def _optional_json(value: dict | None) -> str | None:
+def _optional_json(value: dict[str, Any] | None) -> str | None:
     return None if value is None else json_text(value)
 
 
@@ -286,7 +287,7 @@ class RefusedAction:
     code: str
     message: str
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         """The row, in REFUSALS' column order: the event as JSON text, cut short if it is long. What was sent is
         kept whatever it held: a lone surrogate or a NUL (which a log cannot store) as U+FFFD (text.py), so the
         refusal is kept and answered, never a storage failure.
@@ -331,7 +332,7 @@ class Delivery:
     type: str
     body: str  # the JSON posted
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         return (
             self.receiver,
             self.delivery,
@@ -376,8 +377,8 @@ class StoredDelivery:
 
 
 class Change(Protocol):
-    """A change of rows already stored, made in a write's transaction: one statement of SQL both databases read,
-    with the driver's parameter `mark`.
+    """A change of rows already stored, made in a write's transaction: one statement of SQL both databases read
+    (its marks `?`: sql.py), and its parameters.
 
     `DURABLE` False: losing the change to a power cut loses nothing anyone was promised (what a delivery's attempt
     came to: without it the delivery is sent again, which at least once allows). A commit of such changes alone is
@@ -387,7 +388,7 @@ class Change(Protocol):
     TABLE: ClassVar[Table]
     DURABLE: ClassVar[bool]
 
-    def statement(self, mark: str) -> tuple[str, tuple]: ...
+    def statement(self) -> tuple[str, Values]: ...
 
 
 ERROR_CHARS = 500  # a failed attempt's reason is kept to this length
@@ -398,7 +399,7 @@ class Attempted:
     """What one attempt of a delivery came to: `done` (a 2xx answered it), still `pending` (tried again at
     `next_at`) or `dead` (it failed past its deadline). `status` is the answer's HTTP status (None: no answer).
 
-    >>> sql, args = Attempted(4, "done", 1, 9.5, 204).statement("?")
+    >>> sql, args = Attempted(4, "done", 1, 9.5, 204).statement()
     >>> sql
     "UPDATE outbox SET state = 'done', attempts = ?, last_status = ?, done_at = ? WHERE id = ? AND state = 'pending'"
     >>> args
@@ -416,18 +417,18 @@ class Attempted:
     error: str | None = None
     next_at: float | None = None
 
-    def statement(self, mark: str) -> tuple[str, tuple]:
+    def statement(self) -> tuple[str, Values]:
         # Only a pending delivery takes an attempt's outcome: one an operator asked to retry meanwhile is pending
         # still (and due now), one that went dead is not brought back by a late answer.
         if self.state == "done":
             sql = (
-                f"UPDATE outbox SET state = 'done', attempts = {mark}, last_status = {mark}, done_at = {mark} "
-                f"WHERE id = {mark} AND state = 'pending'"
+                "UPDATE outbox SET state = 'done', attempts = ?, last_status = ?, done_at = ? "
+                "WHERE id = ? AND state = 'pending'"
             )
             return sql, (self.attempts, self.status, self.at, self.row_id)
         sql = (
-            f"UPDATE outbox SET state = {mark}, attempts = {mark}, next_at = {mark}, last_status = {mark}, "
-            f"failed_at = {mark}, failed_status = {mark}, last_error = {mark} WHERE id = {mark} AND state = 'pending'"
+            "UPDATE outbox SET state = ?, attempts = ?, next_at = ?, last_status = ?, "
+            "failed_at = ?, failed_status = ?, last_error = ? WHERE id = ? AND state = 'pending'"
         )
         error = (self.error or "")[:ERROR_CHARS]
         next_at = self.at if self.next_at is None else self.next_at
@@ -439,8 +440,8 @@ class RetryAsked:
     """An operator asked for a delivery to be sent again: pending, due at `at`, tried for another DELIVERY_WINDOW,
     its backoff starting over (whatever its state was: a dead one comes back, a done one is sent again).
 
-    >>> RetryAsked(4, 50.0).statement("%s")
-    ("UPDATE outbox SET state = 'pending', attempts = 0, next_at = %s, deadline = %s WHERE id = %s", (50.0, 86450.0, 4))
+    >>> RetryAsked(4, 50.0).statement()
+    ("UPDATE outbox SET state = 'pending', attempts = 0, next_at = ?, deadline = ? WHERE id = ?", (50.0, 86450.0, 4))
     """
 
     TABLE: ClassVar[Table] = OUTBOX
@@ -449,10 +450,8 @@ class RetryAsked:
     row_id: int
     at: float
 
-    def statement(self, mark: str) -> tuple[str, tuple]:
-        sql = (
-            f"UPDATE outbox SET state = 'pending', attempts = 0, next_at = {mark}, deadline = {mark} WHERE id = {mark}"
-        )
+    def statement(self) -> tuple[str, Values]:
+        sql = "UPDATE outbox SET state = 'pending', attempts = 0, next_at = ?, deadline = ? WHERE id = ?"
         return sql, (self.at, self.at + DELIVERY_WINDOW, self.row_id)
 
 
@@ -464,7 +463,7 @@ class Pruned:
     """A receiver's deliveries done before `done_before`, or dead since before `dead_before`, dropped (at most
     PRUNE_BATCH of them).
 
-    >>> sql, args = Pruned("studio", 10.0, 5.0).statement("?")
+    >>> sql, args = Pruned("studio", 10.0, 5.0).statement()
     >>> sql.startswith("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE receiver = ? AND"), args
     (True, ('studio', 10.0, 5.0))
     """
@@ -476,10 +475,10 @@ class Pruned:
     done_before: float
     dead_before: float
 
-    def statement(self, mark: str) -> tuple[str, tuple]:
+    def statement(self) -> tuple[str, Values]:
         sql = (
-            f"DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE receiver = {mark} AND "
-            f"((state = 'done' AND done_at < {mark}) OR (state = 'dead' AND failed_at < {mark})) LIMIT {PRUNE_BATCH})"
+            f"DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE receiver = ? AND "
+            f"((state = 'done' AND done_at < ?) OR (state = 'dead' AND failed_at < ?)) LIMIT {PRUNE_BATCH})"
         )
         return sql, (self.receiver, self.done_before, self.dead_before)
 
@@ -497,9 +496,9 @@ class AlarmRaised:
     round: int | None
     version: int | None
     detail: str
-    data: dict
+    data: dict[str, Any]
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         """The row, in ALARMS' column order.
 
         >>> AlarmRaised("a1", "T1", "void", 1.5, 3, 9, "Voided by sam: x", {"operator": "sam"}).values(2.0)
@@ -519,7 +518,7 @@ class AlarmCleared:
     table_id: str
     kind: str
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         """
         >>> AlarmCleared("T1", "feed_silent").values(2.0)
         (None, 'T1', 'feed_silent', 'cleared', 2.0, None, None, '', '{}', 2.0)
@@ -537,7 +536,7 @@ class AlarmAcknowledged:
     operator: str
     note: str | None = None
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         """
         >>> AlarmAcknowledged("a1", "sam", "seen on camera").values(3.0)
         ('a1', 'sam', 'seen on camera', 3.0)
@@ -558,10 +557,10 @@ class ScreenAssigned:
     table_id: str | None = None
     lang: str | None = None
     theme: str | None = None
-    options: dict | None = None
+    options: dict[str, Any] | None = None
     owner: str | None = None
 
-    def values(self, stored_at: float) -> tuple:
+    def values(self, stored_at: float) -> Values:
         """
         >>> ScreenAssigned("bar-1", "sam", "board", "T2", "en", None, {"clock": "24h"}, "5e1f").values(4.0)
         ('bar-1', 'assigned', 'board', 'T2', 'en', None, '{"clock":"24h"}', 'sam', 4.0, '5e1f')
@@ -569,7 +568,7 @@ class ScreenAssigned:
         ('bar-1', 'forgotten', None, 'T2', None, None, None, 'sam', 5.0, None)
         """
         if self.page is None:
-            row: tuple = (self.screen_id, "forgotten", None, self.table_id, None, None, None)
+            row: Values = (self.screen_id, "forgotten", None, self.table_id, None, None, None)
         else:
             options = json_text(self.options or {})
             row = (self.screen_id, "assigned", self.page, self.table_id, self.lang, self.theme, options)
@@ -587,6 +586,21 @@ class Writes:
 
     def __bool__(self) -> bool:
         return bool(self.events or self.rows or self.changes)
+
+
+def stored_values(writes: Sequence[Writes], stored_at: float) -> tuple[list[Values], dict[Table, list[Values]]]:
+    """What a commit of `writes` at `stored_at` inserts: the event rows, oldest first, and the other rows by table.
+
+    >>> events, rows = stored_values([Writes([Record("T1", 1, 1, {}, "cut")], [AlarmCleared("T1", "k")])], 2.0)
+    >>> len(events), [(table.name, len(values)) for table, values in rows.items()]
+    (1, [('alarms', 1)])
+    """
+    events = [record.values(stored_at) for w in writes for record in w.events]
+    rows: dict[Table, list[Values]] = {}
+    for w in writes:
+        for row in w.rows:
+            rows.setdefault(row.TABLE, []).append(row.values(stored_at))
+    return events, rows
 
 
 def relaxed(writes: Sequence[Writes]) -> bool:
@@ -615,9 +629,6 @@ def json_text(value: object) -> str:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-COPY_BATCH = 5_000  # rows read and written at a time when a whole log is copied
-
-
 def table_named(name: str) -> Table:
     """One of `TABLES`, by name.
 
@@ -631,17 +642,3 @@ def table_named(name: str) -> Table:
         if table.name == name:
             return table
     raise ValueError(f"the log keeps no table {name!r} (it keeps {', '.join(t.name for t in TABLES)})")
-
-
-def export_batches(read: Callable[[str, tuple], list], name: str, mark: str) -> Iterator[list[tuple]]:
-    """Every row of a stored table in the order written, COPY_BATCH at a time, in its column order, read with
-    `read(sql, args)` (`mark`: the driver's parameter mark)."""
-    table = table_named(name)
-    columns = ", ".join(table.names)
-    last = 0
-    while True:
-        rows = read(f"SELECT id, {columns} FROM {name} WHERE id > {mark} ORDER BY id LIMIT {COPY_BATCH}", (last,))
-        if not rows:
-            return
-        last = rows[-1][0]
-        yield [row[1:] for row in rows]

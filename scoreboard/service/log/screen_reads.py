@@ -1,5 +1,5 @@
 """Reading the screens' assignments back (rows.py's SCREENS), the same SQL for both databases: each function takes
-the backend's `read(sql, args)` (a connection of its own per read) and its parameter `mark`.
+the backend's `read(sql, args)` (a connection of its own per read), the SQL written as sql.py says.
 
 A screen's assignment is its latest row: "assigned" (what it shows) or "forgotten" (none); its `owner` (the SHA-256 of
 the secret of the screen it was made for) says whose it is.
@@ -7,9 +7,9 @@ the secret of the screen it was made for) says whose it is.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
-Read = Callable[[str, tuple], list]
+from .sql import Read, Values
 
 COLUMNS = ("id", "change", "page", "table", "lang", "theme", "options", "operator", "at", "owner")
 SELECT = (
@@ -19,21 +19,21 @@ SELECT = (
 LATEST = " WHERE s.id = (SELECT MAX(l.id) FROM screens l WHERE l.screen_id = s.screen_id)"
 
 
-def _dicts(rows: list) -> list[dict]:
+def _dicts(rows: list[Values]) -> list[dict[str, Any]]:
     return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
 
 
-def assignment(read: Read, mark: str, screen_id: str) -> dict | None:
+def assignment(read: Read, screen_id: str) -> dict[str, Any] | None:
     """The screen's latest row (assigned or forgotten), or None if it was never assigned."""
-    found = _dicts(read(f"{SELECT} WHERE s.screen_id = {mark} ORDER BY s.id DESC LIMIT 1", (screen_id,)))
+    found = _dicts(read(f"{SELECT} WHERE s.screen_id = ? ORDER BY s.id DESC LIMIT 1", (screen_id,)))
     return found[0] if found else None
 
 
-def assignments(read: Read) -> list[dict]:
+def assignments(read: Read) -> list[dict[str, Any]]:
     """Every screen's assignment standing now (their latest rows that assign), in screen id order."""
     return [row for row in _dicts(read(f"{SELECT}{LATEST} ORDER BY s.screen_id", ())) if row["change"] == "assigned"]
 
 
-def history(read: Read, mark: str, table_id: str) -> list[dict]:
+def history(read: Read, table_id: str) -> list[dict[str, Any]]:
     """The assignments that put a screen on `table_id`, oldest first (the table's audit trail)."""
-    return _dicts(read(f"{SELECT} WHERE s.table_id = {mark} ORDER BY s.id", (table_id,)))
+    return _dicts(read(f"{SELECT} WHERE s.table_id = ? ORDER BY s.id", (table_id,)))

@@ -37,28 +37,24 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
 from ...record import Entry
-from . import alarm_reads, record_reads, screen_reads
-from .errors import StoreBusy, StoreNotEmpty
-from .outbox import OutboxReads
-from .rows import EVENTS, TABLES, Table, Writes, export_batches, relaxed, table_named
-from .writer import Runner, Stored, Writer, default_runner
+from . import record_reads, schema
+from .errors import StoreBusy
+from .reads import LogReads
+from .rows import EVENTS, Table, Writes, relaxed, stored_values
+from .sql import Args, Values
+from .writer import Runner, Writer, default_runner
 
 log = logging.getLogger(__name__)
-
-MARK = "?"  # the driver's parameter mark
 
 SCHEMA_VERSION = 3  # 3: the record (each event's decided round and hash)
 VFS = "unix-excl"  # the file's lock for this process alone, WAL's index in its memory: no -shm (the docstring)
 TYPES = {"text": "TEXT", "integer": "INTEGER", "real": "REAL"}
 SERIAL = "INTEGER PRIMARY KEY AUTOINCREMENT"
-META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 ROWS_PER_STATEMENT = 500  # past this many rows a write is several INSERTs in a transaction: no outsized statements
 
 
-class SQLiteLog(OutboxReads):
+class SQLiteLog(LogReads):
     """A log file held by this process: reads on their own connections, writes through its `writer` alone."""
-
-    MARK = "?"
 
     shared = False  # the file's lock keeps every other process out: nothing else can write it
     blocking = True  # sqlite3 waits for the disk in the calling thread
@@ -97,7 +93,7 @@ class SQLiteLog(OutboxReads):
 
     # -- reading (a connection of its own each time) ------------------------------------------------------------
 
-    def _read(self, sql: str, args: tuple) -> list:
+    def _read(self, sql: str, args: Args) -> list[Values]:
         db = sqlite3.connect(self._uri, uri=True, timeout=5)
         try:
             return db.execute(sql, args).fetchall()
@@ -133,111 +129,6 @@ class SQLiteLog(OutboxReads):
             os.fsync(f.fileno())
         os.replace(tmp, target)
         return os.path.getsize(target)
-
-    def ping(self) -> None:
-        self._read("SELECT 1", ())
-
-    def events_after(self, table_id: str, version: int) -> list[Stored]:
-        rows = self._read(
-            "SELECT version, event FROM events WHERE table_id = ? AND version > ? ORDER BY version", (table_id, version)
-        )
-        return [(v, json.loads(e)) for v, e in rows]
-
-    def current_shoe(self, table_id: str) -> tuple[int, int] | None:
-        rows = self._read(
-            "SELECT shoe, MIN(version) FROM events WHERE table_id = ? "
-            "AND shoe = (SELECT MAX(shoe) FROM events WHERE table_id = ?)",
-            (table_id, table_id),
-        )
-        shoe, first = rows[0]
-        return None if shoe is None else (shoe, first - 1)
-
-    def shoe_events(self, table_id: str, shoe: int) -> list[Stored]:
-        rows = self._read(
-            "SELECT version, event FROM events WHERE table_id = ? AND shoe = ? ORDER BY version", (table_id, shoe)
-        )
-        return [(v, json.loads(e)) for v, e in rows]
-
-    def shoe_entries(self, table_id: str, shoe: int) -> list[Entry]:
-        return record_reads.entries(self._read, MARK, table_id, shoe=shoe)
-
-    def entries_after(self, table_id: str, version: int, limit: int | None = None) -> list[Entry]:
-        return record_reads.entries(self._read, MARK, table_id, after=version, limit=limit)
-
-    def hash_at(self, table_id: str, version: int) -> str | None:
-        return record_reads.hash_at(self._read, MARK, table_id, version)
-
-    def table_ids(self) -> list[str]:
-        return record_reads.table_ids(self._read)
-
-    def newest_versions(self) -> dict[str, int]:
-        return record_reads.newest_versions(self._read)
-
-    def seqs_before(self, table_id: str, version: int, limit: int) -> list[tuple[str, int, str]]:
-        rows = self._read(
-            "SELECT feed, seq, digest FROM events WHERE table_id = ? AND seq IS NOT NULL AND version <= ? "
-            "ORDER BY version DESC LIMIT ?",
-            (table_id, version, limit),
-        )
-        return [(feed or "", seq, digest) for feed, seq, digest in reversed(rows)]
-
-    def shoes(self, table_id: str) -> list[dict]:
-        rows = self._read(
-            "SELECT shoe, MIN(stored_at), MAX(stored_at), COUNT(*) FROM events "
-            "WHERE table_id = ? AND shoe > 0 GROUP BY shoe ORDER BY shoe",
-            (table_id,),
-        )
-        return [{"shoe": s, "first_event": first, "last_event": last, "events": n} for s, first, last, n in rows]
-
-    def operator_events(self, table_id: str, kinds: Sequence[str]) -> list[tuple[int, float, dict]]:
-        marks = ",".join("?" * len(kinds))
-        # Sorted here, not with ORDER BY: asked for the order, SQLite's planner walks the table's version index (every
-        # event the table ever took, at every start) instead of the kinds' index and a sort of the few rows found.
-        rows = self._read(
-            f"SELECT version, stored_at, event FROM events WHERE table_id = ? AND kind IN ({marks})", (table_id, *kinds)
-        )
-        return [(v, at, json.loads(e)) for v, at, e in sorted(rows)]
-
-    def refusals(self, table_id: str) -> list[dict]:
-        rows = self._read(
-            "SELECT stored_at, operator, kind, code, message, event FROM refusals WHERE table_id = ? ORDER BY id",
-            (table_id,),
-        )
-        return [
-            {"at": at, "operator": op, "kind": kind, "code": code, "message": msg, "event": json.loads(ev)}
-            for at, op, kind, code, msg, ev in rows
-        ]
-
-    def export(self, table: str) -> Iterator[list[tuple]]:
-        return export_batches(self._read, table, "?")
-
-    # -- the alarms (alarm_reads.py) ----------------------------------------------------------------------------
-
-    def alarms(self, tables: Sequence[str] | None, active: bool, limit: int) -> list[dict]:
-        return alarm_reads.alarms(self._read, MARK, tables, active, limit)
-
-    def alarm(self, alarm_id: str) -> dict | None:
-        return alarm_reads.alarm(self._read, MARK, alarm_id)
-
-    def uncleared_alarms(self, kinds: Sequence[str]) -> list[dict]:
-        return alarm_reads.uncleared(self._read, MARK, kinds)
-
-    def alarm_counts(self) -> list[tuple[str, str, int]]:
-        return alarm_reads.counts(self._read)
-
-    def alarm_acks(self, table_id: str) -> list[dict]:
-        return alarm_reads.acknowledgements(self._read, MARK, table_id)
-
-    # -- the screens' assignments (screen_reads.py) ------------------------------------------------------------
-
-    def screen_assignment(self, screen_id: str) -> dict | None:
-        return screen_reads.assignment(self._read, MARK, screen_id)
-
-    def screen_assignments(self) -> list[dict]:
-        return screen_reads.assignments(self._read)
-
-    def screen_history(self, table_id: str) -> list[dict]:
-        return screen_reads.history(self._read, MARK, table_id)
 
     # -- one process ------------------------------------------------------------------------------------------
 
@@ -275,27 +166,21 @@ class _WriteSide:
     # -- setting up -------------------------------------------------------------------------------------------
 
     def _migrate(self) -> None:
-        db = self._db
-        db.execute(META)
-        for table in TABLES:
-            db.execute(table.create(TYPES, SERIAL))
-            present = {row[1] for row in db.execute(f"PRAGMA table_info({table.name})")}
-            for column in table.columns:
-                if column.name not in present:  # a log of an earlier release: the column is added, NULL
-                    db.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {TYPES[column.type]}")
-        if db.execute("PRAGMA user_version").fetchone()[0] < 2:
+        schema.create_tables(self._execute, TYPES, SERIAL, self._columns)
+        if self._db.execute("PRAGMA user_version").fetchone()[0] < 2:
             self._backfill()
-            db.execute("PRAGMA user_version=2")
-        for table in TABLES:
-            for index in table.indexes:
-                db.execute(f"CREATE INDEX IF NOT EXISTS {index}")
+            self._db.execute("PRAGMA user_version=2")
+        schema.create_indexes(self._execute)
+
+    def _columns(self, table: Table) -> set[str]:
+        return {str(row[1]) for row in self._db.execute(f"PRAGMA table_info({table.name})")}
 
     def _chain(self) -> None:
         """A log of schema 2 (an earlier release): its events are chained into the record, once."""
         if self._db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
             return
         with self._transaction():
-            count = record_reads.chain_unhashed(self._db.execute, MARK, self.log_id)
+            count = record_reads.chain_unhashed(self._execute, self.log_id)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         if count:
             record_reads.migrated(self._path, count)
@@ -324,6 +209,9 @@ class _WriteSide:
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return str(self._db.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()[0])
 
+    def _execute(self, sql: str, args: Args) -> list[Values]:
+        return self._db.execute(sql, args).fetchall()
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         self._db.execute("BEGIN IMMEDIATE")
@@ -345,13 +233,8 @@ class _WriteSide:
         self._store(tx.writes)
 
     def _store(self, writes: Sequence[Writes]) -> None:
-        now = time.time()
-        events = [record.values(now) for w in writes for record in w.events]
-        rows: dict[Table, list[tuple]] = {}
-        for w in writes:
-            for row in w.rows:
-                rows.setdefault(row.TABLE, []).append(row.values(now))
-        changes = [change.statement("?") for w in writes for change in w.changes]
+        events, rows = stored_values(writes, time.time())
+        changes = [change.statement() for w in writes for change in w.changes]
         if not rows and not changes and len(events) <= self._per_statement(EVENTS):
             if events:  # one statement: a transaction of its own, committed and fsynced before execute returns
                 self._db.execute(_insert(EVENTS, len(events)), [value for row in events for value in row])
@@ -382,20 +265,12 @@ class _WriteSide:
     def release(self, table_ids: Sequence[str]) -> None:
         """Nothing is held past a commit: one process, and the hub's own lock per table, write this log."""
 
-    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[tuple]]]) -> dict[str, int]:
-        written: dict[str, int] = {}
+    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[Values]]]) -> dict[str, int]:
         with self._transaction():
-            held = self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-            if held:
-                raise StoreNotEmpty(f"{self._path} already holds {held} events: copy into a new, empty log")
-            for name, batches in tables.items():
-                table = table_named(name)
-                written[name] = 0
-                for batch in batches:
-                    self._db.executemany(table.insert("?"), batch)
-                    written[name] += len(batch)
-            self._db.execute("UPDATE meta SET value = ? WHERE key = 'log_id'", (log_id,))
-        return written
+            return schema.copy_in(self._execute, self._insert_many, log_id, tables, self._path)
+
+    def _insert_many(self, table: Table, rows: list[Values]) -> None:
+        self._db.executemany(table.insert(), rows)
 
     def close(self) -> None:
         self._db.close()
@@ -420,7 +295,7 @@ class _Transaction:
 
 @functools.lru_cache(maxsize=128)
 def _insert(table: Table, rows: int) -> str:
-    return table.insert("?", rows)
+    return table.insert(rows)
 
 
 def uri(path: str) -> str:

@@ -32,11 +32,12 @@ from typing import Any, Protocol, TypeVar
 from ...record import Entry
 from .errors import StoreUnavailable
 from .rows import Change, Record, Row, Writes
+from .sql import Values
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Stored = tuple[int, dict]  # (version, event) of a stored event
+Stored = tuple[int, dict[str, Any]]  # (version, event) of a stored event
 
 
 class Transaction(Protocol):
@@ -71,7 +72,7 @@ class WriteSide(Protocol):
         """Let the other processes write these tables again (after this one's updates went out)."""
         ...
 
-    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[tuple]]]) -> dict[str, int]:
+    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[Values]]]) -> dict[str, int]:
         """Take a whole log into this empty one, its identity too, in one transaction: for each stored table (by
         name), its rows in batches, in column order; the rows written per table."""
         ...
@@ -123,10 +124,14 @@ class Outcome(Protocol):
     def result(self, timeout: float | None = None) -> Any: ...
 
 
-class OwnThread(Protocol):
-    """One thread of the writer's own: calls run there one at a time, in order; the caller waits for each."""
+class Call(Protocol):
+    """A way to run `fn(*args)` and wait for what it returns."""
 
     def __call__(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+
+class OwnThread(Call, Protocol):
+    """One thread of the writer's own: calls run there one at a time, in order; the caller waits for each."""
 
     def close(self) -> None: ...
 
@@ -150,7 +155,7 @@ class Writer:
         # A side whose calls block gets a thread of its own, made here and kept: its connection is made there and
         # used there only. A cooperative one (psycopg under gevent) runs where the writer's greenlet is.
         self._thread = runner.thread() if blocking else None
-        self._call: Callable[..., Any] = self._thread if self._thread is not None else runner.cooperative
+        self._call: Call = self._thread if self._thread is not None else runner.cooperative
         self._using = threading.Lock()  # one call on the connection at a time, whoever asks the writer
         try:
             side = self._call(open_side)
@@ -195,7 +200,7 @@ class Writer:
         (nothing checks them against the tables)."""
         self.write(_Fixed(Writes(events=records))).result()
 
-    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[tuple]]]) -> dict[str, int]:
+    def adopt(self, log_id: str, tables: Mapping[str, Iterable[list[Values]]]) -> dict[str, int]:
         """Take a whole log into this empty one (`scoreboard copy-log`), in one transaction of its own."""
         written = self._use(self._side.adopt, log_id, tables)
         self.log_id = log_id

@@ -27,14 +27,13 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Protocol
 
+from ...events import EventKind
 from ...table import Delta, TableState
 from ...text import Text
-from ..log import AlarmAcknowledged, AlarmCleared, AlarmRaised, Row
-
-if TYPE_CHECKING:
-    from .hub import TableHub
+from ..log import AlarmAcknowledged, AlarmCleared, AlarmRaised, Reader, Row
+from .errors import StorageFailed
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +114,7 @@ class Alarm:
         known = KINDS.get(self.kind)
         return known.severity if known else "alarm"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "table": self.table,
@@ -250,7 +249,7 @@ def of_events(base: TableState, staged: Sequence[tuple[TableState, Delta]]) -> R
             if made is not None:
                 alarms.append(made)
             shoe = before.shoe
-            if delta.kind in ("shoe", "shoe_end") and shoe is not None and shoe.cut and not shoe.ended:
+            if delta.kind in (EventKind.SHOE, EventKind.SHOE_END) and shoe is not None and shoe.cut and not shoe.ended:
                 clears.append((after.config.id, "cut_card"))
         before = after
     return Raised(tuple(alarms), tuple(dict.fromkeys(clears)))
@@ -261,30 +260,32 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
     at, version = event.get("received_at"), after.version
     kind, values = "", {}
     number: int | None = before.round_number
-    if delta.kind == "void" and event["type"] == "void":
+    if delta.kind == EventKind.VOID and event["type"] == EventKind.VOID:
         # An earlier round by its number, or the round being dealt: the number it would have had.
         kind, number = "void", event.get("round", before.round_number)
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
-    elif delta.kind == "void":  # the service voided the round being dealt: an excess card, or another irregularity
+    elif (
+        delta.kind == EventKind.VOID
+    ):  # the service voided the round being dealt: an excess card, or another irregularity
         excess = _excess_cards(before, event)
         if excess:
             kind, values = "excess_card", {"cards": " ".join(excess)}
         else:  # a foreign or unreadable card, or the shoe ran out before the round was complete
             voided = after.rounds[-1] if after.rounds else None
             kind, values = "irregularity", {"reason": (voided.reason if voided is not None else "") or ""}
-    elif delta.kind == "correct":
+    elif delta.kind == EventKind.CORRECT:
         kind, number = "correction", event.get("round")
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
-    elif delta.kind == "cut":
+    elif delta.kind == EventKind.CUT:
         kind, values = "cut_card", {"rounds_left": after.shoe.rounds_left if after.shoe is not None else None}
     if not kind:
         return None
     return new_alarm(table_id, kind, values=values, round=number, version=version, at=at)
 
 
-def _excess_cards(before: TableState, event: dict) -> list[str]:
+def _excess_cards(before: TableState, event: dict[str, Any]) -> list[str]:
     """The cards of an event that the shoe could not hold."""
-    if event["type"] == "card":
+    if event["type"] == EventKind.CARD:
         held = before.shoe.cards if before.shoe else None
         return [event["card"]] if "card" in event and (held is None or not held.holds(event["card"])) else []
     held, out = before.shoe.cards if before.shoe else None, []
@@ -299,25 +300,56 @@ def _excess_cards(before: TableState, event: dict) -> list[str]:
 # -- the service's alarms -------------------------------------------------------------------------------------------
 
 
+class Deliveries(Protocol):
+    """What the alarms need of the webhooks' outbox (outbox.py): an alarm's deliveries, and telling its couriers."""
+
+    def of_alarm(self, alarm: Alarm, change: str, version: int) -> Sequence[Row]: ...
+
+    def written(self, table_id: str) -> None: ...
+
+
+Tell = Callable[[dict[str, Any]], None]  # a message to the pits of every process (the relay's tell_alarm)
+
+
 class Alarms:
     """The alarms of one service process: raised, cleared and acknowledged through the log's writer, read from the
-    log (so every process of a shared log answers the same), and told to the pits of every process (`tell`)."""
+    log (so every process of a shared log answers the same), and told to the pits of every process (whoever
+    `listen`s: the relay).
 
-    def __init__(self, hub: TableHub, tell: Callable[[dict], None] = lambda message: None):
-        self.hub = hub
-        self.tell = tell
+    What it needs of the hub, and no more: `put` stores rows through the log's writer and returns once they are
+    committed (StorageFailed past the write timeout); `read(fn, *args)` calls a read of `reader` off the event loop
+    (StorageFailed if the log does not answer in time); `version_of` is a table's version now.
+    """
+
+    def __init__(
+        self,
+        *,
+        put: Callable[..., None],
+        read: Callable[..., Any],
+        reader: Reader,
+        deliveries: Deliveries,
+        version_of: Callable[[str], int],
+    ):
+        self._put, self._read, self._reader = put, read, reader
+        self.deliveries, self._version_of = deliveries, version_of
+        self._tell: list[Tell] = []
+
+    def listen(self, tell: Tell) -> None:
+        """Have `tell` hear every alarm raised, cleared and acknowledged (it must not block)."""
+        self._tell.append(tell)
+
+    def tell(self, message: dict[str, Any]) -> None:
+        for tell in self._tell:
+            try:
+                tell(message)
+            except Exception:  # the alarm is stored all the same; the pits read it when they join again
+                log.exception("telling the pits of an alarm failed")
 
     # -- writing ------------------------------------------------------------------------------------------------
 
     def _write(self, *rows: Row) -> None:
         """Store rows through the log's writer and wait for the commit (StorageFailed past the write timeout)."""
-        from .hub import StorageFailed
-
-        timeout = self.hub.write_timeout
-        try:
-            self.hub.writer.put(*rows).result(timeout=timeout)
-        except TimeoutError:
-            raise StorageFailed(f"the event log did not confirm the write within {timeout:g} s") from None
+        self._put(*rows)
 
     def raise_alarm(
         self,
@@ -332,20 +364,19 @@ class Alarms:
         """Raise an alarm of any kind of KINDS at a table: stored (returns once it is), then on every pit.
         ValueError for an unknown kind; StorageFailed if the log does not store it in time."""
         alarm = new_alarm(table_id, kind, values=values, detail=detail, round=round, version=version)
-        deliveries = self.hub.outbox.of_alarm(alarm, "raised", self._version(alarm))
+        deliveries = self.deliveries.of_alarm(alarm, "raised", self._version(alarm))
         self._write(alarm.row(), *deliveries)
         log.warning("table %s: alarm %s raised (%s): %s", table_id, kind, alarm.id, alarm.detail)
         self.announce(Raised((alarm,)))
         if deliveries:
-            self.hub.outbox.written(table_id)
+            self.deliveries.written(table_id)
         return alarm
 
     def _version(self, alarm: Alarm) -> int:
         """The table's version an alarm concerns, for its webhook deliveries: its own, else the table's now."""
         if alarm.version is not None:
             return alarm.version
-        view = self.hub.tables.get(alarm.table)
-        return view.version if view is not None else 0
+        return self._version_of(alarm.table)
 
     def clear(self, table_id: str, kind: str) -> None:
         """The condition of `kind` at `table_id` has ended: its alarms show as cleared (they stay active until they
@@ -357,15 +388,13 @@ class Alarms:
     def acknowledge(self, alarm_id: str, operator: str, note: str | None = None) -> Alarm:
         """Acknowledge an alarm under `operator`'s name (the caller checked that they may). UnknownAlarm,
         AlreadyAcknowledged (also when another process acknowledged it first), or StorageFailed."""
-        from .hub import StorageFailed
-
         alarm = self.get(alarm_id)
         if alarm is None:
             raise UnknownAlarm(alarm_id)
         if not alarm.active:
             raise AlreadyAcknowledged(alarm)
         acknowledged = replace(alarm, acknowledged_by=operator, acknowledged_at=time.time(), note=note)
-        deliveries = self.hub.outbox.of_alarm(acknowledged, "acknowledged", self._version(alarm))
+        deliveries = self.deliveries.of_alarm(acknowledged, "acknowledged", self._version(alarm))
         try:
             self._write(AlarmAcknowledged(alarm_id, operator, note), *deliveries)
         except StorageFailed:
@@ -381,7 +410,7 @@ class Alarms:
         assert done is not None
         log.info("table %s: alarm %s (%s) acknowledged by %s", done.table, alarm_id, done.kind, operator)
         if deliveries:
-            self.hub.outbox.written(done.table)
+            self.deliveries.written(done.table)
         self.tell({"change": "acknowledged", "alarms": [done.as_json()]})
         return done
 
@@ -395,12 +424,12 @@ class Alarms:
     # -- reading ------------------------------------------------------------------------------------------------
 
     def get(self, alarm_id: str) -> Alarm | None:
-        row = self.hub.read(self.hub.store.alarm, alarm_id)
+        row = self._read(self._reader.alarm, alarm_id)
         return None if row is None else Alarm.of_row(row)
 
     def find(self, tables: Iterable[str] | None = None, *, active: bool = False, limit: int = 200) -> list[Alarm]:
         """Alarms newest first: of these tables (None: every table), the active ones only or all of them."""
-        rows = self.hub.read(self.hub.store.alarms, None if tables is None else list(tables), active, limit)
+        rows = self._read(self._reader.alarms, None if tables is None else list(tables), active, limit)
         return [Alarm.of_row(r) for r in rows]
 
     def for_pit(self, tables: Iterable[str], history: int = PIT_HISTORY) -> list[Alarm]:
@@ -418,8 +447,8 @@ class Alarms:
 
     def counts(self) -> dict[tuple[str, str], int]:
         """Active alarms per (table, kind), for /metrics."""
-        return {(t, k): n for t, k, n in self.hub.read(self.hub.store.alarm_counts)}
+        return {(t, k): n for t, k, n in self._read(self._reader.alarm_counts)}
 
     def uncleared(self, kinds: Sequence[str]) -> list[Alarm]:
         """The alarms of these kinds whose condition has not been cleared (the watcher takes them up)."""
-        return [Alarm.of_row(r) for r in self.hub.read(self.hub.store.uncleared_alarms, list(kinds))]
+        return [Alarm.of_row(r) for r in self._read(self._reader.uncleared_alarms, list(kinds))]

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any
 
 from ...table import TableState
-
-if TYPE_CHECKING:
-    from .hub import TableHub
+from .errors import FeedRefused, StorageFailed
+from .notice import Notice
 
 log = logging.getLogger(__name__)
 
@@ -27,15 +27,27 @@ CLOSE = {"type": "bets_closed"}
 
 
 class BetsClock:
-    def __init__(self, hub: TableHub):
-        self.hub = hub
+    """The hub's listener that closes betting windows on time. `spawn` starts a greenlet (the runner's); `state_of`
+    is a table's state now (None: no such table); `post(table_id, events)` posts the service's own events as the
+    hub's `submit` does (FeedRefused, StorageFailed)."""
+
+    def __init__(
+        self,
+        spawn: Callable[..., Any],
+        state_of: Callable[[str], TableState | None],
+        post: Callable[[str, list[dict[str, Any]]], object],
+    ):
+        self._spawn, self._state_of, self._post = spawn, state_of, post
         self._waiting: dict[str, float] = {}  # table -> the closing time a greenlet (or thread) waits for
         self._stopped = False
-        hub.at_close(self.stop)
 
     def stop(self) -> None:
         """The hub closes: a wait still going on sends nothing (its log is closed)."""
         self._stopped = True
+
+    def committed(self, notice: Notice) -> None:
+        """The hub's listener: the table took a new state (a post, a catch-up, the replay at the start)."""
+        self.watch(notice.table_id, notice.state)
 
     def watch(self, table_id: str, state: TableState) -> None:
         """The table took `state`: if its window is open with a closing time not yet waited for, wait for it."""
@@ -43,7 +55,7 @@ class BetsClock:
         if not bets.open or bets.closes_at is None or self._waiting.get(table_id) == bets.closes_at:
             return
         self._waiting[table_id] = bets.closes_at
-        self.hub.runner.spawn(self._close_at, table_id, bets.closes_at)
+        self._spawn(self._close_at, table_id, bets.closes_at)
 
     def _close_at(self, table_id: str, closes_at: float) -> None:
         try:
@@ -56,17 +68,15 @@ class BetsClock:
             time.sleep(min(left, 1.0))
             if self._stopped or self._waiting.get(table_id) != closes_at:
                 return  # the hub closed, or the window opened again with another time: that wait closes it
-        from .hub import FeedRefused, StorageFailed  # the hub imports this module
-
         for attempt in range(TRIES):
             if self._stopped:
                 return
-            view = self.hub.tables.get(table_id)
-            bets = view.state.bets if view is not None else None
+            state = self._state_of(table_id)
+            bets = state.bets if state is not None else None
             if bets is None or not bets.open or bets.closes_at != closes_at:
                 break  # closed already (an event, a card, another process), or opened again
             try:
-                self.hub.submit(table_id, [dict(CLOSE)], service=True)
+                self._post(table_id, [dict(CLOSE)])
                 break
             except FeedRefused as e:
                 log.debug("table %s: the betting window's close was refused: %s", table_id, e.refusal.message)

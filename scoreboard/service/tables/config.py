@@ -10,7 +10,9 @@ from __future__ import annotations
 import hmac
 import re
 import tomllib
+from collections.abc import ItemsView
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from ...errors import Refusal
@@ -18,7 +20,7 @@ from ...live_settings import Limits, check
 from ...roads import Thresholds
 from ...table import TableConfig, token_digest
 from ...text import problem
-from .outbox import EVENT_TYPES
+from .outbox import EVENT_TYPES, Receiver
 from .permissions import DEFAULT_ROLE, ROLES, Role
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -121,44 +123,11 @@ class Operator:
 
 
 @dataclass(frozen=True)
-class Receiver:
-    """A system that takes the tables' events as signed webhook deliveries (`[webhooks.NAME]`)."""
-
-    name: str
-    url: str
-    secret: str = field(repr=False)
-    events: frozenset[str] = frozenset(EVENT_TYPES)
-    tables: frozenset[str] | None = None  # None: every table
-
-    def wants(self, kind: str, table_id: str) -> bool:
-        """Whether an event of type `kind` at `table_id` is delivered to this receiver.
-
-        >>> studio = Receiver("studio", "https://studio.example/hooks", "s", frozenset({"round"}), frozenset({"T1"}))
-        >>> studio.wants("round", "T1"), studio.wants("void", "T1"), studio.wants("round", "T2")
-        (True, False, False)
-        """
-        return kind in self.events and (self.tables is None or table_id in self.tables)
-
-    @property
-    def shown_url(self) -> str:
-        """The URL as the API and the logs show it: a password in it replaced by ***.
-
-        >>> Receiver("a", "https://bot:s3cret@hooks.example/in", "s").shown_url
-        'https://bot:***@hooks.example/in'
-        """
-        parts = urlsplit(self.url)
-        if parts.password is None:
-            return self.url
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-        return parts._replace(netloc=netloc).geturl()
-
-
-@dataclass(frozen=True)
 class Config:
     tables: tuple[TableConfig, ...]
     simulated: frozenset[str] = frozenset()  # tables the built-in shoe deals
     operators: tuple[Operator, ...] = ()
-    display: dict = field(default_factory=dict)
+    display: dict[str, Any] = field(default_factory=dict[str, Any])
     source: str = "the demo tables"
     webhooks: tuple[Receiver, ...] = ()
     allowed_origins: tuple[str, ...] = ()  # [server] allowed_origins: pages of these origins may read the API
@@ -212,14 +181,14 @@ def load_config(path: str) -> Config:
     return Config(tuple(configs), frozenset(simulated), operators, display, path, webhooks, origins)
 
 
-def _sections(path: str, data: dict, name: str):
+def _sections(path: str, data: dict[str, Any], name: str) -> ItemsView[str, dict[str, Any]]:
     section = data.get(name, {})
     if not isinstance(section, dict) or not all(isinstance(v, dict) for v in section.values()):
         raise ConfigError(f"{path}: [{name}] must hold [{name}.NAME] sections")
     return section.items()
 
 
-def _checked(where: str, settings: object, known: dict) -> dict:
+def _checked(where: str, settings: object, known: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(settings, dict):
         raise ConfigError(f"{where} must be a table of settings")
     for key, value in settings.items():
@@ -253,7 +222,7 @@ def _table(path: str, table_id: str, settings: object) -> TableConfig:
         raise ConfigError(f"{where} {e.message}") from None
 
 
-def table_config(table_id: str, values: dict) -> TableConfig:
+def table_config(table_id: str, values: dict[str, Any]) -> TableConfig:
     """One table's config from its settings as the table file gives them (their types checked); a Refusal (a
     BadSetting for a live setting) names what is wrong. `POST /api/tables` takes the same settings."""
     values = dict(values)
@@ -263,7 +232,7 @@ def table_config(table_id: str, values: dict) -> TableConfig:
     return TableConfig(table_id, patterns=patterns, **values)
 
 
-def _operator(path: str, name: str, settings: dict, tables: set[str]) -> Operator:
+def _operator(path: str, name: str, settings: dict[str, Any], tables: set[str]) -> Operator:
     where = f"{path}: [operators.{name}]"
     if not NAME.match(name):
         raise ConfigError(f"{path}: operator name {name!r} must be 1 to 40 letters, digits, '-', '_' or '.'")
@@ -301,7 +270,7 @@ def table_ids(where: str, names: object, tables: set[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _receiver(path: str, name: str, settings: dict, tables: set[str]) -> Receiver:
+def _receiver(path: str, name: str, settings: dict[str, Any], tables: set[str]) -> Receiver:
     where = f"{path}: [webhooks.{name}]"
     if not NAME.match(name):
         raise ConfigError(f"{path}: webhook name {name!r} must be 1 to 40 letters, digits, '-', '_' or '.'")

@@ -38,6 +38,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
+from .notice import Notice
+
 log = logging.getLogger(__name__)
 
 LATENCY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
@@ -117,6 +119,13 @@ class Metrics:
         self._children: dict[tuple[str, str], tuple] = {}
 
     # -- what the hub and the writer tell ------------------------------------------------------------------------
+
+    def took(self, notice: Notice) -> None:
+        """The hub's listener: each event a post applied, timed from the post's arrival to its publishing."""
+        if notice.applied:
+            seconds = time.perf_counter() - notice.started
+            for _, delta in notice.applied:
+                self.applied(notice.table_id, delta.event["type"], seconds)
 
     def applied(self, table_id: str, kind: str, seconds: float) -> None:
         children = self._children.get((table_id, kind))

@@ -24,17 +24,16 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ...errors import Refusal
 from ...record import Entry, link
-from ..log import Record, Stored, Writes
+from ...table import TableConfig
+from ..log import Record, Stored, Writer, Writes
 from .config import ConfigError, Operator, table_config
-from .idempotency import Asked, Repeated
-
-if TYPE_CHECKING:
-    from .hub import TableHub
+from .errors import StorageFailed
+from .idempotency import Asked, Repeated, Requests
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +41,30 @@ FLOOR = "~floor"
 
 
 class Floor:
-    def __init__(self, hub: TableHub):
-        self.hub = hub
+    """The floor of one process: its operators, and the tables added live (`add_table`, the hub's).
+
+    What it needs of the hub, and no more: the log's `writer` and `write_timeout`, the log's id (the floor's chain
+    starts from it), the floor's events stored after a version (`entries_after`, at start and when told of a
+    commit; `read_after` for a request, StorageFailed if the log does not answer in time), and the Idempotency-Keys
+    of the writes stored lately (`requests`).
+    """
+
+    def __init__(
+        self,
+        *,
+        log_id: str,
+        writer: Writer,
+        write_timeout: float,
+        entries_after: Callable[[int], Sequence[Entry]],
+        read_after: Callable[[int], Sequence[Entry]],
+        requests: Requests,
+        operators: Iterable[Operator],
+        add_table: Callable[[TableConfig], None],
+    ):
+        self.log_id, self.writer, self.write_timeout = log_id, writer, write_timeout
+        self._entries_after, self._read_after = entries_after, read_after
+        self.requests, self._add_table = requests, add_table
+        self.operators = tuple(operators)  # who may void, correct and change shoes, as the floor has them now
         self.version = 0  # the newest floor event this process has taken
         self.head = ""  # its hash: the floor's events are chained like a table's (record.py), rules aside
         self._lock = threading.RLock()
@@ -51,14 +72,14 @@ class Floor:
     def catch_up(self) -> None:
         """Take the floor events stored since this process last read them (at start, and when told of a commit)."""
         with self._lock:
-            entries = self.hub.blocking(self.hub.store.entries_after, FLOOR, self.version)
+            entries = self._entries_after(self.version)
             self._follow(entries)
 
     def refresh(self) -> None:
         """`catch_up` for a request about to take an operator's token: StorageFailed (a 503) if the log does not
         answer in time (an operator removed meanwhile on another process must not be taken)."""
         with self._lock:
-            self._follow(self.hub.read(self.hub.store.entries_after, FLOOR, self.version))
+            self._follow(self._read_after(self.version))
 
     def follow(self, entries: Sequence[Entry]) -> None:
         """Take floor events another process stored, read in a transaction of this process's writer (which holds
@@ -68,7 +89,7 @@ class Floor:
     def standing(self, op: Operator) -> Operator | Refusal:
         """`op` as the floor has them now (their role or tables may have changed since their token was taken), or
         the 401 if they were removed or given another token since."""
-        now = next((o for o in self.hub.operators if o.name == op.name), None)
+        now = next((o for o in self.operators if o.name == op.name), None)
         if now is None or now.digest != op.digest:
             return Refusal(
                 f"operator {op.name}'s token is no longer valid: they were removed or given another token",
@@ -78,24 +99,26 @@ class Floor:
         return now
 
     def write(
-        self, event: dict, asked: Asked | None = None, answer: dict | None = None, by: Operator | None = None
+        self,
+        event: dict[str, Any],
+        asked: Asked | None = None,
+        answer: dict[str, Any] | None = None,
+        by: Operator | None = None,
     ) -> None:
         """Store a floor event and take it; StorageFailed (a 503) if the log does not commit it in time. `asked`: the
         request had an Idempotency-Key, stored with the event and its `answer` (a key stored before raises
         Repeated, storing nothing). `by`: the operator making the change, judged again in its transaction (a
         Refusal if they were removed or changed meanwhile)."""
-        from .hub import StorageFailed
-
         with self._lock:
-            repeated = self.hub.requests.find(asked)
+            repeated = self.requests.find(asked)
             if repeated is not None:
                 raise repeated
             if asked is not None:
                 event = {**event, "request": asked.stored(answer or {})}
             job = _FloorJob(self, event, asked, by)
-            done = self.hub.writer.write(job)
+            done = self.writer.write(job)
             try:
-                done.result(timeout=self.hub.write_timeout)
+                done.result(timeout=self.write_timeout)
             except Exception as e:  # a 503: the change may land late, and is then taken when the commit is told
                 log.error("the floor's log: storing %s failed: %s", event.get("type"), e)
                 raise StorageFailed(f"the change could not be stored ({e or type(e).__name__}); try again") from None
@@ -121,11 +144,10 @@ class Floor:
                 log.error("the floor's event %s (version %s) does not apply: %s", event, version, e)
             self.version = version
 
-    def _take(self, event: dict) -> None:
-        hub = self.hub
+    def _take(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "table":
-            hub.add_table(table_config(event["table"], event["config"]))
+            self._add_table(table_config(event["table"], event["config"]))
         elif kind == "operator":
             tables = event.get("tables")
             op = Operator(
@@ -135,13 +157,13 @@ class Floor:
                 event.get("role", "supervisor"),
                 token_sha256=event["token_sha256"],
             )
-            hub.operators = tuple(o for o in hub.operators if o.name != op.name) + (op,)
+            self.operators = tuple(o for o in self.operators if o.name != op.name) + (op,)
         elif kind == "operator_removed":
-            hub.operators = tuple(o for o in hub.operators if o.name != event["name"])
+            self.operators = tuple(o for o in self.operators if o.name != event["name"])
         else:
             log.error("the floor's log holds an event of unknown type %r", kind)
             return
-        hub.requests.take(event)
+        self.requests.take(event)
 
 
 class _FloorJob:
@@ -149,7 +171,7 @@ class _FloorJob:
 
     table_id = FLOOR
 
-    def __init__(self, floor: Floor, event: dict, asked: Asked | None = None, by: Operator | None = None):
+    def __init__(self, floor: Floor, event: dict[str, Any], asked: Asked | None = None, by: Operator | None = None):
         self.floor, self.event, self.asked, self.by = floor, event, asked, by
         self.after = floor.version
         self.version = floor.version + 1
@@ -162,7 +184,7 @@ class _FloorJob:
             self.floor._follow(newer)
         # What another process stored first may be this very request (a retry racing its first try), or may have
         # removed or changed the operator making it: then nothing is stored.
-        self.repeated = self.floor.hub.requests.find(self.asked)
+        self.repeated = self.floor.requests.find(self.asked)
         self.refused = None
         if self.by is not None and self.repeated is None:
             standing = self.floor.standing(self.by)
@@ -177,7 +199,7 @@ class _FloorJob:
         if self.repeated is not None or self.refused is not None:
             return Writes()
         self.version = (newer[-1].version if newer else self.after) + 1
-        self.hash = link(self.floor.head or self.floor.hub.log_id, self.version, 0, self.event, None)
+        self.hash = link(self.floor.head or self.floor.log_id, self.version, 0, self.event, None)
         record = Record(FLOOR, self.version, 0, self.event, str(self.event["type"]), hash=self.hash)
         return Writes([record])
 

@@ -13,6 +13,11 @@ inside it, the events other processes stored since this one last saw the table a
 accepted once: `trusted`), the post is staged again on that state, inserted, committed, and published before the
 lock goes. The other processes follow the log (it tells them of each commit) so that their snapshots are current; a
 display joined to any process receives each update once, in version order, through the message queue.
+
+A post's way is a pipeline: stage (`_Post`), commit (the writer), apply (`TableHub.apply`: the table takes the states
+and the displays' updates are made) and tell (`TableHub.tell`): the notice (notice.py) goes to the listeners the app
+factory registered (`listen`: the relay, the alarms, the outbox, the metrics, the betting clock), in the commit path
+and in order. The hub knows none of them; the alarms, the floor and the betting clock are given what they use of it.
 """
 
 from __future__ import annotations
@@ -23,23 +28,25 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from ...errors import Refusal
-from ...events import FLOOR_TYPES, TYPES
+from ...events import FLOOR_TYPES, TYPES, EventKind
 from ...record import Break, Entry, Refold, decided_of, link_written
 from ...seqs import WINDOW, SeqMemory
 from ...shapes import FeedReply, Result
 from ...table import Delta, ShoeState, TableConfig, TableState, apply, canonical_json, evolve, floor_event
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
+from ..log import Runner as LogRunner
 from ..log.evidence import AT_STOP, EVENTS, SECONDS, Evidence
 from ..server.attempts import LOGIN_WINDOW, LOGINS, Attempts, GuessLimits, KnownClients
 from . import permissions
 from .alarms import Alarms, Raised, of_events
-from .bets_clock import BetsClock
+from .errors import FeedRefused, StorageFailed
 from .floor import FLOOR, Floor
 from .idempotency import Asked, Repeated, Requests
+from .notice import Listener, Notice
 from .outbox import Outbox
 from .updates import Shown, shown_after, slim
 
@@ -60,24 +67,14 @@ CHECK_AFTER = 2.0
 OPERATOR_KINDS = ("void", "correct")  # refused with a feed's token, these are refused operator actions
 
 
-class FeedRefused(Exception):
-    """An event of a feed post was refused; `applied` events before it stand."""
-
-    def __init__(self, refusal: Refusal, applied: int, index: int | None):
-        super().__init__(refusal.message)
-        self.refusal = refusal
-        self.applied = applied
-        self.index = index  # the refused event's position in a posted list (None for a single event)
-
-    def as_json(self) -> dict:
-        body = {**self.refusal.as_json(), "applied": self.applied}
-        if self.index is not None:
-            body["event"] = self.index
-        return body
+T = TypeVar("T")
 
 
-class StorageFailed(Exception):
-    """The event log could not store an event in time; nothing was applied (yet)."""
+class Runner(LogRunner, Protocol):
+    """What the hub runs its work on (server/runner.py's GeventRunner): the log writer's runner, and a call that may
+    block, in the thread pool."""
+
+    def blocking(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T: ...
 
 
 class TableHub:
@@ -85,11 +82,9 @@ class TableHub:
         self,
         configs: Iterable[TableConfig],
         store: Log,
-        publish: Callable[[str, dict], None],
-        runner,
+        runner: Runner,
         write_timeout: float = 5.0,
-        on_applied: Callable[[str, Delta, float], None] | None = None,
-        operators: Iterable = (),
+        operators: Iterable[Operator] = (),
         listening: Callable[[str], bool] | None = None,
         outbox: Outbox | None = None,
         guesses: GuessLimits | None = None,
@@ -104,7 +99,6 @@ class TableHub:
         self._due = threading.Event()  # set once EVENTS events wait: the next write need not wait for SECONDS
         # The webhooks' deliveries each event makes, written in its transaction (none without receivers).
         self.outbox = outbox or Outbox()
-        self.operators = tuple(operators)  # service.config.Operator: who may void, correct and change shoes
         # Wrong tokens per client address, on every route and feed (`attempts`) and at the operator page's sign-in
         # (`logins`); a token that authenticated from an address by either is known there to both.
         guesses = guesses or GuessLimits()
@@ -114,7 +108,8 @@ class TableHub:
         self.log_id: str = store.log_id
         self.tables: dict[str, TableView] = {c.id: TableView(TableState(c), self.log_id) for c in configs}
         self._locks = {table_id: threading.Lock() for table_id in self.tables}
-        self.publish = publish
+        # Told of every state a table takes, in order (notice.py): the app factory registers them (`listen`).
+        self._listeners: list[Listener] = []
         # Whether a display of the table could receive an update: with none (and no other process to tell), the
         # table takes each event without making the update (the JSON, its diff, ASK, stats and patterns: half of
         # an event's time on the server). Unless told, every table is listened to.
@@ -124,7 +119,6 @@ class TableHub:
         # Reads that block go through the thread pool; psycopg under gevent waits on the loop itself.
         self._io = runner.blocking if store.blocking else runner.cooperative
         self.writer = store.writer  # the log's one writer: every write of the hub is a job submitted to it
-        self.on_applied = on_applied  # told of every applied event (metrics)
         self.metrics: Metrics | None = None  # set by the metrics blueprint
         self.ready = False
         self._displays: dict[str, set[str]] = defaultdict(set)
@@ -132,14 +126,63 @@ class TableHub:
         self._latest: dict[str, int] = {}  # shared log: the newest version each table is known to have there
         self._following = False
         self._closing: list[Callable[[], None]] = []
-        self.alarms = Alarms(self)  # raised, cleared and acknowledged through the log (alarms.py)
-        self.floor = Floor(self)  # tables added and operators changed live (floor.py)
         self.requests = Requests()  # the Idempotency-Keys of the writes stored lately (idempotency.py)
-        self.bets_clock = BetsClock(self)  # closes a betting window when its time is up (bets_clock.py)
+        # Raised, cleared and acknowledged through the log (alarms.py).
+        self.alarms = Alarms(
+            put=self.put, read=self.read, reader=store, deliveries=self.outbox, version_of=self.version_of
+        )
+        # Who may void, correct and change shoes, and the tables added live (floor.py).
+        self.floor = Floor(
+            log_id=self.log_id,
+            writer=self.writer,
+            write_timeout=write_timeout,
+            entries_after=lambda after: self.blocking(store.entries_after, FLOOR, after),
+            read_after=lambda after: self.read(store.entries_after, FLOOR, after),
+            requests=self.requests,
+            operators=operators,
+            add_table=self.add_table,
+        )
         self._history: dict[str, int] = {}  # per table: the version its current shoe starts after (replay)
         # A simulated table's secret, revealed however its shoe ends (feeds/simulator.py registers it).
         self.revealers: dict[str, Reveal] = {}
         self._stopping = False
+
+    @property
+    def operators(self) -> tuple[Operator, ...]:
+        """The operators as the floor has them now (the table file's, changed live: floor.py)."""
+        return self.floor.operators
+
+    def listen(self, listener: Listener) -> None:
+        """Have `listener` told of every state a table takes (notice.py), after those registered before it. The app
+        factory registers them before the replay (which tells them of every table's state at the start)."""
+        self._listeners.append(listener)
+
+    def tell(self, notice: Notice) -> None:
+        """Tell every listener, in order; one that fails is logged and the others are told all the same (the table
+        took the state: the displays re-join on a version gap)."""
+        for listener in self._listeners:
+            try:
+                listener(notice)
+            except Exception:
+                log.exception("table %s: a listener failed on version %s", notice.table_id, notice.state.version)
+
+    def state_of(self, table_id: str) -> TableState | None:
+        """A table's state now, None for no such table (the betting clock's view of it)."""
+        view = self.tables.get(table_id)
+        return view.state if view is not None else None
+
+    def version_of(self, table_id: str) -> int:
+        """A table's version in this process, 0 for no such table."""
+        view = self.tables.get(table_id)
+        return view.version if view is not None else 0
+
+    def put(self, *rows: Row) -> None:
+        """Store rows of no feed event (an alarm, its clearing, its acknowledgement) through the log's writer and
+        wait for the commit: StorageFailed past the write timeout."""
+        try:
+            self.writer.put(*rows).result(timeout=self.write_timeout)
+        except TimeoutError:
+            raise StorageFailed(f"the event log did not confirm the write within {self.write_timeout:g} s") from None
 
     def get(self, table_id: object) -> TableView | None:
         """A table, caught up first if another process is known to have stored newer events (a display joining
@@ -155,11 +198,11 @@ class TableHub:
         (a shared log tells of each commit)."""
         return max(self.tables[table_id].version, self._latest.get(table_id, 0))
 
-    def blocking(self, fn, *args):
+    def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a call to the store where it may wait (at start, and for history that may take a while)."""
         return self._io(fn, *args)
 
-    def read(self, fn, *args):
+    def read(self, fn: Callable[..., T], *args: Any) -> T:
         """A read of the log for a request: off the event loop, and StorageFailed if the disk does not answer in
         time (a stalled disk must not hang the readers with the writers)."""
         try:
@@ -214,7 +257,7 @@ class TableHub:
             state = refold.state
             self.tables[table_id] = TableView(state, self.log_id)
             self._headed(table_id, state)
-            self.bets_clock.watch(table_id, state)
+            self.tell(Notice(table_id, state))
         if self.evidence is not None:
             breaks += self._check_evidence()
         self.ready = True
@@ -415,7 +458,7 @@ class TableHub:
             self._headed(table_id, view.state)
             if refold.breaks:
                 self.runner.spawn(self.report, refold.breaks)
-            self.bets_clock.watch(table_id, view.state)
+            self.tell(Notice(table_id, view.state))
         except Exception as e:  # a display gets an older snapshot and re-joins on the next update's gap
             log.error("table %s: catching up from the event log failed: %s", table_id, e)
         finally:
@@ -426,7 +469,7 @@ class TableHub:
     def submit(
         self,
         table_id: str,
-        events: list,
+        events: list[Any],
         *,
         operator: Operator | None = None,
         is_list: bool = True,
@@ -434,7 +477,7 @@ class TableHub:
         service: bool = False,
         token: str | None = None,
         asked: Asked | None = None,
-        answer: Callable[[TableState], dict] | None = None,
+        answer: Callable[[TableState], dict[str, Any]] | None = None,
     ) -> FeedReply:
         """Apply events in order, each stored before it changes the table; stops at the first refused.
 
@@ -508,19 +551,23 @@ class TableHub:
             raise FeedRefused(refusal, len(post.results), index if is_list and not post.unauthorized else None)
         return {"applied": len(post.results), "results": post.results, "table": view.state_json(public=False)}
 
-    def _take(self, post: _Post) -> list[Result]:
-        """The stored events change the table, and every display hears of each change (the events another process
-        stored first only change the table: that process told the displays)."""
+    def apply(self, post: _Post) -> Notice:
+        """A committed post's events change the table, each made into the update its displays are sent (the events
+        another process stored first only change the table: that process told the displays). Nothing here yields,
+        so no display joins until the post is taken (its snapshot then has all of it). The notice is what the
+        listeners are told (`tell`)."""
         table_id = post.table_id
         view = self.tables[table_id]
         for state, delta in post.caught:
             view.take(state, delta)
             self.requests.take(delta.event)
         results: list[Result] = []
-        # Asked once a post: nothing here yields, so no display joins until the post is taken (its snapshot then has
-        # all of it).
+        applied: list[tuple[TableState, Delta]] = []
+        updates: list[dict[str, Any]] = []
+        # Asked once a post: with nobody to receive them, the updates are not made.
         listening = self.listening(table_id)
-        for state, delta in post.staged:
+        for pair in post.staged:
+            state, delta = pair
             if delta.duplicate:
                 results.append({"version": view.version, "kind": delta.event["type"], "duplicate": True})
                 continue
@@ -528,22 +575,16 @@ class TableHub:
                 self.requests.take(delta.event)
             if listening:
                 before = self._shown_of(table_id, view)
-                update = view.advance(state, delta)
-                self._shown[table_id] = shown_after(update, before)
-                try:
-                    self.publish(table_id, slim(update, before))
-                except Exception as e:  # stored and applied all the same; the displays re-join on the version gap
-                    log.error("table %s: publishing version %s failed: %s", table_id, state.version, e)
+                made = view.advance(state, delta)
+                self._shown[table_id] = shown_after(made, before)
+                updates.append(slim(made, before))
             else:
                 view.take(state, delta)
-            if self.on_applied is not None:
-                self.on_applied(table_id, delta, state.last_event_at or time.time())
-            if self.metrics is not None:
-                self.metrics.applied(table_id, delta.event["type"], time.perf_counter() - post.started)
+            applied.append(pair)
             results.append({"version": state.version, "kind": delta.kind})
         self._headed(table_id, view.state)
-        self.bets_clock.watch(table_id, view.state)
-        return results
+        post.results = results
+        return Notice(table_id, view.state, tuple(applied), tuple(updates), post.raised, post.deliveries, post.started)
 
     def _shown_of(self, table_id: str, view: TableView) -> Shown:
         """What the table's displays hold now: remembered from the last update sent, or (after a restart, or events
@@ -555,7 +596,7 @@ class TableHub:
             shown = Shown(view.version, state, stats, view.roads.patterns())
         return shown
 
-    def _settle_late(self, table_id: str, done: Outcome, lock) -> None:
+    def _settle_late(self, table_id: str, done: Outcome, lock: threading.Lock) -> None:
         try:
             done.result()
         except Exception as e:
@@ -600,13 +641,13 @@ class TableHub:
             log.debug("the record, reading shoe %s: %s", number, b)
         return TableView(refold.state, self.log_id)
 
-    def shoe_history(self, table_id: str, number: int) -> dict | None:
+    def shoe_history(self, table_id: str, number: int) -> dict[str, Any] | None:
         view = self.shoe_state(table_id, number)
         if view is None or view.state.shoe is None:
             return None
         return {"shoe": view.state.shoe.id, "number": number, "rounds": view.rounds_json()}
 
-    def shoe_export(self, table_id: str, number: int, public: bool = False) -> dict | None:
+    def shoe_export(self, table_id: str, number: int, public: bool = False) -> dict[str, Any] | None:
         """Everything about one shoe: its rules, rounds and every stored event, in order. `public`: as anyone may
         read a shoe that ended and was revealed (no operator's name)."""
         view = self.shoe_state(table_id, number)
@@ -667,14 +708,14 @@ class _Post:
         hub: TableHub,
         table_id: str,
         base: TableState,
-        events: list,
+        events: list[Any],
         operator: Operator | None,
         started: float,
         service: bool = False,
         floor: bool = False,
         token: str | None = None,
         asked: Asked | None = None,
-        answer: Callable[[TableState], dict] | None = None,
+        answer: Callable[[TableState], dict[str, Any]] | None = None,
     ):
         self.hub, self.table_id, self.base, self.events, self.operator = hub, table_id, base, events, operator
         self.service, self.floor, self.token, self.asked, self.answer = service, floor, token, asked, answer
@@ -792,7 +833,7 @@ class _Post:
                     text,
                 )
             )
-            if delta.kind == "shoe":
+            if delta.kind == EventKind.SHOE:
                 proofs = ()
             if at is not None:
                 proofs = proofs + (hash_,) if at == len(proofs) else _proved(proofs, at, hash_)
@@ -826,24 +867,20 @@ class _Post:
         return Writes(records, rows)
 
     def committed(self) -> None:
-        """Durable: the table takes the new state and its displays hear of it (before the log's lock goes), the pits
-        of the alarms it raised, and the couriers of the deliveries it wrote."""
-        self.results = self.hub._take(self)
-        if self.raised:
-            self.hub.alarms.announce(self.raised)
-        if self.deliveries:
-            self.hub.outbox.written(self.table_id)
+        """Durable: the table takes the new state, and the hub's listeners hear of it (before the log's lock goes):
+        the displays, the pits of the alarms it raised, the couriers of the deliveries it wrote."""
+        self.hub.tell(self.hub.apply(self))
 
 
 def _stage(
     state: TableState,
-    events: list,
+    events: list[Any],
     operator: Operator | None,
     service: bool = False,
     floor: bool = False,
     reveal: Reveal | None = None,
     asked: Asked | None = None,
-    answer: Callable[[TableState], dict] | None = None,
+    answer: Callable[[TableState], dict[str, Any]] | None = None,
 ) -> tuple[list[tuple[TableState, Delta]], tuple[Refusal, int] | None]:
     """Apply the events to a copy of the state (a value): what would change, and the first refusal if any. An
     operator's event is first an action their role must allow at this table (permissions.py), judged on the table
@@ -870,10 +907,10 @@ def _stage(
                 denied = permissions.check(operator, permissions.action_of(state, raw), state.config.id)
                 if denied is not None:
                     raise denied
-            if reveal is not None and _kind(raw) == "shoe":
+            if reveal is not None and _kind(raw) == EventKind.SHOE:
                 state = _replaced(state, reveal, staged, now, name)
             new, delta = apply(state, raw, received_at=now, operator=name, service=service)
-            if reveal is not None and delta.kind == "shoe_end" and not delta.duplicate:
+            if reveal is not None and delta.kind == EventKind.SHOE_END and not delta.duplicate:
                 new, delta = _revealed(state, new, delta, reveal)
         except Refusal as e:
             return staged, (e, index)
@@ -882,10 +919,10 @@ def _stage(
     return staged, None
 
 
-Reveal = Callable[[ShoeState], "dict | None"]  # a shoe's secret: {"seed", "undealt"}, or None if unknown here
+Reveal = Callable[[ShoeState], "dict[str, Any] | None"]  # a shoe's secret: {"seed", "undealt"}, or None if unknown here
 
 
-def _secret_of(state: TableState, reveal: Reveal) -> dict | None:
+def _secret_of(state: TableState, reveal: Reveal) -> dict[str, Any] | None:
     shoe = state.shoe
     if shoe is None or not shoe.commitment or shoe.ended or shoe.seed:
         return None
@@ -932,7 +969,7 @@ def _proved(proofs: tuple[str | None, ...], at: int, hash_: str) -> tuple[str | 
     return proofs[:at] + (hash_,) + proofs[at + 1 :]
 
 
-def _unnamed(event: dict) -> dict:
+def _unnamed(event: dict[str, Any]) -> dict[str, Any]:
     """A stored event as the public reads it: without the name of the operator who sent it."""
     if "operator" not in event and "request" not in event and not str(event.get("feed", "")).startswith("operator:"):
         return event

@@ -17,16 +17,16 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass, field
+from typing import Any, cast
+from urllib.parse import urlsplit
 
 from ...table import Delta, TableState, index_of, round_json
 from ...text import json_bytes
 from ...view import TableView, shoe_json
 from ..log import Delivery
-
-if TYPE_CHECKING:
-    from .alarms import Alarm, Raised
-    from .config import Receiver
+from .alarms import Alarm, Raised
+from .notice import Notice
 
 # Every event type a receiver may ask for, and what its `data` is.
 EVENT_TYPES: dict[str, str] = {
@@ -41,7 +41,7 @@ EVENT_TYPES: dict[str, str] = {
 }
 
 
-def _round(before: TableState, state: TableState, delta: Delta) -> dict:
+def _round(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """The round the event closed, as /rounds shows it: its number, its cards and result, and `dealt` (its place
     among the shoe's rounds, voided ones included)."""
     return {**delta.display["round"], "dealt": len(state.rounds), "hash": _proof(state, len(state.rounds))}
@@ -52,7 +52,7 @@ def _proof(state: TableState, dealt: int) -> str | None:
     return state.proofs[dealt - 1] if 0 < dealt <= len(state.proofs) else None
 
 
-def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
+def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """A voided or corrected round as /rounds shows it now. An earlier round keeps its place (`dealt`); a round
     voided while it was dealt (or for an excess card) is the shoe's newest."""
     number = delta.event.get("round")
@@ -64,23 +64,23 @@ def _changed_round(before: TableState, state: TableState, delta: Delta) -> dict:
     return {**delta.display["round"], "dealt": len(state.rounds), "hash": _proof(state, len(state.rounds))}
 
 
-def _undone(before: TableState, state: TableState, delta: Delta) -> dict:
+def _undone(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """The round an undo took back, as /rounds showed it (its `round` delivery's `dealt`), and `undone`."""
     return {**delta.display["round"], "dealt": len(before.rounds), "undone": True}
 
 
-def _shoe(before: TableState, state: TableState, delta: Delta) -> dict:
+def _shoe(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     assert state.shoe is not None  # a shoe event opens one, a shoe_end ends one
     return cast(dict[str, Any], shoe_json(state.shoe))
 
 
-def _table(before: TableState, state: TableState, delta: Delta) -> dict:
+def _table(before: TableState, state: TableState, delta: Delta) -> dict[str, Any]:
     """The table as /api/tables/<table> shows it (public: a settings change makes a delivery now and then)."""
     return cast(dict[str, Any], TableView(state).state_json())
 
 
 # The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
-FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
+FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict[str, Any]]] = {
     "round": _round,
     "void": _changed_round,
     "correct": _changed_round,
@@ -90,6 +90,39 @@ FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict]] = {
     "settings": _table,  # a live setting changed, or the table retired (floor.md)
 }
 assert FROM_EVENTS.keys() <= EVENT_TYPES.keys()
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """A system that takes the tables' events as signed webhook deliveries (`[webhooks.NAME]`)."""
+
+    name: str
+    url: str
+    secret: str = field(repr=False)
+    events: frozenset[str] = frozenset(EVENT_TYPES)
+    tables: frozenset[str] | None = None  # None: every table
+
+    def wants(self, kind: str, table_id: str) -> bool:
+        """Whether an event of type `kind` at `table_id` is delivered to this receiver.
+
+        >>> studio = Receiver("studio", "https://studio.example/hooks", "s", frozenset({"round"}), frozenset({"T1"}))
+        >>> studio.wants("round", "T1"), studio.wants("void", "T1"), studio.wants("round", "T2")
+        (True, False, False)
+        """
+        return kind in self.events and (self.tables is None or table_id in self.tables)
+
+    @property
+    def shown_url(self) -> str:
+        """The URL as the API and the logs show it: a password in it replaced by ***.
+
+        >>> Receiver("a", "https://bot:s3cret@hooks.example/in", "s").shown_url
+        'https://bot:***@hooks.example/in'
+        """
+        parts = urlsplit(self.url)
+        if parts.password is None:
+            return self.url
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return parts._replace(netloc=netloc).geturl()
 
 
 class Outbox:
@@ -125,7 +158,9 @@ class Outbox:
         at = alarm.acknowledged_at if change == "acknowledged" else alarm.raised_at
         return self.make("alarm", alarm.table, version, {**alarm.as_json(), "change": change}, at)
 
-    def make(self, kind: str, table_id: str, version: int, data: dict, at: float | None = None) -> list[Delivery]:
+    def make(
+        self, kind: str, table_id: str, version: int, data: dict[str, Any], at: float | None = None
+    ) -> list[Delivery]:
         """One delivery of an event of type `kind` per receiver that takes it: the rows to write with the event."""
         if kind not in EVENT_TYPES:
             raise ValueError(f"unknown webhook event type {kind!r}: add it to EVENT_TYPES")
@@ -143,6 +178,11 @@ class Outbox:
     def listen(self, told: Callable[[str], None]) -> None:
         """Have `told(table_id)` called after each commit that wrote deliveries of a table."""
         self._listeners.append(told)
+
+    def committed(self, notice: Notice) -> None:
+        """The hub's listener: a post of this process committed; its couriers hear of the deliveries it wrote."""
+        if notice.deliveries:
+            self.written(notice.table_id)
 
     def written(self, table_id: str) -> None:
         """A commit wrote deliveries of `table_id` (this process's, or another's of a shared log)."""

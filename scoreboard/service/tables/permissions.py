@@ -11,6 +11,10 @@ takes it:
     "settings": Permission("changing a table's settings", MANAGERS),
     "add_table": Permission("adding a table", ADMINS, reach="floor"),
 
+and declared once by that route (web/http/auth.py's `needs`), from which the check before the request's body, the
+OpenAPI document's `x-roles` and the tests' roles matrix are all made; docs/operators.md's roles table is held to
+this one by tests/test_permissions.py.
+
 Scope is part of every permission: an operator's `tables` bound everything they do, an admin's included. What an
 action reaches must lie within the operator's tables and role: the table it acts on (`reach="table"`), every table
 (`"floor"`: adding a table is for an operator of every table), or each operator it adds, changes or removes
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from ...errors import Refusal
+from ...events import EventKind
 
 if TYPE_CHECKING:
     from ...table import TableState
@@ -154,7 +159,7 @@ def check(operator: Scoped, action: str, table_id: str | None = None, over: Sequ
         )
     if operator.role not in permission.roles:
         return Denied(
-            f"{permission.what} needs {_roles_text(permission.roles)}: operator {operator.name} is "
+            f"{permission.what} needs {roles_text(permission.roles)}: operator {operator.name} is "
             f"{_article(operator.role)} {operator.role}",
             "role_required",
             permission.roles,
@@ -232,17 +237,17 @@ def action_of(state: TableState, event: object) -> str:
     ('close_shoe', 'close_shoe')
     """
     kind = event.get("type") if isinstance(event, dict) else None
-    if kind in ("void", "correct"):
+    if kind in (EventKind.VOID, EventKind.CORRECT):
         return str(kind)
-    if kind in ("shoe", "shoe_end") and state.shoe is not None and not state.shoe.finished:
+    if kind in (EventKind.SHOE, EventKind.SHOE_END) and state.shoe is not None and not state.shoe.finished:
         return "close_shoe"
     return "deal"
 
 
-def _roles_text(roles: frozenset[Role]) -> str:
+def roles_text(roles: frozenset[Role]) -> str:
     """The roles in floor.md's order, as a sentence says them.
 
-    >>> _roles_text(MANAGERS), _roles_text(ADMINS), _roles_text(DEALERS)
+    >>> roles_text(MANAGERS), roles_text(ADMINS), roles_text(DEALERS)
     ('a supervisor or an admin', 'an admin', 'a dealer, a supervisor or an admin')
     """
     names = [f"{_article(r)} {r}" for r in ("dealer", "supervisor", "admin", "auditor") if r in roles]

@@ -22,6 +22,7 @@ from ..feeds import http_feed
 from .api import alarms, docs, history, tables, webhooks
 from .floor import live, screens
 from .http import cross_origin, errors
+from .http.auth import Need, declare
 from .images import answers as images
 from .ops import health, metrics
 from .pages import boards, look, operator
@@ -37,3 +38,4 @@ def init_app(app: Flask, origins: tuple[str, ...], secret_file: str) -> None:
     for module in (alarms, docs, history, tables, webhooks, live, screens, images, health, boards, look, operator):
         app.register_blueprint(module.bp)
     app.register_blueprint(http_feed.bp)
+    declare(http_feed.post, Need("deal", "the feed"))

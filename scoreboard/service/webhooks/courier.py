@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..log import Attempted, Claim, Outcome, Pruned, StoredDelivery
 from ..server.logs import throttled
-from ..tables.config import Receiver
+from ..tables.outbox import Receiver
 from . import attempt
 from .signature import sign
 

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 
 from flask import Response, jsonify
 
+from ....events import EventKind
 from ...tables.current import current_hub
+from ..http.auth import Answer
 from ..http.csv_cells import cell
 from ..http.errors import error
 
@@ -54,10 +56,10 @@ def event_entry(version: int, stored_at: float, event: dict) -> dict:
     """
     kind = event["type"]
     after = event.get("after")
-    if kind == "shoe":
+    if kind == EventKind.SHOE:
         after = {"shoe": event.get("shoe"), "rules": event.get("rules")}
     number = event.get("round")
-    if kind == "undo" and number is None:  # the round taken back, as it stood
+    if kind == EventKind.UNDO and number is None:  # the round taken back, as it stood
         number = (event.get("before") or {}).get("round")
     return {
         "version": version,
@@ -214,7 +216,7 @@ def iso(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{ms:03d}Z"
 
 
-def answer(table_id: str, fmt: str | None):
+def answer(table_id: str, fmt: str | None) -> Answer:
     """The audit of `table_id` as JSON (`fmt` None or "json") or as a CSV download; 400 for another format.
     Table ids are letters, digits, '-', '_' and '.' (the config checks): fit for a file name as they are."""
     if fmt not in (None, "json", "csv"):

@@ -1,7 +1,8 @@
 """Changing a table's live settings (floor.md "Live table settings"), as the API (`PATCH /api/tables/<t>/settings`,
-a bearer token) and the operator page (its session) both do it: the operator's role asked at the table (refused 403
-and kept in the table's audit), the body checked in live_settings.py (400 naming the setting), the change stored as
-an event of the table's log (the hub's floor post), and the settings as they now stand.
+a bearer token) and the operator page (its session) both do it, once the routes' declaration (`needs("settings")`)
+has asked the operator's role at the table (refused 403 and kept in the table's audit): the body checked in
+live_settings.py (400 naming the setting), the change stored as an event of the table's log (the hub's floor post),
+and the settings as they now stand.
 
 The floor's writes retried with an `Idempotency-Key` (integration.md "Retrying a write") are answered here too:
 `request_key` reads the header, `repeated_answer` answers a key stored before (tables/idempotency.py).
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 from flask import jsonify, request
 
@@ -18,13 +20,13 @@ from ....live_settings import SETTINGS, BadSetting, checked
 from ....table import TableConfig, TableState
 from ...tables.config import Operator
 from ...tables.current import current_hub
-from ...tables.hub import FeedRefused
+from ...tables.errors import FeedRefused
 from ...tables.idempotency import HEADER, Asked, Repeated, key_problem
-from ..http.auth import refused
+from ..http.auth import Answer
 from ..http.errors import error
 
 
-def settings_json(config: TableConfig) -> dict:
+def settings_json(config: TableConfig) -> dict[str, object]:
     """A table's settings as GET /settings shows them, with `source` (the file's or live) and `retired`."""
     return {
         "table": config.id,
@@ -34,7 +36,7 @@ def settings_json(config: TableConfig) -> dict:
     }
 
 
-def request_key():
+def request_key() -> tuple[str | None, Answer | None]:
     """(the request's Idempotency-Key or None, None), or (None, the 400 answer naming the header)."""
     key = request.headers.get(HEADER)
     if key is None:
@@ -50,7 +52,7 @@ def asked_of(op: Operator, key: str | None, body: object) -> Asked | None:
     return None if key is None else Asked.of(op.name, f"{request.method} {request.path}", key, body)
 
 
-def repeated_answer(repeated: Repeated, extra: dict | None = None):
+def repeated_answer(repeated: Repeated, extra: dict[str, object] | None = None) -> Answer:
     """The answer to a request whose key was stored before: the first answer (with `extra`), or 422 if the key came
     with another body."""
     if not repeated.same:
@@ -66,11 +68,11 @@ def repeated_answer(repeated: Repeated, extra: dict | None = None):
 
 def floor_post(
     table_id: str,
-    event: dict,
+    event: dict[str, Any],
     op: Operator,
     asked: Asked | None = None,
-    answer: Callable[[TableState], dict] | None = None,
-):
+    answer: Callable[[TableState], dict[str, object]] | None = None,
+) -> Answer | None:
     """Store a floor event of a table (a settings change, a feed token, a retirement): None, or the error answer.
     With `asked`, the key and `answer` (from the table after the event) are stored with it; a key stored before
     (a retry racing its first try on another process) raises Repeated."""
@@ -81,17 +83,13 @@ def floor_post(
     return None
 
 
-def change_settings(op: Operator, table_id: str, data: bytes, key: str | None = None):
-    """The answer to `op` changing the settings of `table_id` (a table that exists) with the request body `data`,
-    `key` its Idempotency-Key if it had one."""
+def change_settings(op: Operator, table_id: str, data: bytes, key: str | None = None) -> Answer:
+    """The answer to `op` changing the settings of `table_id` (a table that exists, whose settings the routes' `needs`
+    declaration let them change) with the request body `data`, `key` its Idempotency-Key if it had one."""
     try:
         body = json.loads(data or b"null")
     except (ValueError, RecursionError):
         return error(400, "malformed", 'the body must be JSON, such as {"status": "closed"}')
-    tried = {"settings": sorted(str(k)[:40] for k in body)[:10]} if isinstance(body, dict) else {}
-    no = refused(op, table_id, "settings", tried)
-    if no:
-        return no
     asked = asked_of(op, key, body)
     repeated = current_hub().requests.find(asked)
     if repeated is not None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from ...tables import permissions
 from ...tables.current import current_hub
-from ..actions.alarms import acknowledge
-from ..http.auth import bearer_operator, refused
+from ..actions.alarms import acknowledge, alarm_reached
+from ..http.auth import Acting, Answer, needs
 from ..http.errors import error, table_or_404
 from ..http.query import whole_number
 
@@ -19,13 +18,10 @@ LIMIT, MAX_LIMIT = 200, 1000
 
 
 @bp.get("/alarms")
-def alarms():
+@needs("read", "the alarms")
+def alarms(acting: Acting) -> Answer:
     """`?state=active` (the default: not acknowledged yet, cleared or not) or `all`; `?table=T1`; `?limit=N`
     (1 to 1000, 200 by default). Newest first."""
-    op, answer = bearer_operator("the alarms")
-    if answer:
-        return answer
-    assert op is not None
     state = request.args.get("state", "active")
     if state not in STATES:
         return error(400, "bad_state", f"state must be active or all, not {state[:20]!r}")
@@ -39,21 +35,18 @@ def alarms():
         _, missing = table_or_404(table_id)
         if missing:
             return missing
-        no = refused(op, table_id, "read", {"what": "the alarms"})
+        no = acting.may(table_id, tried={"what": "the alarms"})
         if no:
             return no
         tables = [table_id]
     else:
-        tables = [t for t in hub.tables if permissions.check(op, "read", t) is None]
+        tables = [t for t in hub.tables if acting.allows(t)]
     found = hub.alarms.find(tables, active=state == "active", limit=limit) if tables else []
     return jsonify({"alarms": [a.as_json() for a in found]})
 
 
 @bp.post("/alarms/<alarm_id>/ack")
-def ack(alarm_id: str):
+@needs("ack_alarm", "acknowledging an alarm", finds=alarm_reached)
+def ack(acting: Acting, alarm_id: str) -> Answer:
     """Body: `{"note": "..."}` (optional). 200 with the alarm as it now stands."""
-    op, answer = bearer_operator("acknowledging an alarm")
-    if answer:
-        return answer
-    assert op is not None
-    return acknowledge(op, alarm_id, request.get_data(cache=False))
+    return acknowledge(acting.operator, alarm_id, request.get_data(cache=False))

@@ -4,20 +4,22 @@ served by the service itself: never a CDN."""
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, render_template, request
+from flask import Blueprint, current_app, jsonify, render_template, request
 
 from ...tables.current import current_hub
-from .openapi import document
+from ..http.auth import Answer, declarations
+from .openapi import document, with_roles
 
 bp = Blueprint("api_docs", __name__, url_prefix="/api")
 
 
 @bp.get("/openapi.json")
-def openapi_json():
+def openapi_json() -> Answer:
     hub = current_hub()
-    return jsonify(document(request.script_root, hub.tables, [r.name for r in hub.outbox.receivers]))
+    described = document(request.script_root, hub.tables, [r.name for r in hub.outbox.receivers])
+    return jsonify(with_roles(described, declarations(current_app)))
 
 
 @bp.get("/docs")
-def docs():
+def docs() -> str:
     return render_template("api_docs.html")

@@ -19,7 +19,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from ...tables.current import current_hub
 from ..actions.audit import answer
-from ..http.auth import operator_for
+from ..http.auth import Acting, Answer, needs
 from ..http.csv_cells import cell
 from ..http.errors import error
 from ..http.query import shoe_number
@@ -47,24 +47,26 @@ CSV_COLUMNS = (
 )
 
 
-@bp.get("/tables/<table_id>/shoes/<number>/export")
-def export(table_id: str, number: str):
+def _revealed(table_id: str, number: str) -> bool:
+    """Whether the shoe ended and was revealed (its seed published): its export is public, without the operators'
+    names (operations.md, fairness)."""
     hub = current_hub()
-    revealed = False
-    if request.headers.get("Authorization") is None and hub.get(table_id) is not None:
-        # Without a token: a shoe that ended and was revealed is public; any other answers 401 as before.
-        try:
-            known = shoe_number(number)
-        except ValueError:
-            known = None
-        if known is not None:
-            past = hub.shoe_state(table_id, known)
-            ended = past.state.shoe if past is not None else None
-            revealed = ended is not None and ended.ended and bool(ended.seed)
-    if not revealed:
-        _, err = operator_for(table_id, "a shoe's export")
-        if err:
-            return err
+    if hub.get(table_id) is None:
+        return False
+    try:
+        known = shoe_number(number)
+    except ValueError:
+        return False
+    past = hub.shoe_state(table_id, known)
+    ended = past.state.shoe if past is not None else None
+    return ended is not None and ended.ended and bool(ended.seed)
+
+
+@bp.get("/tables/<table_id>/shoes/<number>/export")
+@needs("read", "a shoe's export", public=_revealed)
+def export(acting: Acting | None, table_id: str, number: str) -> Answer:
+    hub = current_hub()
+    revealed = acting is None  # no token, and a revealed shoe: anyone's; any other needs an operator's token
     kind = request.args.get("format", "json")
     if kind not in ("json", "csv"):
         return error(400, "bad_format", f"format must be csv or json, not {kind[:20]!r}")
@@ -87,7 +89,7 @@ def export(table_id: str, number: str):
     return response
 
 
-def rounds_csv(rounds: list[dict]) -> str:
+def rounds_csv(rounds: list[dict[str, object]]) -> str:
     """One row per round, under a header row; cards space-separated in dealing order of each hand.
 
     >>> print(rounds_csv([{"round": 1, "dealt": 1, "winner": "B", "player": ["9H", "KD"], "banker": ["2C", "7S"],
@@ -114,6 +116,6 @@ def _safe(name: str) -> str:
 
 
 @bp.get("/tables/<table_id>/audit")
-def audit(table_id: str):
-    _, refused = operator_for(table_id, "the audit")
-    return refused or answer(table_id, request.args.get("format"))
+@needs("read", "the audit")
+def audit(acting: Acting, table_id: str) -> Answer:
+    return answer(table_id, request.args.get("format"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -44,7 +45,8 @@ from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
 from ...tables.outbox import EVENT_TYPES
-from ...tables.permissions import ROLES
+from ...tables.permissions import PERMISSIONS, ROLES, roles_text
+from ..http.auth import Need
 from ..http.query import DIGITS as SHOE_DIGITS
 from ..http.query import NUMBER as SHOE_NUMBER_RULE
 
@@ -943,7 +945,11 @@ PATHS: dict[str, dict] = {
                                     "maxItems": MAX_EVENTS_PER_POST,
                                 },
                             ]
-                        }
+                        },
+                        "example": [
+                            {"type": "shoe", "shoe": "S-2026-12-07-1", "seq": 41},
+                            {"type": "result", "winner": "B", "player_points": 3, "banker_points": 7, "seq": 42},
+                        ],
                     }
                 },
             },
@@ -1095,7 +1101,7 @@ PATHS: dict[str, dict] = {
         "post": {
             "operationId": "acknowledgeAlarm",
             "summary": "Acknowledge an alarm",
-            "description": "A supervisor's or an admin's (an admin's for an integrity alarm), at the alarm's table.",
+            "description": "At the alarm's table; an integrity alarm's is an admin's (`ack_integrity`).",
             "tags": ["operators"],
             "security": OPERATOR,
             "parameters": [
@@ -1109,7 +1115,8 @@ PATHS: dict[str, dict] = {
                             "type": "object",
                             "properties": {"note": _nullable({"type": "string", "maxLength": NOTE.max_chars})},
                             "additionalProperties": False,
-                        }
+                        },
+                        "example": {"note": "checked on camera: the shoe was changed at the end of the shift"},
                     }
                 },
             },
@@ -1140,8 +1147,9 @@ PATHS: dict[str, dict] = {
         "put": {
             "operationId": "assignScreen",
             "summary": "Tell a screen what to show",
-            "description": "A supervisor's or an admin's. What is left out stays as assigned (or as shown); a table "
-            "given to a screen showing none makes it a board. Stored (it wins whenever the screen connects) and "
+            "description": "At the table the screen shows and the one it is to show. What is left out stays as "
+            "assigned (or as shown); a table given to a screen showing none makes it a board. Stored (it wins "
+            "whenever the screen connects) and "
             "audited; the screen switches within 2 s.",
             "tags": ["operators"],
             "security": OPERATOR,
@@ -1160,7 +1168,8 @@ PATHS: dict[str, dict] = {
                                 "options": _nullable({"type": "object", "additionalProperties": TEXT}),
                             },
                             "additionalProperties": False,
-                        }
+                        },
+                        "example": {"page": "board", "table": "T1", "lang": "zh-Hant", "theme": "dark"},
                     }
                 },
             },
@@ -1169,7 +1178,7 @@ PATHS: dict[str, dict] = {
         "delete": {
             "operationId": "forgetScreen",
             "summary": "Forget a screen's assignment",
-            "description": "A supervisor's or an admin's: the screen stays where it is; connecting no longer moves it.",
+            "description": "The screen stays where it is; connecting no longer moves it.",
             "tags": ["operators"],
             "security": OPERATOR,
             "parameters": [SCREEN_PARAM],
@@ -1240,8 +1249,9 @@ PATHS: dict[str, dict] = {
 }
 
 
-def _body(schema: dict, required: bool = True) -> dict:
-    return {"required": required, "content": {"application/json": {"schema": schema}}}
+def _body(schema: dict, example: object, required: bool = True) -> dict:
+    """A JSON request body, with an example of it (Swagger UI's "Try it out" starts from it)."""
+    return {"required": required, "content": {"application/json": {"schema": schema, "example": example}}}
 
 
 SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '
@@ -1293,12 +1303,12 @@ FLOOR_PATHS: dict[str, dict] = {
             {
                 "operationId": "changeTableSettings",
                 "summary": "Change a table's settings live",
-                "description": SETTINGS_DOC + "a supervisor's or an admin's. Stored as an event of the table's log "
+                "description": SETTINGS_DOC + "stored as an event of the table's log "
                 "(audited, replayed after a restart) and on every screen of the table within 2 s.",
                 "tags": ["floor"],
                 "security": OPERATOR,
                 "parameters": [_table_param()],
-                "requestBody": _body(_ref("SettingsChange")),
+                "requestBody": _body(_ref("SettingsChange"), {"status": "closed", "announcement": "Back at 9 pm"}),
                 "responses": _answers(
                     _json(_ref("Settings"), "The settings, changed."), 400, 401, 403, 404, 409, 429, 503
                 ),
@@ -1309,7 +1319,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "post": {  # taking an Idempotency-Key: _idempotent below
             "operationId": "setFeedToken",
             "summary": "Set a table's feed token",
-            "description": SETTINGS_DOC + "an admin's. The old token is refused from the next request; without a "
+            "description": SETTINGS_DOC + "the old token is refused from the next request; without a "
             "body the service makes one. The answer is the only place the token is shown (the log keeps its "
             "SHA-256).",
             "tags": ["floor"],
@@ -1322,6 +1332,7 @@ FLOOR_PATHS: dict[str, dict] = {
                     "required": ["feed_token"],
                     "additionalProperties": False,
                 },
+                {"feed_token": "a-new-feed-token-for-table-T1"},
                 required=False,
             ),
             "responses": _answers(_json(_ref("FeedToken"), "The new token."), 400, 401, 403, 404, 409, 429, 503),
@@ -1331,7 +1342,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "get": {
             "operationId": "listOperators",
             "summary": "The operators",
-            "description": "An admin's: every operator's name, role and tables (never a token).",
+            "description": "Every operator within the admin's tables: name, role and tables (never a token).",
             "tags": ["floor"],
             "security": OPERATOR,
             "responses": _answers(_json(_ref("Operators"), "The operators."), 401, 403, 429),
@@ -1341,7 +1352,7 @@ FLOOR_PATHS: dict[str, dict] = {
         "put": {
             "operationId": "putOperator",
             "summary": "Add or replace an operator",
-            "description": "An admin's, within their tables and role. A PUT replaces: every field is given (one left "
+            "description": "Within the admin's tables and role. A PUT replaces: every field is given (one left "
             "out is 422 `missing_field`, naming it); `tables` null is every table, which only an admin of every table "
             "gives. Stored in the floor's log: it survives a restart.",
             "tags": ["floor"],
@@ -1353,7 +1364,8 @@ FLOOR_PATHS: dict[str, dict] = {
                     "properties": OPERATOR_BODY,
                     "required": ["token", "role", "tables"],
                     "additionalProperties": False,
-                }
+                },
+                {"token": "dan-s-operator-token-1", "role": "dealer", "tables": ["T1", "T2"]},
             ),
             "responses": {
                 **_answers(_json(_ref("Operator"), "The operator, added or replaced."), 400, 401, 403, 409, 429, 503),
@@ -1363,19 +1375,20 @@ FLOOR_PATHS: dict[str, dict] = {
         "patch": {
             "operationId": "changeOperator",
             "summary": "Change an operator",
-            "description": "An admin's, within their tables and role: any of `token`, `role`, `tables` (null: every "
+            "description": "Within the admin's tables and role: any of `token`, `role`, `tables` (null: every "
             "table); what is left out stays as it is.",
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
-            "requestBody": _body({"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}),
+            "requestBody": _body(
+                {"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}, {"role": "supervisor"}
+            ),
             "responses": _answers(_json(_ref("Operator"), "The operator, changed."), 400, 401, 403, 404, 409, 429, 503),
         },
         "delete": {
             "operationId": "deleteOperator",
             "summary": "Remove an operator",
-            "description": "An admin's, within their tables; one of the table file's included (until it is added "
-            "again).",
+            "description": "Within the admin's tables; one of the table file's included (until it is added again).",
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
@@ -1397,10 +1410,10 @@ for _path, _method in (
 PATHS["/api/tables"]["post"] = {
     "operationId": "addTable",
     "summary": "Add a table live",
-    "description": SETTINGS_DOC + "an admin's. It takes feed events at once and survives a restart.",
+    "description": SETTINGS_DOC + "an admin of every table's. It takes feed events at once and survives a restart.",
     "tags": ["floor"],
     "security": OPERATOR,
-    "requestBody": _body(_ref("NewTable")),
+    "requestBody": _body(_ref("NewTable"), {"id": "T9", "feed_token": "the-feed-token-of-table-T9", "name": "Table 9"}),
     "responses": _answers(
         _json(_ref("Settings"), "The table's settings, and its `state`."), 400, 401, 403, 409, 429, 503
     ),
@@ -1409,8 +1422,7 @@ PATHS["/api/tables/{table_id}"]["delete"] = _idempotent(
     {
         "operationId": "retireTable",
         "summary": "Retire a table",
-        "description": SETTINGS_DOC + "an admin's. It takes no more events; its log stays readable; its screens "
-        "show it closed.",
+        "description": SETTINGS_DOC + "it takes no more events; its log stays readable; its screens show it closed.",
         "tags": ["floor"],
         "security": OPERATOR,
         "parameters": [_table_param()],
@@ -1476,3 +1488,20 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
             },
         },
     }
+
+
+def with_roles(doc: dict, declared: Iterable[tuple[str, str, Need]]) -> dict:
+    """`doc` with, on each operation whose route declared the action it takes (http/auth.py's `needs`: every
+    `(METHOD, rule, declaration)` of `declared`), `x-action` and `x-roles` (the roles PERMISSIONS gives that
+    action, never typed here) and the operator's token among its security requirements. Routes the document does
+    not describe (the pages') are left out."""
+    for method, rule, need in declared:
+        operation = doc["paths"].get(re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule), {}).get(method.lower())
+        if operation is None:
+            continue
+        operation["x-action"], operation["x-roles"] = need.action, need.roles
+        who = f'For {roles_text(PERMISSIONS[need.action].roles)} (`{need.action}`, docs/operators.md "Roles").'
+        operation["description"] = f"{who} {operation.get('description', '')}".strip()
+        if not any("operatorToken" in requirement for requirement in operation.get("security", [])):
+            operation["security"] = [*operation.get("security", []), *OPERATOR]
+    return doc

@@ -22,11 +22,10 @@ from flask import Blueprint, jsonify, request
 
 from ...log import DELIVERY_STATES, RetryAsked, StoredDelivery
 from ...server.logs import printable
-from ...tables.config import Receiver
 from ...tables.current import current_hub
-from ...tables.hub import StorageFailed
-from ...tables.outbox import EVENT_TYPES
-from ..http.auth import bearer_operator, refused
+from ...tables.errors import StorageFailed
+from ...tables.outbox import EVENT_TYPES, Receiver
+from ..http.auth import Acting, Answer, Reached, needs
 from ..http.errors import error
 from ..http.query import whole_number
 
@@ -37,10 +36,8 @@ LIMIT, MAX_LIMIT = 100, 1000  # deliveries listed by default, and at most
 
 
 @bp.get("/webhooks")
-def webhooks():
-    answer = _reader()
-    if answer:
-        return answer
+@needs("read", "the webhooks")
+def webhooks(acting: Acting) -> Answer:
     hub = current_hub()
     return jsonify(
         {"webhooks": [{**receiver_json(r), **hub.read(hub.store.outbox_summary, r.name)} for r in hub.outbox.receivers]}
@@ -48,13 +45,12 @@ def webhooks():
 
 
 @bp.get("/webhooks/<name>/deliveries")
-def deliveries(name: str):
-    answer = _reader()
-    if answer:
-        return answer
+@needs("read", "the webhooks")
+def deliveries(acting: Acting, name: str) -> Answer:
     receiver, missing = _receiver(name)
-    if missing:
+    if missing is not None:
         return missing
+    assert receiver is not None
     state = request.args.get("state", "pending")
     if state not in DELIVERY_STATES:
         return error(400, "bad_state", f"state must be {', '.join(DELIVERY_STATES)}, not {state[:20]!r}")
@@ -67,33 +63,52 @@ def deliveries(name: str):
     return jsonify({"webhook": receiver.name, "state": state, "deliveries": [delivery_json(d) for d in rows]})
 
 
-@bp.post("/webhooks/<name>/deliveries/<delivery_id>/retry")
-def retry(name: str, delivery_id: str):
-    operator, answer = bearer_operator("sending a webhook delivery again")
-    if answer:
-        return answer
+def _delivery(name: str, delivery_id: str) -> tuple[Receiver | None, StoredDelivery | None, Answer | None]:
+    """(the receiver, the delivery, None), or (None, None, the 404 answer)."""
     receiver, missing = _receiver(name)
     if missing:
-        return missing
+        return None, None, missing
+    assert receiver is not None
     hub = current_hub()
     found = hub.read(hub.store.outbox_delivery, receiver.name, delivery_id[:64])
     if found is None:
-        return error(404, "unknown_delivery", f"webhook {receiver.name} has no delivery {delivery_id[:64]!r}")
-    denied = refused(operator, found.table_id, "retry_delivery", {"webhook": receiver.name, "delivery": found.delivery})
-    if denied:
-        return denied
+        return (
+            None,
+            None,
+            error(404, "unknown_delivery", f"webhook {receiver.name} has no delivery {delivery_id[:64]!r}"),
+        )
+    return receiver, found, None
+
+
+def _delivery_reached(name: str, delivery_id: str) -> Reached | Answer:
+    """What sending a delivery again reaches: the delivery's table (or the 404 answer)."""
+    receiver, found, missing = _delivery(name, delivery_id)
+    if missing is not None:
+        return missing
+    assert receiver is not None and found is not None
+    return Reached((found.table_id,), tried={"webhook": receiver.name, "delivery": found.delivery})
+
+
+@bp.post("/webhooks/<name>/deliveries/<delivery_id>/retry")
+@needs("retry_delivery", "sending a webhook delivery again", finds=_delivery_reached)
+def retry(acting: Acting, name: str, delivery_id: str) -> Answer:
+    operator = acting.operator
+    receiver, found, missing = _delivery(name, delivery_id)
+    if missing is not None:  # gone since the declaration found it: never, as deliveries are kept for days
+        return missing
+    assert receiver is not None and found is not None
+    hub = current_hub()
     try:
         hub.writer.change(RetryAsked(found.row_id, time.time())).result(timeout=hub.write_timeout)
     except FutureTimeout:
         raise StorageFailed(f"the event log did not confirm the retry within {hub.write_timeout:g} s") from None
     hub.outbox.written(found.table_id)  # its courier (here, or in the process that sends it) looks at once
-    assert operator is not None
     log.info("webhook %s: delivery %s retried by operator %s", receiver.name, printable(delivery_id), operator.name)
     again = hub.read(hub.store.outbox_delivery, receiver.name, found.delivery)
     return jsonify({"delivery": delivery_json(again or found)})
 
 
-def receiver_json(r: Receiver) -> dict:
+def receiver_json(r: Receiver) -> dict[str, object]:
     """A receiver as the API shows it: never its secret, nor a password in its URL."""
     return {
         "name": r.name,
@@ -103,7 +118,7 @@ def receiver_json(r: Receiver) -> dict:
     }
 
 
-def delivery_json(d: StoredDelivery) -> dict:
+def delivery_json(d: StoredDelivery) -> dict[str, object]:
     """A delivery as the API shows it: its id, what it tells of, where it stands, and the body it carries."""
     return {
         "id": d.delivery,
@@ -124,15 +139,7 @@ def delivery_json(d: StoredDelivery) -> dict:
     }
 
 
-def _reader():
-    """None when the request's token is an operator's who may read the webhooks, else the 401/403/429 answer."""
-    op, answer = bearer_operator("the webhooks")
-    if answer:
-        return answer
-    return refused(op, None, "read")
-
-
-def _receiver(name: str):
+def _receiver(name: str) -> tuple[Receiver | None, Answer | None]:
     for r in current_hub().outbox.receivers:
         if r.name == name:
             return r, None

@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import cast
+from typing import Any, cast
 
 from flask import Blueprint, jsonify, request
 
 from ....errors import Refusal
 from ....live_settings import BadSetting
 from ....table import token_digest
-from ...tables import permissions
 from ...tables.config import (
     NAME,
     OPERATOR_SETTINGS,
@@ -50,7 +49,7 @@ from ...tables.current import current_hub
 from ...tables.idempotency import Asked, Repeated
 from ...tables.permissions import ROLES, Role
 from ..actions.settings import asked_of, change_settings, floor_post, repeated_answer, request_key, settings_json
-from ..http.auth import authorised, bearer_operator, refused, sign
+from ..http.auth import Acting, Answer, needs, sign
 from ..http.errors import error, table_or_404
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
@@ -58,7 +57,7 @@ bp = Blueprint("floor", __name__, url_prefix="/api")
 __all__ = ["TOKEN_CHARS", "bp"]  # TOKEN_CHARS: a token's length, written once in tables/config.py
 
 
-def _body() -> tuple[object, object]:
+def _body() -> tuple[object, Answer | None]:
     """(the JSON body, None), or (None, the 400 answer)."""
     try:
         return json.loads(request.get_data(cache=False) or b"null"), None
@@ -73,7 +72,7 @@ def _token_in_use(token: str, table_id: str | None = None) -> bool:
     return any(c.takes_token(token) for c in tables) or any(o.takes_token(token) for o in hub.operators)
 
 
-def _new_token(body: object, what: str) -> tuple[str | None, object]:
+def _new_token(body: object, what: str) -> tuple[str | None, Answer | None]:
     """(a token of TOKEN_CHARS characters, None), or (None, the 400 answer naming the field)."""
     problem = token_problem(what, body)
     if problem:
@@ -82,32 +81,27 @@ def _new_token(body: object, what: str) -> tuple[str | None, object]:
 
 
 @bp.get("/tables/<table_id>/settings")
-def get_settings(table_id: str):
+def get_settings(table_id: str) -> Answer:
     table, missing = table_or_404(table_id)
-    return missing or jsonify(settings_json(table.config))
+    if missing is not None:
+        return missing
+    assert table is not None
+    return jsonify(settings_json(table.config))
 
 
 @bp.patch("/tables/<table_id>/settings")
-def patch_settings(table_id: str):
-    _, missing = table_or_404(table_id)
-    if missing:
-        return missing
-    op, answer = bearer_operator("changing a table's settings")
-    if answer:
-        return answer
-    assert op is not None
+@needs("settings", "changing a table's settings")
+def patch_settings(acting: Acting, table_id: str) -> Answer:
     key, bad = request_key()
     if bad:
         return bad
-    return change_settings(op, table_id, request.get_data(cache=False), key)
+    return change_settings(acting.operator, table_id, request.get_data(cache=False), key)
 
 
 @bp.post("/tables")
-def add_table():
-    op, answer = authorised("adding a table", "add_table")
-    if answer:
-        return answer
-    assert op is not None
+@needs("add_table", "adding a table")
+def add_table(acting: Acting) -> Answer:
+    op = acting.operator
     body, bad = _body()
     if bad:
         return bad
@@ -154,14 +148,9 @@ def add_table():
 
 
 @bp.delete("/tables/<table_id>")
-def retire_table(table_id: str):
-    table, missing = table_or_404(table_id)
-    if missing:
-        return missing
-    op, answer = authorised("retiring a table", "retire_table", table_id)
-    if answer:
-        return answer
-    assert op is not None
+@needs("retire_table", "retiring a table")
+def retire_table(acting: Acting, table_id: str) -> Answer:
+    op, table = acting.operator, current_hub().tables[table_id]
     key, bad = request_key()
     if bad:
         return bad
@@ -179,16 +168,11 @@ def retire_table(table_id: str):
 
 
 @bp.post("/tables/<table_id>/feed-token")
-def rotate_token(table_id: str):
+@needs("rotate_token", "setting a feed token")
+def rotate_token(acting: Acting, table_id: str) -> Answer:
     """Body `{"feed_token": "..."}`, or none: the service makes one and answers it (once: the log keeps its
     SHA-256 only; sent again with the same Idempotency-Key, the same one is made again from the key)."""
-    table, missing = table_or_404(table_id)
-    if missing:
-        return missing
-    op, answer = authorised("setting a feed token", "rotate_token", table_id)
-    if answer:
-        return answer
-    assert op is not None
+    op, table = acting.operator, current_hub().tables[table_id]
     key, bad = request_key()
     if bad:
         return bad
@@ -228,7 +212,7 @@ def _made_token(table_id: str, op: Operator, key: str) -> str:
     return sign("feed-token", current_hub().log_id, table_id, op.name, key)
 
 
-def _token_again(repeated: Repeated, table_id: str, op: Operator, key: str | None, given: object):
+def _token_again(repeated: Repeated, table_id: str, op: Operator, key: str | None, given: object) -> Answer:
     """A feed token set before with this key, answered again: the token the body gave, or the one made from the key
     (if the service's secret key changed since, it cannot be made again: 409)."""
     if not repeated.same or key is None:
@@ -250,7 +234,7 @@ OPERATOR_FIELDS = ("token", "role", "tables")  # the table file's OPERATOR_SETTI
 assert set(OPERATOR_FIELDS) == set(OPERATOR_SETTINGS), "an operator's fields are the table file's"
 
 
-def _operator_json(o: Operator) -> dict:
+def _operator_json(o: Operator) -> dict[str, object]:
     return {"name": o.name, "role": o.role, "tables": None if o.tables is None else list(o.tables)}
 
 
@@ -261,34 +245,30 @@ def _last_admin(name: str) -> bool:
 
 
 @bp.get("/operators")
-def operators():
+@needs("operators", "the operators")
+def operators(acting: Acting) -> Answer:
     """Every operator within the asking admin's tables (an admin limited to some tables sees those it may change)."""
-    op, answer = authorised("the operators", "operators")
-    if answer:
-        return answer
-    assert op is not None
-    listed = [o for o in current_hub().operators if permissions.check(op, "operators", None, (o,)) is None]
+    listed = [o for o in current_hub().operators if acting.allows(over=(o,))]
     return jsonify({"operators": [_operator_json(o) for o in listed]})
 
 
 @bp.put("/operators/<name>")
-def put_operator(name: str):
+@needs("operators", "adding or changing an operator")
+def put_operator(acting: Acting, name: str) -> Answer:
     """Body `{"token": "...", "role": "dealer", "tables": ["T1"] | null}`, every field (a PUT replaces: one left out
     is 422 naming it): adds the operator, or replaces one."""
-    return _set_operator(name, replace=True)
+    return _set_operator(acting, name, replace=True)
 
 
 @bp.patch("/operators/<name>")
-def patch_operator(name: str):
+@needs("operators", "adding or changing an operator")
+def patch_operator(acting: Acting, name: str) -> Answer:
     """Body: any of `token`, `role`, `tables` (null: every table); what it leaves out stays as it is."""
-    return _set_operator(name, replace=False)
+    return _set_operator(acting, name, replace=False)
 
 
-def _set_operator(name: str, replace: bool):
-    op, answer = authorised("adding or changing an operator", "operators")
-    if answer:
-        return answer
-    assert op is not None
+def _set_operator(acting: Acting, name: str, replace: bool) -> Answer:
+    op = acting.operator
     key, bad = request_key()
     if bad:
         return bad
@@ -334,7 +314,7 @@ def _set_operator(name: str, replace: bool):
         return bad
     assert made is not None
     over = (existing, made) if existing is not None else (made,)
-    no = refused(op, None, "operators", {"what": "operator", "name": name}, over)
+    no = acting.may(over=over, tried={"what": "operator", "name": name})
     if no:
         return no
     if existing is not None and existing.role == "admin" and made.role != "admin" and _last_admin(name):
@@ -356,7 +336,9 @@ def _set_operator(name: str, replace: bool):
     return _floor_write(event, op, asked, _operator_json(made))
 
 
-def _operator_as_asked(name: str, body: dict, existing: Operator | None):
+def _operator_as_asked(
+    name: str, body: dict[str, Any], existing: Operator | None
+) -> tuple[Operator | None, Answer | None]:
     """(the operator as the body makes them, None), or (None, the 400 answer naming the field): each field given,
     the others as `existing` has them."""
     if "token" in body:
@@ -381,7 +363,7 @@ def _operator_as_asked(name: str, body: dict, existing: Operator | None):
     return Operator(name, "", tables, cast(Role, role), token_sha256=digest), None
 
 
-def _floor_write(event: dict, op: Operator, asked: Asked | None, answer: dict):
+def _floor_write(event: dict[str, Any], op: Operator, asked: Asked | None, answer: dict[str, object]) -> Answer:
     """Store an operator's change in the floor's log and answer `answer` (or the first answer to its key)."""
     try:
         current_hub().floor.write(event, asked, answer, by=op)
@@ -393,11 +375,9 @@ def _floor_write(event: dict, op: Operator, asked: Asked | None, answer: dict):
 
 
 @bp.delete("/operators/<name>")
-def delete_operator(name: str):
-    op, answer = authorised("removing an operator", "operators")
-    if answer:
-        return answer
-    assert op is not None
+@needs("operators", "removing an operator")
+def delete_operator(acting: Acting, name: str) -> Answer:
+    op = acting.operator
     key, bad = request_key()
     if bad:
         return bad
@@ -409,7 +389,7 @@ def delete_operator(name: str):
     existing = next((o for o in hub.operators if o.name == name), None)
     if existing is None:
         return error(404, "unknown_operator", f"there is no operator {name[:40]!r}: see /api/operators")
-    no = refused(op, None, "operators", {"what": "operator", "name": name}, (existing,))
+    no = acting.may(over=(existing,), tried={"what": "operator", "name": name})
     if no:
         return no
     if _last_admin(name):

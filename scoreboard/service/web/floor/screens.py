@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_wtf.csrf import CSRFError
@@ -22,10 +23,8 @@ from ....i18n import LANGUAGES
 from ....options import BadOption, accepted_by, check_tables, read_options
 from ....palette import THEMES
 from ...live.screens import PAGES, WITH_TABLE, Screens, Shows, id_problem
-from ...tables import permissions
-from ...tables.config import Operator
 from ...tables.current import current_hub
-from ..http.auth import bearer_operator, refused, signed_in
+from ..http.auth import Acting, Answer, Reached, needs
 from ..http.errors import error
 
 bp = Blueprint("screens", __name__)
@@ -42,200 +41,139 @@ class BadField(Exception):
 
 
 def _screens() -> Screens:
-    return current_app.extensions["screens"]
-
-
-def _api_operator(what: str):
-    return bearer_operator(what)
-
-
-def _session_operator(what: str):
-    op = signed_in()
-    if op is None:
-        return None, error(401, "signed_out", f"you are signed out: sign in again for {what}")
-    return op, None
+    return cast(Screens, current_app.extensions["screens"])
 
 
 # -- listing ------------------------------------------------------------------------------------------------------
 
 
-def _listing(op: Operator):
-    """Every screen `op` may read: those of their tables, and those showing no table (each table asked once: a
-    floor's thousands of screens show a few tables)."""
+def _listing(acting: Acting) -> Answer:
+    """Every screen the operator may read: those of their tables, and those showing no table (each table asked once:
+    a floor's thousands of screens show a few tables)."""
     may: dict[str, bool] = {}
 
     def may_read(table_id: str | None) -> bool:
         if table_id is None:
             return True
         if table_id not in may:
-            may[table_id] = permissions.check(op, "read", table_id) is None
+            may[table_id] = acting.allows(table_id)
         return may[table_id]
 
-    def readable(screen: dict) -> bool:
+    def readable(screen: dict[str, Any]) -> bool:
         return may_read(screen.get("table")) and may_read((screen.get("assigned") or {}).get("table"))
 
     return jsonify({"screens": [s for s in _screens().listing() if readable(s)]})
 
 
 @bp.get("/api/screens")
-def api_list():
-    op, answer = _api_operator("the screens")
-    if answer:
-        return answer
-    assert op is not None
-    return _listing(op)
+@needs("read", "the screens")
+def api_list(acting: Acting) -> Answer:
+    return _listing(acting)
 
 
 @bp.get("/pit/screens")
-def pit_screens():
-    op, answer = _session_operator("the screens")
-    if answer:
-        return answer
-    assert op is not None
-    return _listing(op)
+@needs("read", "the screens", via="session")
+def pit_screens(acting: Acting) -> Answer:
+    return _listing(acting)
 
 
 # -- acting on one screen -----------------------------------------------------------------------------------------
 
 
-def _known(screen_id: str) -> tuple[dict | None, object]:
-    """(the screen as listed, None), or (None, the 404 answer)."""
-    screen = None if id_problem(screen_id) else _screens().screen(screen_id)
-    if screen is None:
-        return None, error(404, "unknown_screen", f"there is no screen {screen_id[:40]!r}: see /api/screens")
-    return screen, None
-
-
-def _tables_of(screen: dict) -> list[str | None]:
+def _tables_of(screen: dict[str, Any]) -> tuple[str | None, ...]:
     """The tables a screen shows or is assigned to (None: it shows none)."""
     tables = [screen.get("table"), (screen.get("assigned") or {}).get("table")]
-    return list(dict.fromkeys(t for t in tables if t)) or [None]
+    return tuple(dict.fromkeys(t for t in tables if t)) or (None,)
 
 
-def _may(op: Operator, tables: list[str | None], tried: dict):
-    for table_id in tables:
-        no = refused(op, table_id, "screens", tried)
-        if no:
-            return no
-    return None
+def _finder(action: str) -> Callable[..., Reached | Answer]:
+    """What acting on a screen reaches: the tables it shows and is assigned to (404: a screen the service does not
+    know), found before the body is read."""
+
+    def finds(screen_id: str) -> Reached | Answer:
+        screen = None if id_problem(screen_id) else _screens().screen(screen_id)
+        if screen is None:
+            return error(404, "unknown_screen", f"there is no screen {screen_id[:40]!r}: see /api/screens")
+        return Reached(_tables_of(screen), tried={"screen": screen_id, "action": action})
+
+    return finds
 
 
-def _act(op: Operator, screen_id: str, action: str, do: Callable[[Screens, dict], object]):
-    screen, missing = _known(screen_id)
-    if missing:
-        return missing
-    assert screen is not None
-    no = _may(op, _tables_of(screen), {"screen": screen_id, "action": action})
-    if no:
-        return no
+def _act(screen_id: str, do: Callable[[Screens, dict[str, Any]], object]) -> Answer:
+    screen = _screens().screen(screen_id)
+    assert screen is not None  # the declaration found it
     answer = do(_screens(), screen)
-    return answer if answer is not None else jsonify({"screen": _screens().screen(screen_id)})
+    return answer if answer is not None else jsonify({"screen": _screens().screen(screen_id)})  # type: ignore[return-value]
 
 
-def _assign(op: Operator, screen_id: str, data: bytes):
-    screen, missing = _known(screen_id)
-    if missing:
-        return missing
-    assert screen is not None
-    tried = {"screen": screen_id, "action": "assign"}
-    no = _may(op, _tables_of(screen), tried)
-    if no:
-        return no
+def _assign(acting: Acting, screen_id: str, data: bytes) -> Answer:
+    screen = _screens().screen(screen_id)
+    assert screen is not None  # the declaration found it
     try:
         shows = read_assignment(data, screen, current_hub().tables)
     except BadField as e:
         return error(400, f"bad_{e.field}", e.message, field=e.field)
     if shows.table is not None:
-        no = _may(op, [shows.table], tried)
+        no = acting.may(shows.table, tried={"screen": screen_id, "action": "assign"})
         if no:
             return no
-    _screens().assign(screen_id, shows, op.name)
+    _screens().assign(screen_id, shows, acting.operator.name)
     return jsonify({"screen": _screens().screen(screen_id)})
 
 
-def _forget(op: Operator, screen_id: str):
-    def forget(screens: Screens, screen: dict):
+def _forget(acting: Acting, screen_id: str) -> Answer:
+    def forget(screens: Screens, screen: dict[str, Any]) -> None:
         if screen.get("assigned") is not None:
-            screens.forget(screen_id, op.name, screen["assigned"]["table"])
-        return None
+            screens.forget(screen_id, acting.operator.name, screen["assigned"]["table"])
 
-    return _act(op, screen_id, "forget", forget)
-
-
-def _identify(op: Operator, screen_id: str):
-    return _act(op, screen_id, "identify", lambda screens, screen: screens.identify(screen_id))
-
-
-def _reload(op: Operator, screen_id: str):
-    return _act(op, screen_id, "reload", lambda screens, screen: screens.reload(screen_id))
+    return _act(screen_id, forget)
 
 
 @bp.put("/api/screens/<screen_id>")
-def api_assign(screen_id: str):
+@needs("screens", "assigning a screen", finds=_finder("assign"))
+def api_assign(acting: Acting, screen_id: str) -> Answer:
     """Body: `{"page", "table", "lang", "theme", "options"}`, any left out (read_assignment says how)."""
-    op, answer = _api_operator("assigning a screen")
-    if answer:
-        return answer
-    assert op is not None
-    return _assign(op, screen_id, request.get_data(cache=False))
+    return _assign(acting, screen_id, request.get_data(cache=False))
 
 
 @bp.delete("/api/screens/<screen_id>")
-def api_forget(screen_id: str):
-    op, answer = _api_operator("forgetting a screen's assignment")
-    if answer:
-        return answer
-    assert op is not None
-    return _forget(op, screen_id)
+@needs("screens", "forgetting a screen's assignment", finds=_finder("forget"))
+def api_forget(acting: Acting, screen_id: str) -> Answer:
+    return _forget(acting, screen_id)
 
 
 @bp.post("/api/screens/<screen_id>/identify")
-def api_identify(screen_id: str):
-    op, answer = _api_operator("identifying a screen")
-    if answer:
-        return answer
-    assert op is not None
-    return _identify(op, screen_id)
+@needs("screens", "identifying a screen", finds=_finder("identify"))
+def api_identify(acting: Acting, screen_id: str) -> Answer:
+    return _act(screen_id, lambda screens, screen: screens.identify(screen_id))
 
 
 @bp.post("/api/screens/<screen_id>/reload")
-def api_reload(screen_id: str):
-    op, answer = _api_operator("reloading a screen")
-    if answer:
-        return answer
-    assert op is not None
-    return _reload(op, screen_id)
+@needs("screens", "reloading a screen", finds=_finder("reload"))
+def api_reload(acting: Acting, screen_id: str) -> Answer:
+    return _act(screen_id, lambda screens, screen: screens.reload(screen_id))
 
 
 @bp.put("/pit/screens/<screen_id>")
-def pit_assign(screen_id: str):
-    op, answer = _session_operator("assigning a screen")
-    if answer:
-        return answer
-    assert op is not None
-    return _assign(op, screen_id, request.get_data(cache=False))
+@needs("screens", "assigning a screen", via="session", finds=_finder("assign"))
+def pit_assign(acting: Acting, screen_id: str) -> Answer:
+    return _assign(acting, screen_id, request.get_data(cache=False))
 
 
 @bp.post("/pit/screens/<screen_id>/identify")
-def pit_identify(screen_id: str):
-    op, answer = _session_operator("identifying a screen")
-    if answer:
-        return answer
-    assert op is not None
-    return _identify(op, screen_id)
+@needs("screens", "identifying a screen", via="session", finds=_finder("identify"))
+def pit_identify(acting: Acting, screen_id: str) -> Answer:
+    return _act(screen_id, lambda screens, screen: screens.identify(screen_id))
 
 
 @bp.post("/pit/screens/<screen_id>/reload")
-def pit_reload(screen_id: str):
-    op, answer = _session_operator("reloading a screen")
-    if answer:
-        return answer
-    assert op is not None
-    return _reload(op, screen_id)
+@needs("screens", "reloading a screen", via="session", finds=_finder("reload"))
+def pit_reload(acting: Acting, screen_id: str) -> Answer:
+    return _act(screen_id, lambda screens, screen: screens.reload(screen_id))
 
 
 @bp.errorhandler(CSRFError)
-def csrf_refused(e: CSRFError):
+def csrf_refused(e: CSRFError) -> Answer:
     message = "the page's security token is missing or out of date: reload the page and try again"
     return error(400, "csrf_failed", message, reason=e.description)
 
@@ -243,7 +181,7 @@ def csrf_refused(e: CSRFError):
 # -- the body of an assignment ------------------------------------------------------------------------------------
 
 
-def read_assignment(data: bytes, screen: Mapping, tables: Mapping[str, object]) -> Shows:
+def read_assignment(data: bytes, screen: Mapping[str, Any], tables: Mapping[str, object]) -> Shows:
     """What a screen is to show, from a PUT's body: `{"page", "table", "lang", "theme", "options"}`, each optional.
     What is left out stays as the screen's stored assignment has it (or, if it has none, as the screen shows now);
     a table given to a screen showing no table makes it a board; options are kept only while the page stays the
@@ -298,7 +236,7 @@ def read_assignment(data: bytes, screen: Mapping, tables: Mapping[str, object]) 
     return Shows(page, table, lang, theme, _options(options, page, tables))
 
 
-def _choice(body: Mapping, base: Mapping, name: str, choices: tuple[str, ...]) -> str | None:
+def _choice(body: Mapping[str, Any], base: Mapping[str, Any], name: str, choices: tuple[str, ...]) -> str | None:
     value = body[name] if name in body else base.get(name)
     if value is not None and value not in choices:
         raise BadField(name, f"{name} must be one of {', '.join(choices)} or null, not {_shown(value)}")

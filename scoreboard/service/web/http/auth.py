@@ -10,6 +10,13 @@ On a log other processes share, the operators are read again from the floor's lo
 read of its newest events): an operator removed, or given a new token, on another process is refused here from the
 moment that process answered (docs/scale-out.md "Removals and rotations").
 
+Every route that needs a credential says so once, with the action it takes (`needs`: a key of PERMISSIONS, read
+again by the OpenAPI document's `x-roles` and by the tests' roles matrix): the decorator reads the token (or the
+operator page's session), finds what the URL reaches (the table, or an alarm's, a screen's, a delivery's) and asks
+the check, all before the route reads its body: a dealer's malformed admin request is 403, an anonymous one 401.
+What only the body says (a screen's new table, the operators a change makes) the route asks through the same
+declared action (`Acting.may`).
+
 The operator page's session (`sign_in`, `signed_in`): Flask's signed cookie (set up by pages/operator.py's
 `init_app`: HttpOnly, SameSite=Strict, Secure over HTTPS) naming the operator and a keyed hash of their token, so a
 token changed in the config signs its sessions out; read by every page that acts for an operator (the operator page,
@@ -18,20 +25,27 @@ and the pit, whose acknowledge buttons are a signed-in supervisor's).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
-from flask import current_app, request, session
+from flask import Flask, current_app, request, session
+from flask.typing import ResponseReturnValue
 
 from ...feeds.intake import bearer_token, operator_of, too_many_attempts
 from ...tables import permissions
 from ...tables.config import Operator
 from ...tables.current import current_hub
+from ...tables.permissions import PERMISSIONS, ROLES, Role
 from .errors import error, table_or_404
 
+Answer = ResponseReturnValue
 
-def bearer_operator(what: str):
+
+def bearer_operator(what: str) -> tuple[Operator | None, Answer | None]:
     """(the operator, None) when the request carries an operator's token, else (None, the 401/403 answer). `what`
     names the resource in the refusal, such as "the audit"."""
     token = bearer_token(request.headers.get("Authorization"))
@@ -61,7 +75,13 @@ def bearer_operator(what: str):
     return op, None
 
 
-def refused(op: Operator, table_id: str | None, action: str, tried: dict | None = None, over: Sequence[Operator] = ()):
+def refused(
+    op: Operator,
+    table_id: str | None,
+    action: str,
+    tried: Mapping[str, object] | None = None,
+    over: Sequence[Operator] = (),
+) -> Answer | None:
     """The 403 answer if `op` may not take `action` at `table_id` (or over the operators `over`: permissions.check),
     kept in the audit of the table it concerns; else None."""
     denied = permissions.check(op, action, table_id, over)
@@ -74,26 +94,142 @@ def refused(op: Operator, table_id: str | None, action: str, tried: dict | None 
     return error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
 
 
-def authorised(
-    what: str, action: str, table_id: str | None = None, tried: dict | None = None, over: Sequence[Operator] = ()
-):
-    """(the operator, None) when the request's token is an operator's who may take `action` at `table_id` (or over
-    the operators `over`), else (None, the 401/403 answer; 429 for an address that gave too many wrong tokens
-    lately)."""
-    op, answer = bearer_operator(what)
-    if answer:
-        return None, answer
-    assert op is not None
-    answer = refused(op, table_id, action, tried, over)
-    return (None, answer) if answer else (op, None)
+# -- the routes' declarations ----------------------------------------------------------------------------------------
+
+Via = Literal["bearer", "session"]  # an operator's bearer token (the API), or the operator page's signed-in session
 
 
-def operator_for(table_id: str, what: str, action: str = "read"):
-    """`authorised` at a table that must exist (else its 404), the refusal's audit naming `what` was tried."""
-    _, missing = table_or_404(table_id)
-    if missing:
-        return None, missing
-    return authorised(what, action, table_id, {"what": what})
+@dataclass(frozen=True)
+class Need:
+    """What a route declares: the action it takes (a key of PERMISSIONS), what a refusal names it (such as "the
+    audit"), and the credential it reads."""
+
+    action: str
+    what: str
+    via: Via = "bearer"
+
+    @property
+    def roles(self) -> list[Role]:
+        """The roles that may take the action, in ROLES' order (the OpenAPI document's `x-roles`)."""
+        return [r for r in ROLES if r in PERMISSIONS[self.action].roles]
+
+
+@dataclass(frozen=True)
+class Reached:
+    """What a request reaches, found from its URL before its body is read: the tables it acts at (None: no one
+    table), the action if the thing found asks another than the route's (an integrity alarm's acknowledgement is
+    an admin's), and what was tried, for the audit of a refusal."""
+
+    tables: tuple[str | None, ...] = (None,)
+    action: str | None = None
+    tried: dict[str, object] = field(default_factory=dict)
+
+
+# (the URL's values) -> what the request reaches, or the answer refusing it (404: no such alarm, screen, ...).
+Finder = Callable[..., "Reached | Answer"]
+
+
+@dataclass(frozen=True)
+class Acting:
+    """The operator a route acts for, once `needs` let them in, with the route's declared action: what only the body
+    says is asked through it (`may`), and a listing filtered by it (`allows`)."""
+
+    operator: Operator
+    action: str
+
+    def may(
+        self, table_id: str | None = None, over: Sequence[Operator] = (), tried: Mapping[str, object] | None = None
+    ) -> Answer | None:
+        """The 403 answer (kept in the audit) if the operator may not take the route's action at `table_id` or over
+        the operators `over`, else None."""
+        return refused(self.operator, table_id, self.action, dict(tried or {}), over)
+
+    def allows(self, table_id: str | None = None, over: Sequence[Operator] = ()) -> bool:
+        """Whether the operator may take the route's action there (a listing's filter: nothing is audited)."""
+        return permissions.check(self.operator, self.action, table_id, over) is None
+
+
+# view function -> what it declared; read by the OpenAPI document and the tests through `declared`.
+_DECLARED: dict[Callable[..., object], Need] = {}
+
+
+def declare(view: Callable[..., object], need: Need) -> None:
+    """Declare the action of a route that judges its credential itself: the feed's (feeds/http_feed.py), which takes
+    a table's feed token as well as an operator's, and whose events the hub judges one by one, each the action it is
+    on the table as it finds it (permissions.action_of); `need` is the least of them (dealing)."""
+    _DECLARED[view] = need
+
+
+def declared(view: Callable[..., object]) -> Need | None:
+    """What a view function declared with `needs`, or None: it needs no credential."""
+    return _DECLARED.get(view)
+
+
+def declarations(app: Flask) -> Iterator[tuple[str, str, Need]]:
+    """(METHOD, the URL rule, its declaration) for every route of `app` that needs a credential."""
+    for rule in app.url_map.iter_rules():
+        need = declared(app.view_functions[rule.endpoint])
+        if need is not None:
+            for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+                yield method, rule.rule, need
+
+
+def needs(
+    action: str,
+    what: str,
+    *,
+    via: Via = "bearer",
+    finds: Finder | None = None,
+    public: Callable[..., bool] | None = None,
+) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
+    """The route takes `action` (PERMISSIONS' key; a missing one fails at import) for an operator, read from `via`.
+    Before the route runs, and before it reads its body: the URL's table must exist (404), the credential must be an
+    operator's (401; 429 for an address that gave too many wrong tokens; 403 `operator_required` for a feed token),
+    and the check must allow the action at what the request reaches: the URL's `table_id`, what `finds` returns from
+    the URL's values (the tables of an alarm, a screen, a delivery; or its answer: a 404), else the floor (403, kept
+    in the audit of the table it concerns). The route is called with the `Acting` operator first; or with None for
+    a request without a token that `public` (from the URL's values) lets anyone make (a revealed shoe's export)."""
+    permission = PERMISSIONS[action]
+    need = Need(action, what, via)
+
+    def decorate(view: Callable[..., Answer]) -> Callable[..., Answer]:
+        @functools.wraps(view)
+        def guarded(**values: str) -> Answer:
+            if public is not None and request.headers.get("Authorization") is None and public(**values):
+                return view(None, **values)
+            op, answer = _credential(need, values.get("table_id"))
+            if answer is not None:
+                return answer
+            assert op is not None
+            reached = Reached((values.get("table_id"),)) if finds is None else finds(**values)
+            if not isinstance(reached, Reached):
+                return reached
+            tried = {"type": reached.action or action, "what": what, **reached.tried}
+            for table_id in reached.tables:
+                at = table_id if permission.reach == "table" else None
+                no = refused(op, at, reached.action or action, tried)
+                if no is not None:
+                    return no
+            return view(Acting(op, action), **values)
+
+        _DECLARED[guarded] = need
+        return guarded
+
+    return decorate
+
+
+def _credential(need: Need, table_id: str | None) -> tuple[Operator | None, Answer | None]:
+    """(the operator, None), or (None, the answer refusing the request) for a route's declaration. The API's 404 for a
+    missing table comes before its token is read (the table list is public anyway); the page's session is read
+    first, as the page always has."""
+    if need.via == "session":
+        op = signed_in()
+        if op is None:
+            return None, error(401, "signed_out", f"you are signed out: sign in again for {need.what}")
+        _, missing = table_or_404(table_id) if table_id is not None else (None, None)
+        return (None, missing) if missing is not None else (op, None)
+    _, missing = table_or_404(table_id) if table_id is not None else (None, None)
+    return (None, missing) if missing is not None else bearer_operator(need.what)
 
 
 # -- the operator page's session --------------------------------------------------------------------------------------

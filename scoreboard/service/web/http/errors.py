@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ....errors import Refusal
+from ....view import TableView
 from ...feeds.intake import TooManyAttempts
 from ...server.logs import printable
 from ...tables.current import current_hub
-from ...tables.hub import StorageFailed
+from ...tables.errors import StorageFailed
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +29,12 @@ MESSAGES = {
 }
 
 
-def error(status: int, code: str, message: str, **extra):
+def error(status: int, code: str, message: str, **extra: object) -> tuple[Response, int]:
+    """The JSON error answer: {"error": code, "message": message, ...extra} with `status`."""
     return jsonify({"error": code, "message": message, **extra}), status
 
 
-def table_or_404(table_id: str, **extra):
+def table_or_404(table_id: str, **extra: object) -> tuple[TableView, None] | tuple[None, tuple[Response, int]]:
     """(the table, None), or (None, the 404 answer) when the service runs no such table."""
     table = current_hub().get(table_id)
     if table is None:
@@ -44,21 +46,21 @@ def init_app(app: Flask) -> None:
     """JSON for errors under /api; the pages keep Flask's HTML error pages."""
 
     @app.errorhandler(Refusal)
-    def refusal(e: Refusal):
+    def refusal(e: Refusal) -> tuple[Response, int]:
         return jsonify(e.as_json()), e.status
 
     @app.errorhandler(StorageFailed)
-    def storage_failed(e: StorageFailed):
+    def storage_failed(e: StorageFailed) -> tuple[Response, int]:
         return error(503, "storage_failed", str(e))
 
     @app.errorhandler(TooManyAttempts)
-    def too_many_attempts(e: TooManyAttempts):
+    def too_many_attempts(e: TooManyAttempts) -> tuple[Response, int]:
         answer, status = error(429, e.body["error"], e.body["message"])
         answer.headers["Retry-After"] = str(e.body["retry_after"])
         return answer, status
 
     @app.errorhandler(HTTPException)
-    def http_error(e: HTTPException):
+    def http_error(e: HTTPException) -> HTTPException | tuple[Response, int]:
         if not request.path.startswith("/api"):
             return e
         status = e.code or 500
@@ -78,7 +80,7 @@ def init_app(app: Flask) -> None:
         return answer, status
 
     @app.errorhandler(Exception)
-    def unexpected(e: Exception):
+    def unexpected(e: Exception) -> HTTPException | tuple[Response | str, int]:
         if isinstance(e, HTTPException):
             return http_error(e)
         log.exception("unexpected error on %s %s", request.method, printable(request.path, limit=200))

@@ -24,6 +24,7 @@ def init_app(app: Flask) -> None:
     hub = hub_of(app)
     m = Metrics(hub, os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None)
     hub.metrics = m
+    hub.listen(m.took)
     hub.writer.observe = m.committed
     app.extensions["scoreboard.metrics"] = m
     app.register_blueprint(bp)

@@ -43,17 +43,18 @@ from flask_babel import gettext as translated  # for texts made elsewhere (varia
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
 from ....errors import Malformed
+from ....events import EventKind
 from ....options import BadOption, page_options
 from ....seqs import SEQ_MAX
 from ....variants import VARIANTS
 from ...tables import permissions
 from ...tables.config import Operator
 from ...tables.current import current_hub
-from ...tables.hub import FeedRefused, StorageFailed
-from ..actions.alarms import acknowledge
+from ...tables.errors import FeedRefused, StorageFailed
+from ..actions.alarms import acknowledge, alarm_reached
 from ..actions.audit import answer
 from ..actions.settings import change_settings
-from ..http.auth import sign, sign_in, signed_in
+from ..http.auth import Acting, Answer, Reached, needs, sign, sign_in, signed_in
 from ..http.errors import error
 from . import babel
 from . import fonts as page_fonts
@@ -200,21 +201,6 @@ class SeqIssuer:
 
 def _tables_of(op: Operator) -> list[str]:
     return [t for t in current_hub().tables if permissions.check(op, "read", t) is None]
-
-
-def _operator_for(table_id: str, tried: dict):
-    """(the operator, None), or (None, the JSON refusal): signed out 401, unknown table 404, not theirs 403 (kept in
-    the table's audit with what was `tried`, as every refused action is)."""
-    op = signed_in()
-    if op is None:
-        return None, error(401, "signed_out", "you are signed out: log in again on the operator page")
-    if current_hub().get(table_id) is None:
-        return None, error(404, "unknown_table", f"there is no table {table_id[:60]!r} here")
-    denied = permissions.check(op, "read", table_id)
-    if denied is not None:
-        current_hub().audit_refusal(table_id, op.name, tried, denied)
-        return None, error(403, denied.code, denied.message, roles=denied.as_json()["roles"])
-    return op, None
 
 
 # -- the page -------------------------------------------------------------------------------------------------------
@@ -386,10 +372,9 @@ def _local_next(value: object) -> str | None:
 
 
 @bp.get("/tables")
-def tables():
-    op = signed_in()
-    if op is None:
-        return error(401, "signed_out", "you are signed out: log in again on the operator page")
+@needs("read", "the tables", via="session")
+def tables(acting: Acting) -> Answer:
+    op = acting.operator
     hub = current_hub()
     summaries = []
     for table_id in _tables_of(op):
@@ -399,10 +384,9 @@ def tables():
 
 
 @bp.get("/tables/<table_id>")
-def table(table_id: str):
-    op, refused = _operator_for(table_id, {"type": "read", "what": "the table"})
-    if refused:
-        return refused
+@needs("read", "the table", via="session")
+def table(acting: Acting, table_id: str) -> Answer:
+    op = acting.operator
     view = current_hub().tables[table_id]
     state = view.state
     return jsonify(
@@ -419,18 +403,25 @@ def table(table_id: str):
 
 
 @bp.get("/tables/<table_id>/audit")
-def audit(table_id: str):
-    _, refused = _operator_for(table_id, {"type": "read", "what": "the audit"})
-    return refused or answer(table_id, request.args.get("format"))
+@needs("read", "the audit", via="session")
+def audit(acting: Acting, table_id: str) -> Answer:
+    return answer(table_id, request.args.get("format"))
+
+
+def _event_reached(table_id: str, action: str) -> Reached:
+    """What a form's action reaches before its fields are read: its table, and the permission the event it stands
+    for is at the table as it stands (permissions.action_of: a void is a supervisor's, a `shoe` over a shoe being
+    dealt closes it), tried as that event (for the audit of a refusal). The hub judges the event again as it is
+    applied, on the table as it then finds it."""
+    kind = EVENT_TYPES.get(action, action[:40])
+    state = current_hub().tables[table_id].state  # the declaration found the table first
+    return Reached((table_id,), permissions.action_of(state, {"type": kind}), {"type": kind})
 
 
 @bp.post("/tables/<table_id>/<action>")
-def act(table_id: str, action: str):
-    # The event the action would have been, for the audit of a refusal (every role may read, so only an operator of
-    # other tables is refused here; the hub judges the action itself against their role).
-    op, refused = _operator_for(table_id, {"type": EVENT_TYPES.get(action, action[:40])})
-    if refused:
-        return refused
+@needs("deal", "the table's actions", via="session", finds=_event_reached)
+def act(acting: Acting, table_id: str, action: str) -> Answer:
+    op = acting.operator
     if action not in ACTIONS:
         return error(404, "unknown_action", f"there is no action {action[:40]!r}: use {', '.join(ACTIONS)}")
     fields = request.get_json(silent=True)
@@ -456,24 +447,19 @@ def act(table_id: str, action: str):
 
 
 @bp.post("/tables/<table_id>/settings")
-def change_table_settings(table_id: str):
+@needs("settings", "changing a table's settings", via="session")
+def change_table_settings(acting: Acting, table_id: str) -> Answer:
     """The page's settings form: the signed-in operator changes the table's live settings (CSRF-checked like every
     post of the page; the same checks and answers as `PATCH /api/tables/<t>/settings`)."""
-    op, refused = _operator_for(table_id, {"type": "settings"})
-    if refused:
-        return refused
-    assert op is not None
-    return change_settings(op, table_id, request.get_data(cache=False))
+    return change_settings(acting.operator, table_id, request.get_data(cache=False))
 
 
 @bp.post("/alarms/<alarm_id>/ack")
-def ack_alarm(alarm_id: str):
+@needs("ack_alarm", "acknowledging an alarm", via="session", finds=alarm_reached)
+def ack_alarm(acting: Acting, alarm_id: str) -> Answer:
     """The pit's acknowledge button: the signed-in operator acknowledges an alarm (CSRF-checked like every post of
     the page; the same checks and answers as `POST /api/alarms/<id>/ack`)."""
-    op = signed_in()
-    if op is None:
-        return error(401, "signed_out", "you are signed out: sign in again to acknowledge alarms")
-    return acknowledge(op, alarm_id, request.get_data(cache=False))
+    return acknowledge(acting.operator, alarm_id, request.get_data(cache=False))
 
 
 def event_for(action: str, fields: dict) -> dict:
@@ -505,7 +491,7 @@ def event_for(action: str, fields: dict) -> dict:
     ...
     scoreboard.errors.Malformed: closing the shoe needs its reason
     """
-    if action == "shoe":
+    if action == EventKind.SHOE:
         return _present({"type": "shoe", "shoe": _text(fields.get("shoe")), "decks": _number(fields.get("decks"))})
     if action in KEYPAD:
         return _present({"type": EVENT_TYPES[action], **KEYPAD[action](fields)})
@@ -516,7 +502,7 @@ def event_for(action: str, fields: dict) -> dict:
     if action == "close-shoe":
         return {"type": "shoe_end", "reason": reason}
     event = {"type": action, "round": _number(fields.get("round")), "reason": reason}
-    if action == "void":
+    if action == EventKind.VOID:
         return _present({"type": "void", "reason": reason, "round": event["round"]})
     if _text(fields.get("player")) or _text(fields.get("banker")):
         return {**event, "player": _cards(fields.get("player")), "banker": _cards(fields.get("banker"))}
