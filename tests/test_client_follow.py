@@ -17,8 +17,8 @@ import pytest
 
 import scoreboard.client as client_module
 from scoreboard.client import Changed, Client, Joined, Refused, Unreachable
-from scoreboard.service.tables.updates import expand
 from scoreboard.table import TableConfig, TableState
+from scoreboard.updates import expand
 from scoreboard.view import TableView
 from testing.servers import Server, free_port
 from testing.tables import TOKEN
