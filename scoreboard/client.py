@@ -18,7 +18,7 @@ raises `Refused`, with the service's code and sentence. Only the standard librar
 
 `follow(table)` follows a table live, as a board does (over Socket.IO, on a WebSocket of its own): its snapshot, then
 each update made whole, in version order, and a fresh snapshot after any gap (docs/integration.md, "Following a
-table").
+table"). It alone needs more: python-socketio's client, the `live` extra (`pip install 'scoreboard[live]'`).
 
 The shapes returned are the API's (docs/feed-protocol.md, docs/roads-json.md, docs/operators.md,
 docs/integration.md; /api/openapi.json describes them all): TypedDicts for type checkers, plain dicts at run time.
@@ -26,15 +26,11 @@ docs/integration.md; /api/openapi.json describes them all): TypedDicts for type 
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import copy
-import hashlib
 import http.client
+import importlib.util
 import json
-import os
-import socket
-import ssl
+import queue
 import threading
 import time
 import urllib.error
@@ -44,7 +40,9 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, TypedDict, TypeVar, cast
 
-if TYPE_CHECKING:  # the live shapes, for type checkers only: at run time the client imports none of the project
+if TYPE_CHECKING:  # for type checkers only: at run time the REST client imports none of these
+    import socketio
+
     from .shapes import Snapshot, Update
 
 T = TypeVar("T")
@@ -285,22 +283,31 @@ class Client:
 
         It ends after `idle` seconds with nothing new, or when `stop` is set (looked at twice a second while it
         waits for updates; within `timeout` while it connects or joins); closing the generator (`close()`, or
-        leaving a `for` loop over it) closes the connection. A consumer that keeps an item longer than the service's
-        ping time (45 s) loses the connection meanwhile, and is given a snapshot after it. Displays need no token:
-        none is sent. Like a board, a follower counts among the table's displays in the pit."""
-        live: _LiveSocket | None = None
-        held: _Held | None = None
+        leaving a `for` loop over it) closes the connection. The connection is kept alive (the service's pings
+        answered) while the consumer holds an item, and what is heard meanwhile waits. Displays need no token: none
+        is sent. Like a board, a follower counts among the table's displays in the pit.
+
+        It needs python-socketio's client, the `live` extra (`pip install 'scoreboard[live]'`): without it the first
+        item raises ImportError, saying so."""
+        client, failure = _socketio_client()
+        from .updates import Shown, expand  # the service's own rules of the wire (the core: no web framework)
+
+        live: _Live | None = None
+        shown: Shown | None = None  # what the follower holds after the last item it gave, while joined
+        log = ""
+        ahead: dict[int, dict[str, Any]] = {}  # updates heard past the next version, by version
+        waiting_since: float | None = None  # since when `ahead` waits for a version between
         why: Literal["gap", "log", "reconnected"] | None = None
         down_since: float | None = None  # when the connection was last found lost, while it stays so
         pause = FOLLOW_PAUSE
         last = time.monotonic()
         try:
             while stop is None or not stop.is_set():
-                if held is None:  # (re)join: the snapshot, then what came before its answer and is newer
+                if shown is None:  # (re)join: the snapshot, then what came before its answer and is newer
                     try:
-                        live = live or _LiveSocket(self.url, self.timeout)
-                        snapshot, early = live.join(table_id, self.timeout)
-                    except (_Lost, OSError) as e:
+                        live = live or _Live(client, failure, self.url, self.timeout)
+                        snapshot, wires = live.join(table_id, self.timeout)
+                    except _Lost as e:
                         if live is not None:
                             live.close()
                             live = None
@@ -319,29 +326,43 @@ class Client:
                         pause = min(pause * 2, FOLLOW_PAUSE_MAX)
                         continue
                     down_since, pause = None, FOLLOW_PAUSE
-                    held = _Held(snapshot)
+                    log, roads = snapshot["log"], snapshot["roads"]
+                    shown = Shown(
+                        snapshot["version"],
+                        copy.deepcopy(cast(dict[str, Any], snapshot["state"])),
+                        copy.deepcopy(cast(dict[str, Any], roads["stats"])),
+                        copy.deepcopy(cast(list[Any], roads["patterns"])),
+                    )
+                    ahead, waiting_since = {}, None
                     yield Joined(copy.deepcopy(snapshot), why)
                     last, why = time.monotonic(), None
-                    wires = [d for d in early if d["log"] != held.log or d["version"] > held.version]
                 else:
-                    assert live is not None  # held only while connected
+                    assert live is not None  # joined only while connected
                     try:
                         wires = live.updates(table_id, FOLLOW_POLL)
                     except _Lost:
                         live.close()
-                        live, held, why = None, None, "reconnected"
+                        live, shown, why = None, None, "reconnected"
                         down_since = time.monotonic()
                         continue
-                for wire in wires:
-                    verdict = held.verdict(wire)
-                    if verdict == "seen":
-                        continue
-                    if verdict != "apply":
-                        held, why = None, verdict
-                        break
-                    yield Changed(held.whole(wire))
+                if any(wire["log"] != log for wire in wires):  # another event log: the service was rebuilt
+                    shown, why = None, "log"
+                    continue
+                ahead.update((wire["version"], wire) for wire in wires if wire["version"] > shown.version)
+                while shown.version + 1 in ahead:
+                    full, shown = expand(ahead.pop(shown.version + 1), shown)
+                    # A copy: what the consumer does with it leaves what the follower holds as it is.
+                    yield Changed(cast("Update", copy.deepcopy(full)))
                     last = time.monotonic()
-                if idle is not None and held is not None and time.monotonic() - last > idle:
+                now = time.monotonic()
+                if not ahead:
+                    waiting_since = None
+                elif waiting_since is None:
+                    waiting_since = now
+                elif now - waiting_since > FOLLOW_GRACE:  # a version skipped: not heard late, lost
+                    shown, why = None, "gap"
+                    continue
+                if idle is not None and now - last > idle:
                     return
         finally:
             if live is not None:
@@ -424,28 +445,18 @@ def _error_body(error: urllib.error.HTTPError) -> dict[str, Any]:
 
 # -- following a table live (`Client.follow`) -------------------------------------------------------------------------
 #
-# Socket.IO over a WebSocket, with the standard library alone: the little of Engine.IO 4 and Socket.IO 5 a follower
-# needs (the default namespace, events, acknowledgements), so that the client stays importable without the
-# service's packages. No polling, no compression, no binary packets: the service sends none of them to a client that
-# asks for the WebSocket and offers no compression.
+# Over python-socketio's client (the `live` extra), imported when `follow` is called, so that the REST client above
+# still needs only the standard library; the rules that make a wire update whole are the core's (scoreboard/updates.py,
+# the service's own), imported the same way.
 
+LIVE_EXTRA = "pip install 'scoreboard[live]' (python-socketio's client: python-socketio[client])"
 FOLLOW_PAUSE = 0.5  # seconds before the first attempt to connect again, doubling to
 FOLLOW_PAUSE_MAX = 2.0  # at most this: a follower is live again soon after the service is back (as the pages are)
 FOLLOW_POLL = 0.5  # seconds a read waits before `idle` and `stop` are looked at again
-_WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455's, for the handshake's answer
-_HEAD_LIMIT = 65536  # bytes of the handshake's answer at most
-
-# The rules of the update on the wire (docs/scale-out.md; scoreboard/service/tables/updates.py makes them, and
-# tests/test_client_follow.py shows this expansion agrees with the service's own).
-_FLAGS = ("natural", "player_pair", "banker_pair", "banker_six", "void")  # a round's, left out when false
-_ROAD_FLAGS = ("player_pair", "banker_pair", "natural")  # a Bead Plate or Big Road cell's
-_EMPTY_DEAL: dict[str, Any] = {
-    "player": [],
-    "player_points": None,
-    "banker": [],
-    "banker_points": None,
-    "next": "player",
-}
+# Seconds an update past the next version waits for the ones between before the table is joined again: the
+# Socket.IO client hands each message it reads to a thread of its own, so two heard back to back can reach the
+# follower the other way round; one still missing after this was lost.
+FOLLOW_GRACE = 1.0
 
 
 @dataclass(frozen=True)
@@ -489,361 +500,113 @@ class _Lost(Exception):
     """The live connection is gone, or did not come: the follower connects again."""
 
 
-class _Held:
-    """What a follower holds of its table to make each update whole, as a page does (static/live.js's `keep`,
-    `verdict` and `whole`; static/updates.js's `expand`): the state, and the roads' stats and patterns."""
-
-    def __init__(self, snapshot: Snapshot):
-        self.log, self.version = snapshot["log"], snapshot["version"]
-        self.state: dict[str, Any] = copy.deepcopy(cast(dict[str, Any], snapshot["state"]))
-        self.stats: dict[str, Any] = copy.deepcopy(cast(dict[str, Any], snapshot["roads"]["stats"]))
-        self.patterns: list[Any] = copy.deepcopy(cast(list[Any], snapshot["roads"]["patterns"]))
-
-    def verdict(self, wire: Mapping[str, Any]) -> Literal["apply", "seen", "gap", "log"]:
-        """What to do with an update: apply it (the next version), pass it (seen already), or join again.
-
-        >>> held = _Held({"table": "T1", "log": "L", "version": 4, "state": {}, "roads": {"stats": {}, "patterns": []}})
-        >>> [held.verdict({"log": log, "version": v}) for log, v in [("L", 5), ("L", 4), ("L", 6), ("L", 3), ("M", 5)]]
-        ['apply', 'seen', 'gap', 'gap', 'log']
-        """
-        if wire["log"] != self.log:
-            return "log"
-        if wire["version"] == self.version + 1:
-            return "apply"
-        return "seen" if wire["version"] == self.version else "gap"
-
-    def whole(self, wire: Mapping[str, Any]) -> Update:
-        """The full update of a wire one (the next version), and what is held becomes what follows it."""
-        full = {k: v for k, v in wire.items() if k not in ("changes", "replace")}
-        state = copy.deepcopy(self.state)
-        if "cells" in wire:  # a round added to the roads: the state's last result and empty deal are the wire's
-            result = {**wire["round"], **{f: wire["round"].get(f, False) for f in _FLAGS}}
-            full["round"] = result
-            state["last_result"] = result
-            state["deal"] = copy.deepcopy(_EMPTY_DEAL)
-        for key in wire.get("replace", ()):
-            state.pop(key, None)
-        _merge(state, wire.get("changes", {}))
-        state["version"] = wire["version"]
-        if "cells" in wire:
-            marks_six = bool(state.get("capabilities", {}).get("banker_six"))
-            # Every road and the tie are in a round's cells, None where the round added nothing: the roads are
-            # those the prediction names (it names each of them).
-            roads = [name for name in next(iter(wire["predict"].values()), {}) if name != "cells"]
-            cells: dict[str, Any] = dict.fromkeys([*roads, "tie"])
-            for name, c in wire["cells"].items():
-                if isinstance(c, list) and len(c) == 3:
-                    cells[name] = {"col": c[0], "row": c[1], "colour": c[2]}
-                elif isinstance(c, list):
-                    cells[name] = _road_cell(c, result, marks_six, name == "big_road")
-                else:
-                    cells[name] = c
-            full["cells"] = cells
-            full["predict"] = {side: _predicted(p) for side, p in wire["predict"].items()}
-            self.stats = _merge(copy.deepcopy(self.stats), wire.get("stats", {}))
-            self.patterns = wire.get("patterns", self.patterns)
-            full["stats"], full["patterns"] = copy.deepcopy(self.stats), copy.deepcopy(self.patterns)
-        elif "roads" in wire:
-            roads_json = wire["roads"]
-            full["roads"] = {**roads_json, "predict": {s: _predicted(p) for s, p in roads_json["predict"].items()}}
-            self.stats, self.patterns = copy.deepcopy(roads_json["stats"]), copy.deepcopy(roads_json["patterns"])
-        self.state, self.version = state, wire["version"]
-        full["state"] = copy.deepcopy(state)
-        return cast("Update", full)
+def _socketio_client() -> tuple[type[socketio.Client], type[Exception]]:
+    """python-socketio's client class and its exceptions' base, or an ImportError that names the extra."""
+    try:
+        import socketio
+    except ImportError as e:
+        raise ImportError(f"Client.follow needs python-socketio's client ({e}): {LIVE_EXTRA}") from None
+    # Its WebSocket transport needs websocket-client (python-socketio[client] brings it); without it every connection
+    # would fail, and be tried again until retry_for, for a reason the caller could not see.
+    if importlib.util.find_spec("websocket") is None:
+        raise ImportError(f"Client.follow needs websocket-client for python-socketio's WebSocket: {LIVE_EXTRA}")
+    return socketio.Client, socketio.exceptions.SocketIOError
 
 
-def _merge(target: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
-    """Apply a merge patch in place: an object merges key by key into an object, anything else replaces.
+class _Live:
+    """One Socket.IO connection to the service at `url` (its path, behind a proxy's prefix, kept), on a WebSocket,
+    through python-socketio's client. Its own reconnection is off: the follower connects and joins again itself, so
+    that it knows a snapshot is owed. What the connection hears waits in a queue; any failure raises _Lost."""
 
-    >>> _merge({"a": 1, "s": {"x": 1, "y": 2}}, {"s": {"y": 3}, "b": None})
-    {'a': 1, 's': {'x': 1, 'y': 3}, 'b': None}
-    """
-    for key, value in patch.items():
-        if isinstance(value, dict) and isinstance(target.get(key), dict):
-            _merge(target[key], value)
-        else:
-            target[key] = copy.deepcopy(value)
-    return target
-
-
-def _road_cell(c: list[Any], result: Mapping[str, Any], marks_six: bool, big_road: bool) -> dict[str, Any]:
-    """A Bead Plate or Big Road cell sent as [col, row]: the rest is the round's."""
-    six = bool(result.get("banker_six")) and marks_six
-    cell: dict[str, Any] = {"col": c[0], "row": c[1], "round": result["round"], "winner": result["winner"]}
-    if big_road:
-        cell["ties"] = 0
-    cell.update({f: bool(result.get(f, False)) for f in _ROAD_FLAGS})
-    cell["banker_six"] = six
-    if six and result.get("banker_cards"):
-        cell["banker_cards"] = result["banker_cards"]
-    return cell
-
-
-def _predicted(p: Mapping[str, Any]) -> dict[str, Any]:
-    """A side's prediction as the roads JSON has it, from its compact form (or as it is, when sent whole)."""
-    if isinstance(p.get("bead"), dict):
-        return dict(p)
-    out: dict[str, Any] = {}
-    cells: dict[str, Any] = {}
-    for name, c in p.items():
-        if c is None or len(c) == 3:  # a derived road: its colour, and its cell
-            out[name] = None if c is None else c[2]
-            cells[name] = None if c is None else {"col": c[0], "row": c[1], "colour": c[2]}
-        else:
-            out[name] = {"col": c[0], "row": c[1]}
-    out["cells"] = cells
-    return out
-
-
-class _LiveSocket:
-    """One Socket.IO connection to the service at `url` (its path, behind a proxy's prefix, kept), over a WebSocket.
-    Every wait is bounded: a read by its own wait, a silent service by Engine.IO's ping interval and timeout (it
-    pings; an answer is owed, and a connection that hears no ping for both is lost). Any failure raises _Lost."""
-
-    def __init__(self, url: str, timeout: float):
+    def __init__(self, client: type[socketio.Client], failure: type[Exception], url: str, timeout: float):
+        self.failure = failure
+        self.heard: queue.Queue[tuple[Literal["update", "answer", "lost"], Any]] = queue.Queue()
+        # handle_sigint off: a library leaves the program's Ctrl-C alone.
+        self.sio = client(reconnection=False, handle_sigint=False, request_timeout=timeout)
+        self.sio.on("update", self._update)
+        self.sio.on("disconnect", self._disconnected)
         parts = urllib.parse.urlsplit(url)
-        secure = parts.scheme == "https"
-        host = parts.hostname or ""
-        port = parts.port or (443 if secure else 80)
-        self.buffer = b""
-        self.fragments: list[bytes] = []
-        self.acks = 0
+        path = "/".join(p for p in (parts.path.strip("/"), "socket.io") if p)
         try:
-            raw = socket.create_connection((host, port), timeout=timeout)
-        except OSError as e:
-            raise _Lost(f"{host}:{port}: {e}") from None
-        self.sock: socket.socket = raw
-        try:
-            if secure:
-                self.sock = ssl.create_default_context().wrap_socket(raw, server_hostname=host)
-            self._handshake(parts, host, port, timeout)
-            self.heard = time.monotonic()
-            self.silence = timeout  # until the service says its ping times
-            deadline = time.monotonic() + timeout
-            opened = self._packet(deadline)
-            if opened is None or not opened.startswith("0"):
-                raise _Lost(f"the service did not open an Engine.IO session within {timeout:g} s")
-            times = json.loads(opened[1:])
-            self.silence = (times["pingInterval"] + times["pingTimeout"]) / 1000
-            self._send("40")  # the default namespace
-            while True:
-                packet = self._packet(deadline)
-                if packet is None:
-                    raise _Lost(f"the service did not open the namespace within {timeout:g} s")
-                if packet.startswith("44"):
-                    raise _Lost(f"the service refused the namespace: {packet[2:200]}")
-                if packet.startswith("40"):
-                    break
-        except (OSError, ValueError, KeyError, TypeError) as e:
+            self.sio.connect(
+                f"{parts.scheme}://{parts.netloc}", transports=["websocket"], socketio_path=path, wait_timeout=timeout
+            )
+        except (failure, OSError) as e:
             self.close()
-            raise _Lost(str(e) or type(e).__name__) from None
-        except BaseException:
-            self.close()
-            raise
+            raise _Lost(_reason(e)) from None
 
     def join(self, table_id: str, timeout: float) -> tuple[Snapshot, list[dict[str, Any]]]:
-        """Join the table: its snapshot, and the table's updates heard before the answer (oldest first)."""
-        self.acks += 1
-        asked = self.acks
-        self._send(f"42{asked}" + json.dumps(["join", {"table": table_id}], separators=(",", ":")))
+        """Join the table: its snapshot, and the table's updates heard before the answer."""
+        try:
+            self.sio.emit("join", {"table": table_id}, callback=self._answered)
+        except self.failure as e:  # the connection went meanwhile
+            raise _Lost(_reason(e)) from None
         early: list[dict[str, Any]] = []
         deadline = time.monotonic() + timeout
         while True:
-            heard = self._socketio(deadline)
-            if heard is None:
-                raise _Lost(f"the join was not answered within {timeout:g} s")
-            kind, name, args = heard
-            if kind == "event" and name == "update" and _of_table(args, table_id):
-                early.append(args[0])
-            elif kind == "ack" and name == str(asked):
-                answer = args[0] if args else None
-                if isinstance(answer, dict) and "error" in answer:
-                    raise Refused(404 if answer["error"] == "unknown_table" else 400, answer)
-                if not isinstance(answer, dict) or not isinstance(answer.get("version"), int):
-                    raise ServiceError(f"the join of {table_id!r} was answered with no snapshot: {answer!r:.200}")
-                return cast("Snapshot", answer), early
+            try:
+                kind, value = self.heard.get(timeout=max(deadline - time.monotonic(), 0))
+            except queue.Empty:
+                raise _Lost(f"the join was not answered within {timeout:g} s") from None
+            if kind == "lost":
+                raise _Lost(value)
+            if kind == "update" and _of_table(value, table_id):
+                early.append(value)
+            elif kind == "answer":
+                if isinstance(value, dict) and "error" in value:
+                    raise Refused(404 if value["error"] == "unknown_table" else 400, value)
+                if not isinstance(value, dict) or not isinstance(value.get("version"), int):
+                    raise ServiceError(f"the join of {table_id!r} was answered with no snapshot: {value!r:.200}")
+                return cast("Snapshot", value), early
 
     def updates(self, table_id: str, wait: float) -> list[dict[str, Any]]:
-        """The table's updates heard within `wait` seconds: the first one, and any already read behind it."""
-        deadline = time.monotonic() + wait
+        """The table's updates heard within `wait` seconds: the first one, and any already heard behind it."""
         out: list[dict[str, Any]] = []
         while True:
-            heard = self._socketio(deadline if not out else time.monotonic())
-            if heard is None:
+            try:
+                kind, value = self.heard.get(timeout=wait) if not out else self.heard.get_nowait()
+            except queue.Empty:
                 return out
-            kind, name, args = heard
-            if kind == "event" and name == "update" and _of_table(args, table_id):
-                out.append(args[0])
+            if kind == "lost":
+                raise _Lost(value)
+            if kind == "update" and _of_table(value, table_id):
+                out.append(value)
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.close()
+        self.sio.disconnect()
 
-    # -- Socket.IO packets in Engine.IO packets --------------------------------------------------------------------
+    # -- python-socketio's handlers (on its threads) ----------------------------------------------------------------
 
-    def _socketio(self, deadline: float) -> tuple[str, str, list[Any]] | None:
-        """The next event ("event", its name, its arguments) or acknowledgement ("ack", its id, its arguments)
-        before `deadline`; None if none came."""
-        while True:
-            packet = self._packet(deadline)
-            if packet is None:
-                return None
-            if not packet.startswith("4"):
-                continue
-            message = packet[1:]
-            if message.startswith("1"):
-                raise _Lost("the service ended the session")
-            if not message.startswith(("2", "3")):
-                continue
-            i = 1
-            while i < len(message) and message[i].isdigit():
-                i += 1
-            ack_id, body = message[1:i], message[i:]
-            try:
-                args = json.loads(body)
-            except ValueError:
-                continue
-            if not isinstance(args, list):
-                continue
-            if message[0] == "3":
-                return "ack", ack_id, args
-            if args and isinstance(args[0], str):
-                return "event", args[0], args[1:]
+    def _update(self, update: Any) -> None:
+        self.heard.put(("update", update))
 
-    def _packet(self, deadline: float) -> str | None:
-        """The next Engine.IO packet but pings (answered) and no-ops, before `deadline`; None if none came."""
-        while True:
-            text = self._message(deadline)
-            if text is None:
-                return None
-            if text == "2":
-                self._send("3")
-            elif text.startswith("1"):
-                raise _Lost("the service closed the session")
-            elif text not in ("3", "6"):
-                return text
+    def _answered(self, *answer: Any) -> None:
+        self.heard.put(("answer", answer[0] if answer else None))
 
-    # -- WebSocket frames (RFC 6455) --------------------------------------------------------------------------------
-
-    def _handshake(self, parts: urllib.parse.SplitResult, host: str, port: int, timeout: float) -> None:
-        key = base64.b64encode(os.urandom(16)).decode()
-        path = parts.path.rstrip("/") + "/socket.io/?EIO=4&transport=websocket"
-        self.sock.sendall(
-            (
-                f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
-        deadline = time.monotonic() + timeout
-        while b"\r\n\r\n" not in self.buffer:
-            if len(self.buffer) > _HEAD_LIMIT or not self._read(deadline):
-                raise _Lost(f"no answer to the WebSocket handshake within {timeout:g} s")
-        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        status = lines[0].split(" ", 2)
-        code = int(status[1]) if len(status) > 1 and status[1].isdigit() else 0
-        if code != 101:
-            if 400 <= code < 500 and code not in (408, 429):
-                raise ServiceError(f"no live connection at {_address(parts)}: {lines[0]}")
-            raise _Lost(lines[0])  # the service busy, restarting, or its message queue lost (503): tried again
-        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-        expected = base64.b64encode(hashlib.sha1((key + _WEBSOCKET_GUID).encode()).digest()).decode()
-        if headers.get("sec-websocket-accept") != expected:
-            raise ServiceError(f"no live connection at {_address(parts)}: the WebSocket handshake's answer is wrong")
-
-    def _message(self, deadline: float) -> str | None:
-        """The next text message before `deadline` (pings answered, fragments joined); None if none came."""
-        while True:
-            frame = self._frame()
-            if frame is None:
-                if time.monotonic() - self.heard > self.silence:
-                    raise _Lost(f"nothing heard from the service in {self.silence:g} s")
-                if not self._read(deadline):
-                    return None
-                continue
-            self.heard = time.monotonic()
-            fin, opcode, payload = frame
-            if opcode == 0x8:
-                self._write(0x8, payload[:2])
-                raise _Lost("the service closed the connection")
-            if opcode == 0x9:
-                self._write(0xA, payload)
-            elif opcode in (0x0, 0x1, 0x2):
-                self.fragments.append(payload)
-                if fin:
-                    data, self.fragments = b"".join(self.fragments), []
-                    return data.decode("utf-8", errors="replace")
-
-    def _frame(self) -> tuple[bool, int, bytes] | None:
-        """A whole frame from the buffer (FIN, opcode, payload), or None if it holds none yet."""
-        data = self.buffer
-        if len(data) < 2:
-            return None
-        length, start = data[1] & 0x7F, 2
-        if length == 126:
-            length, start = int.from_bytes(data[2:4], "big"), 4
-        elif length == 127:
-            length, start = int.from_bytes(data[2:10], "big"), 10
-        mask = b""
-        if data[1] & 0x80:  # a server does not mask; read one that does all the same
-            mask, start = data[start : start + 4], start + 4
-        if len(data) < start + length:
-            return None
-        payload, self.buffer = data[start : start + length], data[start + length :]
-        if mask:
-            payload = _masked(payload, mask)
-        return bool(data[0] & 0x80), data[0] & 0x0F, payload
-
-    def _read(self, deadline: float) -> bool:
-        """Read what has come before `deadline` into the buffer; False if nothing did."""
-        wait = deadline - time.monotonic()
-        if wait <= 0:
-            return False
-        try:
-            self.sock.settimeout(wait)
-            data = self.sock.recv(65536)
-        except TimeoutError:
-            return False
-        except OSError as e:
-            raise _Lost(str(e) or type(e).__name__) from None
-        if not data:
-            raise _Lost("the service closed the connection")
-        self.buffer += data
-        return True
-
-    def _send(self, text: str) -> None:
-        self._write(0x1, text.encode())
-
-    def _write(self, opcode: int, payload: bytes) -> None:
-        """A client's frame: masked, as RFC 6455 has every client's frame be."""
-        n = len(payload)
-        if n < 126:
-            header = bytes((0x80 | opcode, 0x80 | n))
-        elif n < 65536:
-            header = bytes((0x80 | opcode, 0x80 | 126)) + n.to_bytes(2, "big")
-        else:
-            header = bytes((0x80 | opcode, 0x80 | 127)) + n.to_bytes(8, "big")
-        mask = os.urandom(4)
-        try:
-            self.sock.sendall(header + mask + _masked(payload, mask))
-        except OSError as e:
-            raise _Lost(str(e) or type(e).__name__) from None
+    def _disconnected(self, *reason: Any) -> None:  # python-socketio before 5.12 gives no reason
+        self.heard.put(("lost", f"the connection was lost ({reason[0]})" if reason else "the connection was lost"))
 
 
-def _masked(payload: bytes, mask: bytes) -> bytes:
-    """`payload` XOR the 4-byte `mask`, repeated (a WebSocket frame's masking, its own inverse).
+def _of_table(update: Any, table_id: str) -> bool:
+    return isinstance(update, dict) and update.get("table") == table_id
 
-    >>> _masked(_masked(b"42hello", b"abcd"), b"abcd")
-    b'42hello'
+
+def _reason(error: BaseException) -> str:
+    """The error and what caused it: python-socketio's "Connection error" says nothing of why.
+
+    >>> try:
+    ...     try:
+    ...         raise ConnectionRefusedError(111, "Connection refused")
+    ...     except OSError:
+    ...         raise RuntimeError("Connection error")
+    ... except RuntimeError as e:
+    ...     _reason(e)
+    'Connection error: [Errno 111] Connection refused'
     """
-    n = len(payload)
-    key = (mask * (n // 4 + 1))[:n]
-    return (int.from_bytes(payload, "big") ^ int.from_bytes(key, "big")).to_bytes(n, "big")
-
-
-def _of_table(args: list[Any], table_id: str) -> bool:
-    return bool(args) and isinstance(args[0], dict) and args[0].get("table") == table_id
-
-
-def _address(parts: urllib.parse.SplitResult) -> str:
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    said = [str(error) or type(error).__name__]
+    cause = error.__cause__ or error.__context__
+    while cause is not None:
+        if str(cause) not in said:
+            said.append(str(cause) or type(cause).__name__)
+        cause = cause.__cause__ or cause.__context__
+    return ": ".join(said)
