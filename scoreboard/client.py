@@ -18,7 +18,7 @@ raises `Refused`, with the service's code and sentence. Only the standard librar
 
 `follow(table)` follows a table live, as a board does (over Socket.IO, on a WebSocket of its own): its snapshot, then
 each update made whole, in version order, and a fresh snapshot after any gap (docs/integration.md, "Following a
-table"). It alone needs more: python-socketio's client, the `live` extra (`pip install 'scoreboard[live]'`).
+table"). It alone needs more: python-socketio's client, the `live` extra (`pip install "scoreboard[live]"`).
 
 The shapes returned are the API's (docs/feed-protocol.md, docs/roads-json.md, docs/operators.md,
 docs/integration.md; /api/openapi.json describes them all): TypedDicts for type checkers, plain dicts at run time.
@@ -287,7 +287,7 @@ class Client:
         answered) while the consumer holds an item, and what is heard meanwhile waits. Displays need no token: none
         is sent. Like a board, a follower counts among the table's displays in the pit.
 
-        It needs python-socketio's client, the `live` extra (`pip install 'scoreboard[live]'`): without it the first
+        It needs python-socketio's client, the `live` extra (`pip install "scoreboard[live]"`): without it the first
         item raises ImportError, saying so."""
         client, failure = _socketio_client()
         from .updates import Shown, expand  # the service's own rules of the wire (the core: no web framework)
@@ -449,7 +449,7 @@ def _error_body(error: urllib.error.HTTPError) -> dict[str, Any]:
 # still needs only the standard library; the rules that make a wire update whole are the core's (scoreboard/updates.py,
 # the service's own), imported the same way.
 
-LIVE_EXTRA = "pip install 'scoreboard[live]' (python-socketio's client: python-socketio[client])"
+LIVE_EXTRA = 'pip install "scoreboard[live]" (python-socketio\'s client: python-socketio[client])'
 FOLLOW_PAUSE = 0.5  # seconds before the first attempt to connect again, doubling to
 FOLLOW_PAUSE_MAX = 2.0  # at most this: a follower is live again soon after the service is back (as the pages are)
 FOLLOW_POLL = 0.5  # seconds a read waits before `idle` and `stop` are looked at again

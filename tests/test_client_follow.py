@@ -255,5 +255,5 @@ def test_updates_heard_out_of_order_are_given_in_order(server: Server, monkeypat
 
 def test_following_without_the_live_extra_says_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "socketio", None)  # as if python-socketio were not installed
-    with pytest.raises(ImportError, match=re.escape("pip install 'scoreboard[live]'")):
+    with pytest.raises(ImportError, match=re.escape('pip install "scoreboard[live]"')):
         next(Client("http://127.0.0.1:8000").follow("T1"))
