@@ -1,5 +1,5 @@
 /* An `update` as it comes over the wire carries what changed, never what the display already has (the rules are in
-   docs/scale-out.md, and scoreboard/service/tables/updates.py makes them). `SlimUpdate.expand(d, state, model)` makes the
+   docs/scale-out.md, and scoreboard/updates.py makes them). `SlimUpdate.expand(d, state, model)` makes the
    full update of it, given the state and the roads model (stats, patterns) the display holds: the whole new `state`,
    and for a round its road `cells`, `predict`, `stats` and `patterns` as the roads JSON has them (for a rebuild, its
    `roads` with `predict` as the roads JSON has it). */

@@ -182,7 +182,7 @@ def test_a_table_that_does_not_squeeze_refuses_reveal(feed):
 
 
 def test_a_table_nobody_listens_to_makes_no_updates_and_a_display_that_comes_later_follows_exactly(app, sio, feed):
-    from scoreboard.service.tables.updates import Shown, expand
+    from scoreboard.updates import Shown, expand
     from scoreboard.view import TableView
 
     hub = app.extensions["scoreboard"]

@@ -8,8 +8,8 @@ import pytest
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.errors import Refusal
-from scoreboard.service.tables.updates import EMPTY_DEAL, Shown, expand, shown_after, slim
 from scoreboard.table import TableConfig, TableState, apply
+from scoreboard.updates import EMPTY_DEAL, Shown, expand, shown_after, slim
 from scoreboard.view import TableView
 
 LOG = "0123456789abcdef0123456789abcdef"  # a log id as long as the real ones (uuid4 hex)

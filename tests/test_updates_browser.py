@@ -1,4 +1,4 @@
-"""The pages' `static/updates.js` makes of every wire update what `scoreboard/service/tables/updates.py` makes of it
+"""The pages' `static/updates.js` makes of every wire update what `scoreboard/updates.py` makes of it
 (the reference the service's own tests hold to the full update): run in Debian's Chromium, on the board page itself,
 over thousands of random events of every kind, new shoes, voids and corrections included."""
 

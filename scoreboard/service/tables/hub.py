@@ -36,6 +36,7 @@ from ...record import Break, Entry, Refold, decided_of, link_written
 from ...seqs import WINDOW, SeqMemory
 from ...shapes import FeedReply, Result
 from ...table import Delta, ShoeState, TableConfig, TableState, apply, canonical_json, evolve, floor_event
+from ...updates import Shown, shown_after, slim
 from ...view import TableView
 from ..log import Log, Outcome, Record, RefusedAction, Row, Writes
 from ..log import Runner as LogRunner
@@ -48,7 +49,6 @@ from .floor import FLOOR, Floor
 from .idempotency import Asked, Repeated, Requests
 from .notice import Listener, Notice
 from .outbox import Outbox
-from .updates import Shown, shown_after, slim
 
 if TYPE_CHECKING:
     from .config import Operator

@@ -2,8 +2,10 @@
 
 The hub builds each update in full (`TableView.advance`: the delta, the road cells and the whole public state) and
 sends `slim(update, shown)`, where `shown` is what the table's displays were given up to the version before. A display
-keeps the snapshot it joined with and applies each update with the rules of `expand`, which this module also has so
-that tests can prove the two agree. The rules (docs/scale-out.md shows them in JavaScript):
+keeps the snapshot it joined with and applies each update with the rules of `expand`, here too: `Client.follow` (a
+Python follower) uses it, and the tests prove it undoes `slim` and that the pages' static/updates.js agrees. It is
+in the core, beside what makes the updates, so that the client can use it without the service. The rules
+(docs/scale-out.md shows them in JavaScript):
 
 - `changes` replaces `state`: the public state's fields that changed, as a merge patch. An object merges key by key
   into the display's object (recursively); any other value (an array, a string, a number, true/false, null) replaces.
@@ -33,10 +35,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...roads.names import DERIVED_ROADS
+from .roads.names import DERIVED_ROADS
 
 FLAGS = ("natural", "player_pair", "banker_pair", "banker_six", "void")
-EMPTY_DEAL: dict = {"player": [], "player_points": None, "banker": [], "banker_points": None, "next": "player"}
+EMPTY_DEAL: dict[str, Any] = {
+    "player": [],
+    "player_points": None,
+    "banker": [],
+    "banker_points": None,
+    "next": "player",
+}
 DERIVED = tuple(r.value for r in DERIVED_ROADS)
 ROAD_FLAGS = ("player_pair", "banker_pair", "natural")
 
@@ -46,12 +54,12 @@ class Shown:
     """What a table's displays hold after `version`: its public state, and the roads' stats and patterns."""
 
     version: int
-    state: dict
-    stats: dict = field(default_factory=dict)
-    patterns: list = field(default_factory=list)
+    state: dict[str, Any]
+    stats: dict[str, Any] = field(default_factory=dict)
+    patterns: list[Any] = field(default_factory=list)
 
 
-def diff(old: dict, new: dict) -> tuple[dict, list[str]]:
+def diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The merge patch that turns `old` into `new`, and the keys of `old` whose value must be set whole (an object
     that lost a key cannot be merged into).
 
@@ -60,7 +68,7 @@ def diff(old: dict, new: dict) -> tuple[dict, list[str]]:
     >>> diff({"s": {"id": "A", "seed": "f00"}}, {"s": {"id": "B"}})
     ({'s': {'id': 'B'}}, ['s'])
     """
-    patch: dict = {}
+    patch: dict[str, Any] = {}
     whole: list[str] = []
     for key, value in new.items():
         before = old.get(key, _MISSING)
@@ -77,9 +85,9 @@ def diff(old: dict, new: dict) -> tuple[dict, list[str]]:
     return patch, whole
 
 
-def _deep(old: dict, new: dict) -> dict:
+def _deep(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """A merge patch between two objects where `new` has every key `old` has (keys only ever appear)."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for key, value in new.items():
         before = old.get(key, _MISSING)
         if before == value:
@@ -91,7 +99,7 @@ def _deep(old: dict, new: dict) -> dict:
     return out
 
 
-def merge(target: dict, patch: dict) -> dict:
+def merge(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     """Apply a merge patch in place (what a display does with `changes` and `stats`); returns `target`.
 
     >>> merge({"a": 1, "s": {"x": 1, "y": 2}}, {"s": {"y": 3}, "b": None})
@@ -108,7 +116,7 @@ def merge(target: dict, patch: dict) -> dict:
 _MISSING = object()
 
 
-def slim(update: Mapping[str, Any], shown: Shown) -> dict:
+def slim(update: Mapping[str, Any], shown: Shown) -> dict[str, Any]:
     """The wire form of a full update (`TableView.advance`), for displays that hold `shown` (the version before)."""
     out = {k: v for k, v in update.items() if k not in ("state", "cells", "predict", "stats", "patterns")}
     if "roads" in update:
@@ -146,7 +154,7 @@ def shown_after(update: Mapping[str, Any], before: Shown) -> Shown:
     return Shown(update["version"], update["state"], stats, patterns)
 
 
-def _road_cell(col: int, row: int, result: dict, marks_six: bool, big_road: bool) -> dict:
+def _road_cell(col: int, row: int, result: dict[str, Any], marks_six: bool, big_road: bool) -> dict[str, Any]:
     """A Bead Plate or Big Road cell of `result`, as the roads JSON has it."""
     six = bool(result.get("banker_six")) and marks_six
     cell = {"col": col, "row": row, "round": result["round"], "winner": result["winner"]}
@@ -159,7 +167,7 @@ def _road_cell(col: int, row: int, result: dict, marks_six: bool, big_road: bool
     return cell
 
 
-def _cell(name: str, cell: dict, result: dict, marks_six: bool) -> object:
+def _cell(name: str, cell: dict[str, Any], result: dict[str, Any], marks_six: bool) -> object:
     if name in DERIVED and set(cell) == {"col", "row", "colour"}:
         return [cell["col"], cell["row"], cell["colour"]]
     road = name in ("bead", "big_road") and "col" in cell and "row" in cell
@@ -168,8 +176,8 @@ def _cell(name: str, cell: dict, result: dict, marks_six: bool) -> object:
     return cell
 
 
-def _predict(p: dict) -> dict:
-    compact: dict = {
+def _predict(p: dict[str, Any]) -> dict[str, Any]:
+    compact: dict[str, Any] = {
         "bead": [p["bead"]["col"], p["bead"]["row"]],
         "big_road": [p["big_road"]["col"], p["big_road"]["row"]],
     }
@@ -181,10 +189,10 @@ def _predict(p: dict) -> dict:
     return compact
 
 
-# -- what a display does (the reference for the JavaScript in docs/scale-out.md) ------------------------------------
+# -- what a display does (`Client.follow`'s, and the reference for the JavaScript in docs/scale-out.md) ---------------
 
 
-def expand(update: dict, shown: Shown) -> tuple[dict, Shown]:
+def expand(update: dict[str, Any], shown: Shown) -> tuple[dict[str, Any], Shown]:
     """The full update a display makes of a wire one, holding `shown`; and what it holds afterwards."""
     state = copy.deepcopy(shown.state)
     full = {k: v for k, v in update.items() if k not in ("changes", "replace", "cells", "predict", "stats")}
@@ -200,7 +208,7 @@ def expand(update: dict, shown: Shown) -> tuple[dict, Shown]:
     state["version"] = update["version"]
     if "cells" in update:
         marks_six = bool(state["capabilities"]["banker_six"])
-        cells: dict = {"bead": None, "big_road": None, "tie": None, **dict.fromkeys(DERIVED)}
+        cells: dict[str, Any] = {"bead": None, "big_road": None, "tie": None, **dict.fromkeys(DERIVED)}
         for name, c in update["cells"].items():
             if isinstance(c, list) and name in DERIVED:
                 cells[name] = {"col": c[0], "row": c[1], "colour": c[2]}
@@ -222,12 +230,12 @@ def expand(update: dict, shown: Shown) -> tuple[dict, Shown]:
     return full, Shown(update["version"], state, stats, patterns)
 
 
-def _predicted(p: dict) -> dict:
+def _predicted(p: dict[str, Any]) -> dict[str, Any]:
     if isinstance(p.get("bead"), dict):
         return p
-    out: dict = {"bead": {"col": p["bead"][0], "row": p["bead"][1]}}
+    out: dict[str, Any] = {"bead": {"col": p["bead"][0], "row": p["bead"][1]}}
     out["big_road"] = {"col": p["big_road"][0], "row": p["big_road"][1]}
-    cells: dict = {}
+    cells: dict[str, Any] = {}
     for name in DERIVED:
         c = p[name]
         out[name] = None if c is None else c[2]
