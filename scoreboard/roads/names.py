@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from ..shapes import Word
+from ..words import Word
 
 Mark = Literal["bead", "circle", "hollow", "dot", "slash"]
 

@@ -1,14 +1,17 @@
 """The API's OpenAPI 3.1 document (integration.md "The API described"), served at /api/openapi.json and rendered at
 /api/docs.
 
-The document is kept here by hand, next to nothing else: every `/api` route of the app is in PATHS with its
-parameters, bodies and every answer (status, media type, JSON schema), and tests/test_openapi.py holds it to the
-app both ways (a route the document lacks, or an operation no route answers, fails it) and runs Schemathesis over
-every operation against the live server (no 5xx, no answer outside its schema). The schemas restate the contracts
-of docs/feed-protocol.md, docs/roads-json.md, docs/operators.md and docs/integration.md; a field added there is
-added here. Every bound of a request (a length, a range, a pattern, the fields an event type needs) is read from the
-code that checks it (events.py, live_settings.py, table.py, tables/config.py, web/http/query.py, ...), so that a
-request the document allows is never refused as malformed; test_openapi_bounds_agree holds the two to each other.
+Every `/api` route of the app is in PATHS with its parameters, bodies and every answer (status, media type, JSON
+schema), and tests/test_openapi.py holds it to the app both ways (a route the document lacks, or an operation no
+route answers, fails it) and runs Schemathesis over every operation against the live server (no 5xx, no answer
+outside its schema). The answers' and the live messages' schemas are not written here: they are generated from their
+declarations in scoreboard/shapes.py (DECLARED below; docs/architecture.md "The declared contract"), and
+tests/test_contract.py holds real answers and updates to them. The requests' schemas below restate the contracts of
+docs/feed-protocol.md, docs/operators.md and docs/integration.md; every bound of a request (a length, a range, a
+pattern, the fields an event type needs) is read from the code that checks it (events.py, live_settings.py, table.py,
+tables/config.py, web/http/query.py, ...), so that a request the document allows is never refused as malformed;
+test_openapi_bounds_agree holds the two to each other. Refusals by the rules of the game, which no schema states (the
+Table of Play, a card not in the shoe, a round already corrected), answer 422, as each operation lists.
 
 The document a request gets names the service's own tables and webhooks as examples of the path parameters, so
 that Swagger UI's "Try it out" and a generated client's tests start from real ones.
@@ -22,14 +25,17 @@ from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import msgspec
+
+from .... import shapes
 from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
 from ....live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STALE_AFTER, STATUSES, TEXTS
 from ....palette import THEMES
-from ....roads.names import DERIVED_ROADS, OPTIONS, ROADS, Road
-from ....roads.patterns import Pattern, Thresholds
+from ....roads.names import OPTIONS, Road
+from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
 from ....table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT
 from ....table import TABLE_ID as TABLE_ID_RULE
@@ -43,7 +49,6 @@ from ...tables.config import NAME, TOKEN_CHARS
 from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
-from ...tables.outbox import EVENT_TYPES
 from ...tables.permissions import ROLES
 from ..http.query import DIGITS as SHOE_DIGITS
 from ..http.query import NUMBER as SHOE_NUMBER_RULE
@@ -61,12 +66,11 @@ SCREEN_ID = f"^{ID_PATTERN}$"
 # -- schemas --------------------------------------------------------------------------------------------------------
 
 
+REF = "#/components/schemas/{name}"
+
+
 def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-ROAD_NAMES = [r.value for r in ROADS]  # the roads JSON's fields (scoreboard/roads/names.py)
-DERIVED_NAMES = [r.value for r in DERIVED_ROADS]
+    return {"$ref": REF.format(name=name)}
 
 
 def _obj(required: Iterable[str] = (), **properties: dict) -> dict:
@@ -93,13 +97,7 @@ INT = {"type": "integer"}
 COUNT = {"type": "integer", "minimum": 0}
 TEXT = {"type": "string"}
 BOOL = {"type": "boolean"}
-NUMBER = {"type": "number"}
 EPOCH = {"type": "number", "description": "Unix time in seconds"}
-SIDE = {"type": "string", "enum": ["B", "P", "T"]}
-COLOUR = {"type": "string", "enum": ["red", "blue"]}
-CARD_SHOWN = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
-PLACE = _obj(["col", "row"], col=COUNT, row=COUNT)
-DERIVED_CELL = _obj(["col", "row", "colour"], col=COUNT, row=COUNT, colour=COLOUR)
 LIMIT = {
     "type": "array",
     "items": {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX},
@@ -107,7 +105,6 @@ LIMIT = {
     "maxItems": 2,
     "description": "[min, max], with min <= max",
 }
-FLAGS = {"player_pair": BOOL, "banker_pair": BOOL, "natural": BOOL, "banker_six": BOOL}
 DECKS = {"type": "integer", "minimum": TABLE_DECKS.start, "maximum": TABLE_DECKS.stop - 1}
 
 
@@ -273,153 +270,30 @@ assert list(EVENTS) == list(TYPES), "a schema for every event type events.py rea
 EVENT_NAMES = {kind: "".join(word.title() for word in kind.split("_")) + "Event" for kind in EVENTS}
 EVENT_SCHEMAS = {EVENT_NAMES[kind]: schema for kind, schema in EVENTS.items()}
 
+# The answers and the live messages, generated from their declarations (scoreboard/shapes.py): each class there is
+# a schema here, under its own name, with the classes it holds.
+_, DECLARED = msgspec.json.schema_components(
+    (
+        shapes.Error,
+        shapes.Tables,
+        shapes.StateJSON,
+        shapes.Rounds,
+        shapes.Shoes,
+        shapes.RoadsJSON,
+        shapes.FeedReply,
+        shapes.Audit,
+        shapes.ShoeExport,
+        shapes.Webhooks,
+        shapes.Deliveries,
+        shapes.Retried,
+        shapes.Snapshot,
+        shapes.Update,
+    ),
+    ref_template=REF,
+)
+
 SCHEMAS: dict[str, dict] = {
-    "Error": {
-        **_obj(
-            ["error", "message"],
-            error={"type": "string", "description": "a code for programs, such as `unknown_table`"},
-            message={"type": "string", "description": "one sentence a dealer or an operator understands"},
-            applied={**COUNT, "description": "feed posts: the events of the post applied before the refused one"},
-            event={**COUNT, "description": "feed posts of a list: the refused event's index"},
-            field={"type": "string", "description": "the field that is wrong, where one is (such as `seconds`)"},
-        ),
-        "description": "Every refusal and failure under /api answers with this body.",
-    },
-    "Round": {
-        **_obj(
-            ["round", "player", "banker", "winner", "player_points", "banker_points", "void", "dealt", *FLAGS],
-            round=_nullable({**INT, "minimum": 1, "description": "its number in the shoe; null when voided"}),
-            dealt={**INT, "minimum": 1, "description": "its place among the shoe's rounds, voided ones included"},
-            player={"type": "array", "items": CARD_SHOWN, "description": "empty for a keypad result"},
-            banker={"type": "array", "items": CARD_SHOWN},
-            winner=_nullable(SIDE),
-            player_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
-            banker_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
-            banker_cards=_nullable({"type": "integer", "enum": [2, 3]}),
-            void=BOOL,
-            reason={**TEXT, "description": "a voided round: why"},
-            irregularity={
-                **BOOL,
-                "description": "a voided round: the service voided it (an excess or foreign card, the shoe ran out)",
-            },
-            operator={**TEXT, "description": "a voided round, to an operator's token: who voided it"},
-            hash=_nullable(
-                {
-                    **TEXT,
-                    "pattern": "^[0-9a-f]{64}$",
-                    "description": "the hash of the event that decided the round as it stands (docs/record.md)",
-                }
-            ),
-            **FLAGS,
-        ),
-        "description": "A round as /rounds shows it (feed-protocol.md).",
-    },
-    "Rounds": _obj(
-        ["shoe", "number", "rounds"],
-        shoe=_nullable(TEXT),
-        number={**COUNT, "description": "the shoe's number at the table (0: no shoe yet)"},
-        rounds={"type": "array", "items": _ref("Round")},
-    ),
-    "Shoe": {
-        **_obj(
-            ["id", "number", "decks", "variant", "cards_left", "burned", "cut", "rounds_left", "commitment", "ended"],
-            id=TEXT,
-            number={**INT, "minimum": 1},
-            decks=DECKS,
-            variant=TEXT,
-            cards_left=COUNT,
-            burned=COUNT,
-            cut=BOOL,
-            rounds_left=_nullable(COUNT),
-            commitment=_nullable({**TEXT, "pattern": "^[0-9a-f]{64}$"}),
-            ended=BOOL,
-            seed={**TEXT, "description": "a simulated shoe's seed, once it has ended"},
-        ),
-        "description": "The current shoe, as the table's state shows it.",
-    },
-    "Deal": _obj(
-        ["player", "banker", "player_points", "banker_points", "next"],
-        player={"type": "array", "items": _nullable(CARD_SHOWN), "description": "null: a card face down"},
-        banker={"type": "array", "items": _nullable(CARD_SHOWN)},
-        player_points=_nullable(INT),
-        banker_points=_nullable(INT),
-        next=_nullable({"type": "string", "enum": ["player", "banker"]}),
-    ),
-    "TableState": {
-        **_obj(
-            [
-                "table",
-                "name",
-                "variant",
-                "variant_title",
-                "capabilities",
-                "limits",
-                "decks",
-                "version",
-                "phase",
-                "shoe",
-                "round",
-                "rounds",
-                "deal",
-                "next",
-                "last_result",
-                "insurance",
-                "notice",
-                "last_event_at",
-                "bets",
-            ],
-            table=TEXT,
-            name=TEXT,
-            variant=TEXT,
-            variant_title=TEXT,
-            capabilities=_obj(
-                ["banker_six", "insurance", "bets", "squeeze"],
-                banker_six=BOOL,
-                insurance=BOOL,
-                squeeze=BOOL,
-                bets={"type": "array", "items": _obj(["bet", "title", "pays"], bet=TEXT, title=TEXT, pays=TEXT)},
-            ),
-            super_six_pays=_nullable(INT),
-            limits=_ref("ShownLimits"),
-            status={"type": "string", "enum": list(STATUSES), "description": "not open: the boards say so, large"},
-            dealer=_nullable(TEXT),
-            announcement=_nullable(TEXT),
-            retired={**BOOL, "description": "retired live by an admin: it takes no more events"},
-            decks=DECKS,
-            lang=_nullable(TEXT),
-            stale_after=INT,
-            expected_screens=COUNT,
-            version={**COUNT, "description": "rises by one with every event the table takes"},
-            phase={"type": "string", "enum": ["no_shoe", "ready", "dealing", "squeeze", "shoe_finished"]},
-            shoe=_nullable(_ref("Shoe")),
-            round={**INT, "minimum": 1, "description": "the number of the round being dealt, or the next one"},
-            rounds={**COUNT, "description": "rounds with a result in this shoe"},
-            deal=_ref("Deal"),
-            next=_nullable({"type": "string", "enum": ["player", "banker"]}),
-            last_result=_nullable({"type": "object"}),
-            insurance={"type": "array", "items": {"type": "object"}},
-            notice=_nullable(
-                _obj(
-                    ["kind", "round", "reason", "irregularity", "at"],
-                    kind={"type": "string", "enum": ["void", "correct", "undo"]},
-                    round=_nullable(INT),
-                    reason=TEXT,
-                    irregularity=BOOL,
-                    at=_nullable(EPOCH),
-                )
-            ),
-            last_event_at=_nullable(EPOCH),
-            bets=_obj(
-                ["open", "closes_at", "seconds", "announce"],
-                open=BOOL,
-                closes_at=_nullable(EPOCH),
-                seconds=_nullable(_bounded(*BETS_SECONDS)),
-                announce=_nullable({"type": "string", "enum": ["place_your_bets", "no_more_bets"]}),
-            ),
-        ),
-        "description": "A table's state (feed-protocol.md). Face-down cards show as null except to an operator.",
-    },
-    "Tables": _obj(["tables"], tables={"type": "array", "items": _ref("TableState")}),
+    **DECLARED,
     "Limits": {
         "type": "object",
         "properties": {
@@ -429,17 +303,6 @@ SCHEMAS: dict[str, dict] = {
         "additionalProperties": False,
         "description": "Bet limits by group, each [min, max] with 0 < min <= max, and their currency (ISO 4217). "
         "In a change, a group left out stays as it is and null removes it.",
-    },
-    "ShownLimits": {
-        **_obj(
-            ["min", "max"],
-            min=_nullable(INT),
-            max=_nullable(INT),
-            currency=TEXT,
-            **{g: LIMIT for g in GROUPS},
-        ),
-        "description": "The limits as the boards show them: each group's [min, max], the currency, and the main "
-        "group's min and max (null without main limits).",
     },
     "Settings": {
         **_obj(
@@ -506,7 +369,7 @@ SCHEMAS: dict[str, dict] = {
         "description": "One table's settings as the table file gives them (docs/configuration.md), its `id` and "
         "its `feed_token`; a setting the file does not know is refused.",
     },
-    "AddedTable": _obj(["table", "state"], table=TEXT, state=_ref("TableState")),
+    "AddedTable": _obj(["table", "state"], table=TEXT, state=_ref("StateJSON")),
     "FeedToken": _obj(["table", "feed_token"], table=TEXT, feed_token=TEXT),
     "Operator": _obj(
         ["name", "role", "tables"],
@@ -515,83 +378,6 @@ SCHEMAS: dict[str, dict] = {
         tables=_nullable({"type": "array", "items": TEXT}),
     ),
     "Operators": _obj(["operators"], operators={"type": "array", "items": _ref("Operator")}),
-    "Shoes": _obj(
-        ["shoes"],
-        shoes={
-            "type": "array",
-            "items": _obj(
-                ["shoe", "first_event", "last_event", "events"],
-                shoe={**INT, "minimum": 1},
-                first_event=EPOCH,
-                last_event=EPOCH,
-                events=COUNT,
-            ),
-        },
-    ),
-    "Roads": {
-        **_obj(
-            ["rounds", *ROAD_NAMES, "predict", "stats", "patterns"],
-            rounds=COUNT,
-            bead=_obj(["rows", "cells"], rows=COUNT, cells={"type": "array", "items": _ref("BeadCell")}),
-            big_road=_obj(
-                ["rows", "leading_ties", "columns"],
-                rows=COUNT,
-                leading_ties=COUNT,
-                columns={"type": "array", "items": {"type": "array", "items": _ref("BigRoadCell")}},
-            ),
-            **dict.fromkeys(DERIVED_NAMES, _ref("DerivedRoad")),
-            predict=_obj(["P", "B"], P=_ref("Prediction"), B=_ref("Prediction")),
-            stats=_obj(
-                ["B", "P", "T", "rounds", "longest", "streak"],
-                B=COUNT,
-                P=COUNT,
-                T=COUNT,
-                rounds=COUNT,
-                longest=_obj(["B", "P"], B=COUNT, P=COUNT),
-                streak=_nullable(_obj(["winner", "length"], winner=SIDE, length=COUNT)),
-            ),
-            patterns={
-                "type": "array",
-                "items": _obj(
-                    ["pattern", "label", "length"],
-                    pattern={"type": "string", "enum": [p.value for p in Pattern]},
-                    label=TEXT,
-                    length=COUNT,
-                    hall={"type": "string", "enum": ["B", "P"], "description": "one_hall_two_rooms: its hall's side"},
-                ),
-            },
-        ),
-        "description": "Every road of the current shoe (roads-json.md).",
-    },
-    "BeadCell": _obj(
-        ["col", "row", "round", "winner", *FLAGS],
-        col=COUNT,
-        row=COUNT,
-        round=INT,
-        winner=SIDE,
-        banker_cards={"type": "integer", "enum": [2, 3]},
-        **FLAGS,
-    ),
-    "BigRoadCell": _obj(
-        ["col", "row", "round", "winner", "ties", *FLAGS],
-        col=COUNT,
-        row=COUNT,
-        round=INT,
-        winner={"type": "string", "enum": ["B", "P"]},
-        ties=COUNT,
-        banker_cards={"type": "integer", "enum": [2, 3]},
-        **FLAGS,
-    ),
-    "DerivedRoad": _obj(
-        ["rows", "columns"], rows=COUNT, columns={"type": "array", "items": {"type": "array", "items": DERIVED_CELL}}
-    ),
-    "Prediction": _obj(
-        [*ROAD_NAMES, "cells"],
-        bead=PLACE,
-        big_road=PLACE,
-        **dict.fromkeys(DERIVED_NAMES, _nullable(COLOUR)),
-        cells=_obj(DERIVED_NAMES, **dict.fromkeys(DERIVED_NAMES, _nullable(DERIVED_CELL))),
-    ),
     **EVENT_SCHEMAS,
     "Event": {
         "oneOf": [_ref(name) for name in EVENT_SCHEMAS],
@@ -603,43 +389,6 @@ SCHEMAS: dict[str, dict] = {
         "an operator's, sent with an operator's token. `bets_open` and `bets_closed` open and close the betting "
         "window; `undo` takes back the last round keyed before anything else happens.",
     },
-    "FeedReply": _obj(
-        ["applied", "results", "table"],
-        applied=COUNT,
-        results={
-            "type": "array",
-            "items": _obj(
-                ["version", "kind"],
-                version=COUNT,
-                kind=TEXT,
-                duplicate={**BOOL, "description": "a retried seq: acknowledged, not applied again"},
-            ),
-        },
-        table=_ref("TableState"),
-    ),
-    "AuditEntry": _obj(
-        ["version", "at", "operator", "kind", "reason", "round", "before", "after"],
-        version=_nullable(COUNT),
-        at=EPOCH,
-        operator=_nullable(TEXT),
-        kind=TEXT,
-        reason=_nullable(TEXT),
-        round=_nullable(INT),
-        before=_nullable({"type": "object"}),
-        after=_nullable({"type": "object"}),
-        action=_nullable(TEXT),
-        code=TEXT,
-        message=TEXT,
-    ),
-    "Audit": _obj(["audit"], audit={"type": "array", "items": _ref("AuditEntry")}),
-    "ShoeExport": _obj(
-        ["table", "log", "shoe", "rounds", "events"],
-        table=TEXT,
-        log=TEXT,
-        shoe={"type": "object"},
-        rounds={"type": "array", "items": _ref("Round")},
-        events={"type": "array", "items": {"type": "object"}},
-    ),
     "Alarm": {
         **_obj(
             [
@@ -750,71 +499,6 @@ SCHEMAS: dict[str, dict] = {
             ),
         },
     ),
-    "Webhook": _obj(
-        ["name", "url", "events", "tables", "backlog", "dead", "last_success", "last_failure"],
-        name=TEXT,
-        url={**TEXT, "description": "a password in it shows as ***"},
-        events={"type": "array", "items": {"type": "string", "enum": list(EVENT_TYPES)}},
-        tables=_nullable({"type": "array", "items": TEXT}),
-        backlog={**COUNT, "description": "deliveries pending"},
-        dead=COUNT,
-        last_success=_nullable(EPOCH),
-        last_failure=_nullable(_ref("Failure")),
-    ),
-    "Failure": {
-        **_obj(["at", "status", "reason"], at=EPOCH, status=_nullable(INT), reason=TEXT),
-        "description": "A failed attempt: when, the HTTP status if the receiver answered, and why it failed.",
-    },
-    "Webhooks": _obj(["webhooks"], webhooks={"type": "array", "items": _ref("Webhook")}),
-    "DeliveryBody": {
-        **_obj(
-            ["id", "type", "table", "version", "at", "data"],
-            id=TEXT,
-            type={"type": "string", "enum": list(EVENT_TYPES)},
-            table=TEXT,
-            version=COUNT,
-            at={"type": "string", "format": "date-time"},
-            data={"type": "object"},
-        ),
-        "description": "What a receiver is POSTed (integration.md).",
-    },
-    "Delivery": _obj(
-        [
-            "id",
-            "type",
-            "table",
-            "version",
-            "state",
-            "attempts",
-            "created_at",
-            "next_attempt_at",
-            "expires_at",
-            "last_status",
-            "delivered_at",
-            "last_failure",
-            "body",
-        ],
-        id=TEXT,
-        type={"type": "string", "enum": list(EVENT_TYPES)},
-        table=TEXT,
-        version=COUNT,
-        state={"type": "string", "enum": list(DELIVERY_STATES)},
-        attempts=COUNT,
-        created_at=EPOCH,
-        next_attempt_at=_nullable(EPOCH),
-        expires_at=_nullable(EPOCH),
-        last_status={**_nullable(INT), "description": "the last attempt's HTTP status (null: no answer)"},
-        delivered_at=_nullable(EPOCH),
-        last_failure=_nullable(_ref("Failure")),
-        body=_ref("DeliveryBody"),
-    ),
-    "Deliveries": _obj(
-        ["webhook", "state", "deliveries"],
-        webhook=TEXT,
-        state={"type": "string", "enum": list(DELIVERY_STATES)},
-        deliveries={"type": "array", "items": _ref("Delivery")},
-    ),
-    "Retried": _obj(["delivery"], delivery=_ref("Delivery")),
 }
 
 # -- answers --------------------------------------------------------------------------------------------------------
@@ -880,7 +564,7 @@ PATHS: dict[str, dict] = {
             "tags": ["read"],
             "security": PUBLIC_OR_OPERATOR,
             "parameters": [_table_param()],
-            "responses": _answers(_json(_ref("TableState"), "The table's state."), 404, 429),
+            "responses": _answers(_json(_ref("StateJSON"), "The table's state."), 404, 429),
         }
     },
     "/api/tables/{table_id}/rounds": {
@@ -917,7 +601,7 @@ PATHS: dict[str, dict] = {
             "summary": "The roads of the current shoe",
             "tags": ["read"],
             "parameters": [_table_param()],
-            "responses": _answers(_json(_ref("Roads"), "The roads JSON."), 404),
+            "responses": _answers(_json(_ref("RoadsJSON"), "The roads JSON."), 404),
         }
     },
     "/api/tables/{table_id}/feed": {

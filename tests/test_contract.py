@@ -1,0 +1,116 @@
+"""The declared contract (docs/architecture.md): the JSON the service really answers and sends is what scoreboard/
+shapes.py declares, field for field and bound for bound, as the OpenAPI document generated from it says; and the
+vocabularies shapes.py restates from the service agree with the service's own."""
+
+from __future__ import annotations
+
+import random
+import typing
+
+import jsonschema_rs
+import pytest
+
+from scoreboard import shapes
+from scoreboard.service.log import DELIVERY_STATES
+from scoreboard.service.tables.outbox import EVENT_TYPES
+from scoreboard.service.web.api.openapi import document
+from scoreboard.table import TableConfig, TableState
+from scoreboard.view import TableView
+from testing.tables import OPERATOR, TOKEN
+from tests.test_updates import LOG, wire_updates
+from tests.test_webhooks import shoe_rounds
+
+
+def validator(doc: dict, name: str):
+    """A validator of the document's component `name`, its $refs resolved within the document."""
+    schema = {"$ref": f"#/components/schemas/{name}", "components": doc["components"]}
+    return jsonschema_rs.validator_for(schema, validate_formats=True)
+
+
+def answer_schema(doc: dict, path: str, method: str = "get") -> dict:
+    return doc["paths"][path][method]["responses"]["200"]["content"]["application/json"]["schema"]
+
+
+def errors(doc: dict, schema: dict, value: object) -> list[str]:
+    check = jsonschema_rs.validator_for({**schema, "components": doc["components"]}, validate_formats=True)
+    return [f"{'/'.join(map(str, e.instance_path))}: {e.message}" for e in check.iter_errors(value)]
+
+
+@pytest.fixture
+def dealt(client):
+    """T1 with a shoe of rounds, a void, a correction and a betting window: every part of the answers filled."""
+
+    def post(body: object, token: str = TOKEN) -> dict:
+        answer = client.post("/api/tables/T1/feed", json=body, headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 200, answer.get_json()
+        return answer.get_json()
+
+    seqs = iter(range(1, 1000))
+    replies = [post({"type": "shoe", "shoe": "S1", "seq": next(seqs)})]
+    replies += [post([{**r, "seq": next(seqs)} for r in shoe_rounds(12)])]
+    replies += [post({"type": "void", "round": 3, "reason": "card exposed", "seq": next(seqs)}, OPERATOR)]
+    cards = shoe_rounds(1, seed=99)[0]
+    replies += [post({**cards, "type": "correct", "round": 4, "reason": "misread", "seq": next(seqs)}, OPERATOR)]
+    replies += [post({"type": "bets_open", "seconds": 20, "seq": next(seqs)})]
+    replies += [post({"type": "card", "card": "9H", "seq": next(seqs)})]
+    return replies
+
+
+def test_the_answers_are_what_the_document_declares(client, dealt):
+    """Each read of a dealt table, and each feed reply, is within the schema the document gives its 200 answer
+    (generated from shapes.py): a required field missing, a bound crossed or a word outside its vocabulary fails."""
+    doc = client.get("/api/openapi.json").get_json()
+    operator = {"Authorization": f"Bearer {OPERATOR}"}
+    reads = {
+        "/api/tables": "/api/tables",
+        "/api/tables/{table_id}": "/api/tables/T1",
+        "/api/tables/{table_id}/rounds": "/api/tables/T1/rounds",
+        "/api/tables/{table_id}/shoes": "/api/tables/T1/shoes",
+        "/api/tables/{table_id}/roads": "/api/tables/T1/roads",
+        "/api/tables/{table_id}/audit": "/api/tables/T1/audit",
+        "/api/tables/{table_id}/shoes/{number}/export": "/api/tables/T1/shoes/1/export",
+    }
+    for template, url in reads.items():
+        for headers in ({}, operator):
+            answer = client.get(url, headers=headers)
+            if answer.status_code != 200:
+                continue  # an operator's read, without the token
+            assert errors(doc, answer_schema(doc, template), answer.get_json()) == [], (url, headers)
+    feed_reply = answer_schema(doc, "/api/tables/{table_id}/feed", "post")
+    for reply in dealt:
+        assert errors(doc, feed_reply, reply) == []
+
+
+def test_the_document_refuses_what_the_declarations_refuse(client, dealt):
+    """The generated schemas carry the declarations' bounds and words: a round with a winner outside B, P and T, a
+    count below 0 or a state missing its `bets` is outside them (the test above would see a real one)."""
+    doc = client.get("/api/openapi.json").get_json()
+    rounds = client.get("/api/tables/T1/rounds").get_json()
+    state = client.get("/api/tables/T1").get_json()
+    schema = answer_schema(doc, "/api/tables/{table_id}/rounds")
+    assert errors(doc, schema, rounds) == []
+    wrong = {**rounds, "rounds": [{**rounds["rounds"][0], "winner": "X"}]}
+    assert errors(doc, schema, wrong), "a winner outside the sides"
+    assert errors(doc, schema, {**rounds, "number": -1}), "a count below 0"
+    assert errors(doc, answer_schema(doc, "/api/tables/{table_id}"), {k: v for k, v in state.items() if k != "bets"})
+
+
+def test_every_live_update_is_what_shapes_declares():
+    """Random play of every variant, squeeze on and off: each update the core makes for the displays is within the
+    generated `Update` schema (and the `Snapshot` a display joins with, within its own)."""
+    doc = document()
+    update, snapshot = validator(doc, "Update"), validator(doc, "Snapshot")
+    for variant in ("super-six-plus", "insurance", "no-commission"):
+        for squeeze in (False, True):
+            view = TableView(TableState(TableConfig("T1", variant=variant, require_seq=False, squeeze=squeeze)), LOG)
+            for _, _, full in wire_updates(view, random.Random(f"{variant}{squeeze}"), 400):
+                problems = [e.message for e in update.iter_errors(full)]
+                assert problems == [], (full["kind"], problems)
+            assert snapshot.is_valid(view.snapshot()), list(snapshot.iter_errors(view.snapshot()))
+
+
+def test_the_vocabularies_shapes_restates_are_the_service_s():
+    """shapes.py names the webhook event types and the delivery states for the client, which may not import the
+    service: they are the service's own, in its order."""
+    assert typing.get_args(shapes.WebhookEvent) == tuple(EVENT_TYPES)
+    assert typing.get_args(shapes.DeliveryState) == tuple(DELIVERY_STATES)
