@@ -16,7 +16,7 @@ import the vocabularies it states without a cycle.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
 from msgspec import Meta
 
@@ -282,20 +282,25 @@ class BetsJSON(TypedDict):
     announce: Annotated[str, words(("place_your_bets", "no_more_bets"))] | None
 
 
-class ShownLimits(TypedDict):
+class GroupLimits(TypedDict, total=False):
+    """Bet limits by group, each [min, max], and their currency (floor.md)."""
+
+    currency: str
+    main: Limit
+    tie: Limit
+    pair: Limit
+    side: Limit
+
+
+class ShownLimits(GroupLimits):
     """The limits as the boards show them: each group's [min, max], the currency, and the main group's min and max
     (null without main limits)."""
 
-    min: int | None
-    max: int | None
-    currency: NotRequired[str]
-    main: NotRequired[Limit]
-    tie: NotRequired[Limit]
-    pair: NotRequired[Limit]
-    side: NotRequired[Limit]
+    min: Required[int | None]
+    max: Required[int | None]
 
 
-assert set(GROUPS) <= set(ShownLimits.__annotations__), "a field for each bet group live_settings.py names"
+assert set(GROUPS) <= set(GroupLimits.__annotations__), "a field for each bet group live_settings.py names"
 
 
 class BetTitle(TypedDict):

@@ -16,9 +16,24 @@ from scoreboard.service.tables.outbox import EVENT_TYPES
 from scoreboard.service.web.api.openapi import document
 from scoreboard.table import TableConfig, TableState
 from scoreboard.view import TableView
-from testing.tables import OPERATOR, TOKEN
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN
 from tests.test_updates import LOG, wire_updates
 from tests.test_webhooks import shoe_rounds
+
+
+ADMIN = "boss-admin-token"
+
+
+@pytest.fixture
+def tables_file(tmp_path):
+    """The tables of every test, an admin (who reads the operators) and a webhook nobody answers (its deliveries
+    wait)."""
+    path = tmp_path / "tables.toml"
+    path.write_text(
+        TABLES_TOML + f'\n[operators.boss]\ntoken = "{ADMIN}"\nrole = "admin"\n'
+        '\n[webhooks.gone]\nurl = "http://127.0.0.1:9/nobody"\nsecret = "s"\n'
+    )
+    return path
 
 
 def validator(doc: dict, name: str):
@@ -60,7 +75,7 @@ def test_the_answers_are_what_the_document_declares(client, dealt):
     """Each read of a dealt table, and each feed reply, is within the schema the document gives its 200 answer
     (generated from shapes.py): a required field missing, a bound crossed or a word outside its vocabulary fails."""
     doc = client.get("/api/openapi.json").get_json()
-    operator = {"Authorization": f"Bearer {OPERATOR}"}
+    operator, admin = ({"Authorization": f"Bearer {token}"} for token in (OPERATOR, ADMIN))
     reads = {
         "/api/tables": "/api/tables",
         "/api/tables/{table_id}": "/api/tables/T1",
@@ -69,13 +84,27 @@ def test_the_answers_are_what_the_document_declares(client, dealt):
         "/api/tables/{table_id}/roads": "/api/tables/T1/roads",
         "/api/tables/{table_id}/audit": "/api/tables/T1/audit",
         "/api/tables/{table_id}/shoes/{number}/export": "/api/tables/T1/shoes/1/export",
+        "/api/tables/{table_id}/settings": "/api/tables/T1/settings",
+        "/api/alarms": "/api/alarms",
+        "/api/screens": "/api/screens",
+        "/api/look": "/api/look?lang=zh-Hant&theme=light",
+        "/api/webhooks": "/api/webhooks",
+        "/api/operators": "/api/operators",
+        "/api/webhooks/{name}/deliveries": "/api/webhooks/gone/deliveries",
     }
+    answered = set()
     for template, url in reads.items():
-        for headers in ({}, operator):
+        for headers in ({}, operator, admin):
             answer = client.get(url, headers=headers)
             if answer.status_code != 200:
                 continue  # an operator's read, without the token
             assert errors(doc, answer_schema(doc, template), answer.get_json()) == [], (url, headers)
+            answered.add(template)
+    assert answered == set(reads), set(reads) - answered
+    filled = {
+        url: client.get(url, headers=admin).get_json() for url in ("/api/webhooks/gone/deliveries", "/api/alarms")
+    }
+    assert filled["/api/webhooks/gone/deliveries"]["deliveries"] and filled["/api/alarms"]["alarms"], "lists to check"
     feed_reply = answer_schema(doc, "/api/tables/{table_id}/feed", "post")
     for reply in dealt:
         assert errors(doc, feed_reply, reply) == []

@@ -32,16 +32,14 @@ from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
-from ....live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STALE_AFTER, STATUSES, TEXTS
+from ....live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, STALE_AFTER, STATUSES, TEXTS
 from ....palette import THEMES
-from ....roads.names import OPTIONS, Road
 from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
 from ....table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT
 from ....table import TABLE_ID as TABLE_ID_RULE
 from ....text import CONTROL_CHARS
 from ....variants import SUPER_SIX_PAYS, variant_names
-from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...log import DELIVERY_STATES
 from ...tables.alarms import NOTE
@@ -50,6 +48,7 @@ from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
 from ...tables.permissions import ROLES
+from ..http import contract
 from ..http.query import DIGITS as SHOE_DIGITS
 from ..http.query import NUMBER as SHOE_NUMBER_RULE
 
@@ -61,7 +60,6 @@ NAME_MAX, DEALER_MAX, ANNOUNCEMENT_MAX = (TEXTS[k].max_chars for k in ("name", "
 VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
 TABLE_ID = TABLE_ID_RULE.pattern
 CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"  # cards.parse_card's notation: rank then suit, any case
-SCREEN_ID = f"^{ID_PATTERN}$"
 
 # -- schemas --------------------------------------------------------------------------------------------------------
 
@@ -94,10 +92,8 @@ def _nullable(schema: dict) -> dict:
 
 
 INT = {"type": "integer"}
-COUNT = {"type": "integer", "minimum": 0}
 TEXT = {"type": "string"}
 BOOL = {"type": "boolean"}
-EPOCH = {"type": "number", "description": "Unix time in seconds"}
 LIMIT = {
     "type": "array",
     "items": {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX},
@@ -270,8 +266,8 @@ assert list(EVENTS) == list(TYPES), "a schema for every event type events.py rea
 EVENT_NAMES = {kind: "".join(word.title() for word in kind.split("_")) + "Event" for kind in EVENTS}
 EVENT_SCHEMAS = {EVENT_NAMES[kind]: schema for kind, schema in EVENTS.items()}
 
-# The answers and the live messages, generated from their declarations (scoreboard/shapes.py): each class there is
-# a schema here, under its own name, with the classes it holds.
+# The answers and the live messages, generated from their declarations (scoreboard/shapes.py, the floor's in
+# web/http/contract.py): each class there is a schema here, under its own name, with the classes it holds.
 _, DECLARED = msgspec.json.schema_components(
     (
         shapes.Error,
@@ -288,6 +284,7 @@ _, DECLARED = msgspec.json.schema_components(
         shapes.Retried,
         shapes.Snapshot,
         shapes.Update,
+        *contract.ANSWERS,
     ),
     ref_template=REF,
 )
@@ -303,23 +300,6 @@ SCHEMAS: dict[str, dict] = {
         "additionalProperties": False,
         "description": "Bet limits by group, each [min, max] with 0 < min <= max, and their currency (ISO 4217). "
         "In a change, a group left out stays as it is and null removes it.",
-    },
-    "Settings": {
-        **_obj(
-            [*SETTINGS, "table", "source", "retired"],
-            table=TEXT,
-            name={**TEXT, "minLength": 1, "maxLength": NAME_MAX},
-            status={"type": "string", "enum": list(STATUSES)},
-            dealer=_nullable(TEXT),
-            limits=_obj(currency=TEXT, **{g: LIMIT for g in GROUPS}),
-            announcement=_nullable({**TEXT, "maxLength": ANNOUNCEMENT_MAX}),
-            stale_after={**INT, "minimum": 1},
-            expected_screens=_bounded(*EXPECTED_SCREENS),
-            source=_obj(SETTINGS, **{name: {"type": "string", "enum": ["file", "live"]} for name in SETTINGS}),
-            retired=BOOL,
-        ),
-        "description": "A table's live settings (floor.md) and where each comes from: the table file, or a change "
-        "made live (which wins until it is changed again).",
     },
     "SettingsChange": {
         "type": "object",
@@ -369,15 +349,6 @@ SCHEMAS: dict[str, dict] = {
         "description": "One table's settings as the table file gives them (docs/configuration.md), its `id` and "
         "its `feed_token`; a setting the file does not know is refused.",
     },
-    "AddedTable": _obj(["table", "state"], table=TEXT, state=_ref("StateJSON")),
-    "FeedToken": _obj(["table", "feed_token"], table=TEXT, feed_token=TEXT),
-    "Operator": _obj(
-        ["name", "role", "tables"],
-        name=TEXT,
-        role={"type": "string", "enum": list(ROLES)},
-        tables=_nullable({"type": "array", "items": TEXT}),
-    ),
-    "Operators": _obj(["operators"], operators={"type": "array", "items": _ref("Operator")}),
     **EVENT_SCHEMAS,
     "Event": {
         "oneOf": [_ref(name) for name in EVENT_SCHEMAS],
@@ -389,116 +360,6 @@ SCHEMAS: dict[str, dict] = {
         "an operator's, sent with an operator's token. `bets_open` and `bets_closed` open and close the betting "
         "window; `undo` takes back the last round keyed before anything else happens.",
     },
-    "Alarm": {
-        **_obj(
-            [
-                "id",
-                "table",
-                "kind",
-                "raised_at",
-                "detail",
-                "round",
-                "cleared_at",
-                "acknowledged_by",
-                "acknowledged_at",
-                "note",
-                "version",
-                "severity",
-                "active",
-                "values",
-            ],
-            id=TEXT,
-            table=TEXT,
-            kind=TEXT,
-            raised_at=EPOCH,
-            detail=TEXT,
-            round=_nullable(INT),
-            cleared_at=_nullable(EPOCH),
-            acknowledged_by=_nullable(TEXT),
-            acknowledged_at=_nullable(EPOCH),
-            note=_nullable(TEXT),
-            version=_nullable(INT),
-            severity={"type": "string", "enum": ["alarm", "info"]},
-            active={**BOOL, "description": "not acknowledged yet (cleared or not: an alarm latches)"},
-            values={"type": "object"},
-        ),
-        "description": "An alarm (floor.md).",
-    },
-    "Alarms": _obj(["alarms"], alarms={"type": "array", "items": _ref("Alarm")}),
-    "ScreenShows": _obj(
-        ["page", "table", "lang", "theme", "options"],
-        page={"type": "string", "enum": list(SCREEN_PAGES)},
-        table={**_nullable(TEXT), "description": "the table a board or an overlay shows (null: a pit, or none)"},
-        lang=_nullable({"type": "string", "enum": list(LANGUAGES)}),
-        theme=_nullable({"type": "string", "enum": list(THEMES)}),
-        options={"type": "object", "additionalProperties": TEXT, "description": "the page's other query options"},
-    ),
-    "Screen": {
-        **_obj(
-            [
-                "id",
-                "page",
-                "table",
-                "lang",
-                "theme",
-                "options",
-                "viewport",
-                "version",
-                "address",
-                "connected",
-                "since",
-                "last_seen",
-                "assigned",
-            ],
-            id={"type": "string", "pattern": SCREEN_ID},
-            page={"type": "string", "enum": list(SCREEN_PAGES)},
-            table=_nullable(TEXT),
-            lang=_nullable(TEXT),
-            theme=_nullable(TEXT),
-            options={"type": "object", "additionalProperties": TEXT},
-            viewport=_nullable({"type": "array", "items": COUNT, "minItems": 2, "maxItems": 2}),
-            version={**_nullable(TEXT), "description": "the service version the page was served by"},
-            address=_nullable(TEXT),
-            connected=BOOL,
-            since={**_nullable(EPOCH), "description": "connected since, or not connected since"},
-            last_seen=_nullable(EPOCH),
-            assigned={
-                "oneOf": [
-                    {"type": "null"},
-                    {
-                        "allOf": [
-                            _ref("ScreenShows"),
-                            _obj(["by", "at"], by=TEXT, at=EPOCH),
-                        ]
-                    },
-                ],
-                "description": "the stored assignment (who, when), or null",
-            },
-        ),
-        "description": "A screen: what it shows, as it reported on connecting (floor.md).",
-    },
-    "Screens": _obj(["screens"], screens={"type": "array", "items": _ref("Screen")}),
-    "OneScreen": _obj(["screen"], screen=_ref("Screen")),
-    "Look": _obj(
-        ["lang", "theme", "palette", "letters", "roads"],
-        lang={"type": "string", "enum": list(LANGUAGES)},
-        theme={"type": "string", "enum": list(THEMES)},
-        palette={"type": "object", "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
-        letters=_obj(["B", "P", "T"], B=TEXT, P=TEXT, T=TEXT),
-        roads=_obj(OPTIONS, **dict.fromkeys(OPTIONS, TEXT)),
-        vocabulary={
-            "type": "array",
-            "description": "the roads in the boards' order: each road's name in the roads JSON, in page options, "
-            "how its entries are drawn, and its title in the language",
-            "items": _obj(
-                ["road", "option", "mark", "title"],
-                road={"type": "string", "enum": [r.value for r in Road]},
-                option={"type": "string", "enum": list(OPTIONS)},
-                mark={"type": "string", "enum": sorted({r.mark for r in Road})},
-                title=TEXT,
-            ),
-        },
-    ),
 }
 
 # -- answers --------------------------------------------------------------------------------------------------------

@@ -1,0 +1,158 @@
+"""The floor's answers, declared once (docs/architecture.md "The declared contract"): a table's live settings, the
+operators, the alarms, the screens and the look, whose words (the roles, the pages a screen shows, ...) the service
+declares. The answers the core makes are in scoreboard/shapes.py; the OpenAPI document generates its schemas from
+both (web/api/openapi.py), and tests/test_contract.py holds real answers to them.
+
+Like shapes.py's, these are `TypedDict`s: plain dicts at run time, their bounds and words `Annotated` for the
+document.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, NotRequired, TypedDict
+
+from msgspec import Meta
+
+from ....i18n import LANGUAGES
+from ....live_settings import EXPECTED_SCREENS, SETTINGS, STATUSES, TEXTS
+from ....palette import THEMES
+from ....roads.names import OPTIONS, RoadWord
+from ....shapes import Count, Epoch, GroupLimits, JSONObject, StateJSON, about, words
+from ....sides import RESULTS
+from ...live.screens import ID_PATTERN
+from ...live.screens import PAGES as SCREEN_PAGES
+from ...tables.permissions import ROLES
+
+
+def keys(names: tuple[str, ...], schema: dict, description: str | None = None) -> Meta:
+    """An object with exactly these fields, each of this schema: for a mapping whose keys a vocabulary declares (the
+    settings, the sides, the roads' options)."""
+    return Meta(
+        extra_json_schema={"properties": dict.fromkeys(names, schema), "required": list(names)},
+        description=description,
+    )
+
+
+class Settings(TypedDict):
+    """A table's live settings (floor.md) and where each comes from: the table file, or a change made live (which
+    wins until it is changed again)."""
+
+    table: str
+    name: Annotated[str, Meta(min_length=1, max_length=TEXTS["name"].max_chars)]
+    status: Annotated[str, words(STATUSES)]
+    dealer: str | None
+    limits: GroupLimits
+    announcement: Annotated[str, Meta(max_length=TEXTS["announcement"].max_chars)] | None
+    stale_after: Annotated[int, Meta(ge=1)]
+    expected_screens: Annotated[int, Meta(ge=EXPECTED_SCREENS[0], le=EXPECTED_SCREENS[1])]
+    source: Annotated[dict[str, str], keys(SETTINGS, {"type": "string", "enum": ["file", "live"]})]
+    retired: bool
+
+
+assert set(SETTINGS) <= set(Settings.__annotations__), "a field for each live setting live_settings.py names"
+
+
+class AddedTable(TypedDict):
+    table: str
+    state: StateJSON
+
+
+class FeedToken(TypedDict):
+    table: str
+    feed_token: str
+
+
+class Operator(TypedDict):
+    name: str
+    role: Annotated[str, words(ROLES)]
+    tables: list[str] | None
+
+
+class Operators(TypedDict):
+    operators: list[Operator]
+
+
+class Alarm(TypedDict):
+    """An alarm (floor.md)."""
+
+    id: str
+    table: str
+    kind: str
+    raised_at: Epoch
+    detail: str
+    round: int | None
+    cleared_at: Epoch | None
+    acknowledged_by: str | None
+    acknowledged_at: Epoch | None
+    note: str | None
+    version: int | None
+    severity: Annotated[str, words(("alarm", "info"))]
+    active: Annotated[bool, about("not acknowledged yet (cleared or not: an alarm latches)")]
+    values: JSONObject
+
+
+class Alarms(TypedDict):
+    alarms: list[Alarm]
+
+
+class ScreenShows(TypedDict):
+    page: Annotated[str, words(SCREEN_PAGES)]
+    table: Annotated[str | None, about("the table a board or an overlay shows (null: a pit, or none)")]
+    lang: Annotated[str, words(LANGUAGES)] | None
+    theme: Annotated[str, words(THEMES)] | None
+    options: Annotated[dict[str, str], about("the page's other query options")]
+
+
+class Assignment(ScreenShows):
+    """A screen's stored assignment: what it shows, who assigned it and when."""
+
+    by: str
+    at: Epoch
+
+
+class Screen(TypedDict):
+    """A screen: what it shows, as it reported on connecting (floor.md)."""
+
+    id: Annotated[str, Meta(pattern=f"^{ID_PATTERN}$")]
+    page: Annotated[str, words(SCREEN_PAGES)]
+    table: str | None
+    lang: str | None
+    theme: str | None
+    options: dict[str, str]
+    viewport: Annotated[list[Count], Meta(min_length=2, max_length=2)] | None
+    version: Annotated[str | None, about("the service version the page was served by")]
+    address: str | None
+    connected: bool
+    since: Annotated[Epoch | None, about("connected since, or not connected since")]
+    last_seen: Epoch | None
+    assigned: Annotated[Assignment | None, about("the stored assignment (who, when), or null")]
+
+
+class Screens(TypedDict):
+    screens: list[Screen]
+
+
+class OneScreen(TypedDict):
+    screen: Screen
+
+
+class Look(TypedDict):
+    """The look of the pages in a language and a theme: the palette, the sides' letters and the roads' titles."""
+
+    lang: Annotated[str, words(LANGUAGES)]
+    theme: Annotated[str, words(THEMES)]
+    palette: dict[str, Annotated[str, Meta(pattern="^#[0-9a-f]{6}$")]]
+    letters: Annotated[dict[str, str], keys(tuple(map(str, RESULTS)), {"type": "string"})]
+    roads: Annotated[dict[str, str], keys(OPTIONS, {"type": "string"})]
+    vocabulary: NotRequired[
+        Annotated[
+            list[RoadWord],
+            about(
+                "the roads in the boards' order: each road's name in the roads JSON, in page options, how its "
+                "entries are drawn, and its title in the language"
+            ),
+        ]
+    ]
+
+
+ANSWERS = (Settings, AddedTable, FeedToken, Operator, Operators, Alarms, OneScreen, Screens, Look)
