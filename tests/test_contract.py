@@ -20,7 +20,6 @@ from testing.tables import OPERATOR, TABLES_TOML, TOKEN
 from tests.test_updates import LOG, wire_updates
 from tests.test_webhooks import shoe_rounds
 
-
 ADMIN = "boss-admin-token"
 
 
