@@ -22,7 +22,7 @@ from msgspec import Meta
 
 from .cards import TABLE_DECKS
 from .events import BETS_SECONDS
-from .live_settings import GROUPS, LIMIT_MAX, STATUSES
+from .live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STATUSES, TEXTS
 from .roads import BLUE, RED
 from .roads.patterns import Pattern
 from .sides import HANDS, NAME, RESULTS
@@ -43,6 +43,15 @@ def words(values: Iterable[object], description: str | None = None) -> Meta:
 def about(description: str) -> Meta:
     """A sentence for people on a field, in the document."""
     return Meta(description=description)
+
+
+def keys(names: tuple[str, ...], schema: dict[str, Any], description: str | None = None) -> Meta:
+    """An object with exactly these fields, each of this schema: for a mapping whose keys a vocabulary declares (the
+    settings, the sides, the roads' options)."""
+    return Meta(
+        extra_json_schema={"properties": dict.fromkeys(names, schema), "required": list(names)},
+        description=description,
+    )
 
 
 Count = Annotated[int, Meta(ge=0)]
@@ -447,6 +456,25 @@ class Error(TypedDict):
     applied: NotRequired[Annotated[Count, about("feed posts: the events of the post applied before the refused one")]]
     event: NotRequired[Annotated[Count, about("feed posts of a list: the refused event's index")]]
     field: NotRequired[Annotated[str, about("the field that is wrong, where one is (such as `seconds`)")]]
+
+
+class Settings(TypedDict):
+    """A table's live settings (floor.md) and where each comes from: the table file, or a change made live (which
+    wins until it is changed again)."""
+
+    table: str
+    name: Annotated[str, Meta(min_length=1, max_length=TEXTS["name"].max_chars)]
+    status: Annotated[str, words(STATUSES)]
+    dealer: str | None
+    limits: GroupLimits
+    announcement: Annotated[str, Meta(max_length=TEXTS["announcement"].max_chars)] | None
+    stale_after: Annotated[int, Meta(ge=1)]
+    expected_screens: Annotated[int, Meta(ge=EXPECTED_SCREENS[0], le=EXPECTED_SCREENS[1])]
+    source: Annotated[dict[str, str], keys(SETTINGS, {"type": "string", "enum": ["file", "live"]})]
+    retired: bool
+
+
+assert set(SETTINGS) <= set(Settings.__annotations__), "a field for each live setting live_settings.py names"
 
 
 class Tables(TypedDict):

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
-from ..client import AuditEntry, Client, FeedReply, Refused, Unreachable
+from ..client import Client, Refused, Unreachable
 from ..sides import result_code
 from .common import client, unreachable
+
+if TYPE_CHECKING:
+    from ..shapes import AuditEntry, FeedReply
 
 HANDS = ("--player", "--banker")
 
@@ -165,6 +169,7 @@ def shoe(table: str, url: str, token: str, shoe_id: str | None, decks: int | Non
     event: dict = {"type": "shoe", **({"shoe": shoe_id} if shoe_id else {}), **({"decks": decks} if decks else {})}
     reply = act(table, url, token, event)
     started = reply["table"]["shoe"]
+    assert started is not None, "a table's state after a new shoe shows it"
     done(table, reply, f"shoe {started['id']} started (number {started['number']}, {started['decks']} decks)")
 
 
@@ -175,6 +180,7 @@ def close_shoe(table: str, url: str, token: str, reason: str) -> None:
     """Close the table's shoe: no more rounds are dealt from it until a new one starts."""
     reply = act(table, url, token, {"type": "shoe_end", "reason": reason})
     closed = reply["table"]["shoe"]
+    assert closed is not None, "a table's state after a shoe's end still shows it"
     done(table, reply, f"shoe {closed['id']} closed")
 
 

@@ -284,6 +284,7 @@ _, DECLARED = msgspec.json.schema_components(
         shapes.Retried,
         shapes.Snapshot,
         shapes.Update,
+        shapes.Settings,
         *contract.ANSWERS,
     ),
     ref_template=REF,

@@ -1,7 +1,7 @@
-"""The floor's answers, declared once (docs/architecture.md "The declared contract"): a table's live settings, the
-operators, the alarms, the screens and the look, whose words (the roles, the pages a screen shows, ...) the service
-declares. The answers the core makes are in scoreboard/shapes.py; the OpenAPI document generates its schemas from
-both (web/api/openapi.py), and tests/test_contract.py holds real answers to them.
+"""The floor's answers, declared once (docs/architecture.md "The declared contract"): the operators, the alarms, the
+screens and the look, whose words (the roles, the pages a screen shows, ...) the service declares. The answers the
+core makes are in scoreboard/shapes.py; the OpenAPI document generates its schemas from both (web/api/openapi.py),
+and tests/test_contract.py holds real answers to them.
 
 Like shapes.py's, these are `TypedDict`s: plain dicts at run time, their bounds and words `Annotated` for the
 document.
@@ -14,42 +14,13 @@ from typing import Annotated, NotRequired, TypedDict
 from msgspec import Meta
 
 from ....i18n import LANGUAGES
-from ....live_settings import EXPECTED_SCREENS, SETTINGS, STATUSES, TEXTS
 from ....palette import THEMES
 from ....roads.names import OPTIONS, RoadWord
-from ....shapes import Count, Epoch, GroupLimits, JSONObject, StateJSON, about, words
+from ....shapes import Count, Epoch, JSONObject, StateJSON, about, keys, words
 from ....sides import RESULTS
 from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...tables.permissions import ROLES
-
-
-def keys(names: tuple[str, ...], schema: dict, description: str | None = None) -> Meta:
-    """An object with exactly these fields, each of this schema: for a mapping whose keys a vocabulary declares (the
-    settings, the sides, the roads' options)."""
-    return Meta(
-        extra_json_schema={"properties": dict.fromkeys(names, schema), "required": list(names)},
-        description=description,
-    )
-
-
-class Settings(TypedDict):
-    """A table's live settings (floor.md) and where each comes from: the table file, or a change made live (which
-    wins until it is changed again)."""
-
-    table: str
-    name: Annotated[str, Meta(min_length=1, max_length=TEXTS["name"].max_chars)]
-    status: Annotated[str, words(STATUSES)]
-    dealer: str | None
-    limits: GroupLimits
-    announcement: Annotated[str, Meta(max_length=TEXTS["announcement"].max_chars)] | None
-    stale_after: Annotated[int, Meta(ge=1)]
-    expected_screens: Annotated[int, Meta(ge=EXPECTED_SCREENS[0], le=EXPECTED_SCREENS[1])]
-    source: Annotated[dict[str, str], keys(SETTINGS, {"type": "string", "enum": ["file", "live"]})]
-    retired: bool
-
-
-assert set(SETTINGS) <= set(Settings.__annotations__), "a field for each live setting live_settings.py names"
 
 
 class AddedTable(TypedDict):
@@ -155,4 +126,4 @@ class Look(TypedDict):
     ]
 
 
-ANSWERS = (Settings, AddedTable, FeedToken, Operator, Operators, Alarms, OneScreen, Screens, Look)
+ANSWERS = (AddedTable, FeedToken, Operator, Operators, Alarms, OneScreen, Screens, Look)
