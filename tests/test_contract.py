@@ -4,8 +4,11 @@ vocabularies shapes.py restates from the service agree with the service's own.""
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 import typing
+from pathlib import Path
 
 import jsonschema_rs
 import pytest
@@ -142,3 +145,48 @@ def test_the_vocabularies_shapes_restates_are_the_service_s():
     service: they are the service's own, in its order."""
     assert typing.get_args(shapes.WebhookEvent) == tuple(EVENT_TYPES)
     assert typing.get_args(shapes.DeliveryState) == tuple(DELIVERY_STATES)
+
+
+# -- the docs' field tables list the declared fields (issue 35) -----------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+# (file, the heading of a field table, the declaration it describes, fields the table leaves to prose beside it)
+TABLES = [
+    ("feed-protocol.md", "### Table state", shapes.StateJSON, set()),
+    ("roads-json.md", "### Top level", shapes.RoadsJSON, set()),
+    ("roads-json.md", "### `bead`", shapes.BeadCell, set()),
+    ("roads-json.md", "### `big_road`", shapes.BigRoadCell, set(shapes.BeadCell.__annotations__) - {"ties"}),
+    ("roads-json.md", "### `predict`", shapes.Predict, set()),
+    ("roads-json.md", "### `stats`", shapes.Stats, set()),
+]
+
+
+def tabled_fields(text: str, heading: str) -> set[str]:
+    """The names in the first column of the first table under `heading` (a cell may name several: `a`, `b`)."""
+    section = text.split(f"\n{heading}\n", 1)[1]
+    rows = itertools.dropwhile(lambda line: not line.startswith("| field"), section.splitlines())
+    names: set[str] = set()
+    for row in itertools.islice(rows, 2, None):
+        if not row.startswith("|"):
+            break
+        names |= set(re.findall(r"`([^`]+)`", row.split("|")[1]))
+    return names
+
+
+def declared_fields(shape: type) -> set[str]:
+    return set(typing.get_type_hints(shape))
+
+
+@pytest.mark.parametrize(("doc", "heading", "shape", "elsewhere"), TABLES, ids=lambda v: getattr(v, "__name__", None))
+def test_the_docs_field_tables_list_the_declared_fields(doc, heading, shape, elsewhere):
+    """Each field table of the docs names exactly the fields its declaration in shapes.py has (those its prose
+    names instead excepted): a field added, renamed or dropped in one and not the other fails here."""
+    tabled = tabled_fields((DOCS / doc).read_text(), heading)
+    assert tabled, (doc, heading)
+    assert tabled == declared_fields(shape) - elsewhere, (doc, heading)
+
+
+def test_the_field_table_reader_reads_the_first_column_of_the_first_table_only():
+    text = "\n### Example\n\n| field | meaning |\n|---|---|\n| `a`, `b` | `x` |\n| `c` | one |\n\n| field |\n| `d` |\n"
+    assert tabled_fields(text, "### Example") == {"a", "b", "c"}
+    assert tabled_fields(text.replace("| `c` | one |", "| c | one |"), "### Example") == {"a", "b"}
