@@ -32,13 +32,14 @@ from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
-from ....live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, STALE_AFTER, STATUSES, TEXTS
+from ....live_settings import LIMIT_MAX, SETTINGS_CHANGE, STATUSES, TEXTS
 from ....palette import THEMES
 from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
 from ....table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT
 from ....table import TABLE_ID as TABLE_ID_RULE
-from ....text import CONTROL_CHARS
+from ....text import PATTERN as TEXT_PATTERN
+from ....text import SPACE
 from ....variants import SUPER_SIX_PAYS, variant_names
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...log import DELIVERY_STATES
@@ -111,22 +112,14 @@ def _bounded(low: int, high: int, **more: object) -> dict:
 # -- the bounds of what a request may send, read from the code that checks them ---------------------------------------
 
 
-# The white space str.strip() takes away (the service strips text, and refuses text left blank): spelled out in a
-# class, which every regex engine reads alike (Python's, Rust's, JavaScript's and Hypothesis's \s each differ).
-SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x3001)) if c.isspace())
-
-
 def _text(most: int, **more: object) -> dict:
     """Text as an event carries it (events.text): not blank, at most `most` characters."""
     return {"type": "string", "pattern": f"[^{SPACE}]", "maxLength": most, **more}
 
 
-# A live setting's text (live_settings.check): not blank, and no control character (C0, DEL, C1).
-SETTING_TEXT = f"^[^{CONTROL_CHARS}]*[^{SPACE}{CONTROL_CHARS}][^{CONTROL_CHARS}]*$"
-
-
 def _setting_text(most: int) -> dict:
-    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": SETTING_TEXT}
+    """A live setting's text (text.py's rule): not blank, and no control character (C0, DEL, C1)."""
+    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": TEXT_PATTERN}
 
 
 def _token(description: str) -> dict:
@@ -268,8 +261,10 @@ EVENT_SCHEMAS = {EVENT_NAMES[kind]: schema for kind, schema in EVENTS.items()}
 
 # The answers and the live messages, generated from their declarations (scoreboard/shapes.py, the floor's in
 # web/http/contract.py): each class there is a schema here, under its own name, with the classes it holds.
-_, DECLARED = msgspec.json.schema_components(
+REQUESTS = (SETTINGS_CHANGE,)  # the request bodies declared (scoreboard/contract.py checks them)
+_roots, DECLARED = msgspec.json.schema_components(
     (
+        *REQUESTS,
         shapes.Error,
         shapes.Tables,
         shapes.StateJSON,
@@ -290,34 +285,13 @@ _, DECLARED = msgspec.json.schema_components(
     ref_template=REF,
 )
 
+# A request body's rules of the whole object (at least one field) are on its declaration's Annotated: into its schema.
+for _root in _roots[: len(REQUESTS)]:
+    _name = _root.pop("$ref").rsplit("/", 1)[1]
+    DECLARED[_name] = {**DECLARED[_name], **_root}
+
 SCHEMAS: dict[str, dict] = {
     **DECLARED,
-    "Limits": {
-        "type": "object",
-        "properties": {
-            "currency": _nullable({**TEXT, "pattern": "^[A-Za-z]{3}$"}),
-            **{g: _nullable(LIMIT) for g in GROUPS},
-        },
-        "additionalProperties": False,
-        "description": "Bet limits by group, each [min, max] with 0 < min <= max, and their currency (ISO 4217). "
-        "In a change, a group left out stays as it is and null removes it.",
-    },
-    "SettingsChange": {
-        "type": "object",
-        "minProperties": 1,
-        "properties": {
-            "name": _setting_text(NAME_MAX),
-            "status": {"type": "string", "enum": list(STATUSES)},
-            "dealer": _nullable(_setting_text(DEALER_MAX)),
-            "limits": _ref("Limits"),
-            "announcement": _nullable(_setting_text(ANNOUNCEMENT_MAX)),
-            "stale_after": _bounded(*STALE_AFTER, description="seconds"),
-            "expected_screens": _bounded(*EXPECTED_SCREENS),
-        },
-        "additionalProperties": False,
-        "description": "Any of the live settings; a bad value refuses the whole change (400 naming the setting). "
-        "Text is not blank and holds no control character.",
-    },
     "NewTable": {
         **_obj(
             ["id", "feed_token"],
@@ -338,7 +312,7 @@ SCHEMAS: dict[str, dict] = {
             status={"type": "string", "enum": list(STATUSES)},
             dealer=_setting_text(DEALER_MAX),
             announcement=_setting_text(ANNOUNCEMENT_MAX),
-            limits=_ref("Limits"),
+            limits=_ref("LimitsChange"),
             patterns={
                 "type": "object",
                 "properties": {f.name: {**INT, "minimum": 1} for f in dataclasses.fields(Thresholds)},
