@@ -113,7 +113,8 @@ class Text:
         """The field's declaration in a request's (scoreboard/contract.py): its schema for the document, and this
         rule, by which contract.checked checks and strips it (its length counts the text without the blanks
         around it, which a schema cannot say: the document's maxLength is the stricter)."""
-        schema = {"minLength": self.min_chars, "maxLength": self.max_chars, "pattern": PATTERN}
+        pattern = PATTERN if self.min_chars else f"^[^{CONTROL_CHARS}]*$"  # may it be blank
+        schema = {"minLength": self.min_chars, "maxLength": self.max_chars, "pattern": pattern}
         return Meta(extra_json_schema=schema, extra={"text": self})
 
     def _length(self) -> str:

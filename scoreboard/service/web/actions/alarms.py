@@ -12,11 +12,13 @@ import json
 
 from flask import jsonify
 
-from ....text import BadText
-from ...tables.alarms import KINDS, NOTE, AlreadyAcknowledged
+from ....contract import checked
+from ....errors import Malformed
+from ...tables.alarms import KINDS, AlreadyAcknowledged
 from ...tables.config import Operator
 from ...tables.current import current_hub
 from ..http.auth import refused
+from ..http.contract import Acknowledgement
 from ..http.errors import error
 
 ALARM_ID_CHARS = 64
@@ -33,16 +35,15 @@ def read_note(data: bytes) -> tuple[str | None, object]:
         return None, error(400, "malformed", 'the body must be JSON: {"note": "..."} or nothing')
     if not isinstance(body, dict):
         return None, error(400, "malformed", 'the body must be a JSON object: {"note": "..."} or nothing')
-    unknown = sorted(set(body) - {"note"})
-    if unknown:
-        return None, error(400, "unknown_field", f"an acknowledgement takes a note only, not {unknown[0][:40]!r}")
-    note = body.get("note")
-    if isinstance(note, str) and not note.strip():
-        return None, None
     try:
-        return NOTE.or_none(note), None
-    except BadText as e:
+        note = checked(body, Acknowledgement, _refusal).get("note")
+    except Malformed as e:
         return None, error(400, e.code, e.message, field=e.field)
+    return note or None, None  # blank is no note
+
+
+def _refusal(field: str, sentence: str) -> Malformed:
+    return Malformed(sentence, f"bad_{field}" if field in Acknowledgement.__struct_fields__ else "unknown_field", field)
 
 
 def acknowledge(op: Operator, alarm_id: str, data: bytes):

@@ -43,7 +43,6 @@ from ....text import SPACE
 from ....variants import SUPER_SIX_PAYS, variant_names
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...log import DELIVERY_STATES
-from ...tables.alarms import NOTE
 from ...tables.config import NAME, TOKEN_CHARS
 from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
@@ -261,7 +260,7 @@ EVENT_SCHEMAS = {EVENT_NAMES[kind]: schema for kind, schema in EVENTS.items()}
 
 # The answers and the live messages, generated from their declarations (scoreboard/shapes.py, the floor's in
 # web/http/contract.py): each class there is a schema here, under its own name, with the classes it holds.
-REQUESTS = (SETTINGS_CHANGE,)  # the request bodies declared (scoreboard/contract.py checks them)
+REQUESTS = (SETTINGS_CHANGE, *contract.REQUESTS)  # the request bodies declared (scoreboard/contract.py checks them)
 _roots, DECLARED = msgspec.json.schema_components(
     (
         *REQUESTS,
@@ -623,15 +622,7 @@ PATHS: dict[str, dict] = {
             ],
             "requestBody": {
                 "required": False,
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "properties": {"note": _nullable({"type": "string", "maxLength": NOTE.max_chars})},
-                            "additionalProperties": False,
-                        }
-                    }
-                },
+                "content": {"application/json": {"schema": _ref("Acknowledgement")}},
             },
             "responses": _answers(
                 _json(_obj(["alarm"], alarm=_ref("Alarm")), "The alarm, acknowledged."),

@@ -1,17 +1,19 @@
-"""The floor's answers, declared once (docs/architecture.md "The declared contract"): the operators, the alarms, the
-screens and the look, whose words (the roles, the pages a screen shows, ...) the service declares. The answers the
-core makes are in scoreboard/shapes.py; the OpenAPI document generates its schemas from both (web/api/openapi.py),
-and tests/test_contract.py holds real answers to them.
+"""The floor's requests and answers, declared once (docs/architecture.md "The declared contract"): an alarm's
+acknowledgement; the operators, the alarms, the screens and the look, whose words (the roles, the pages a screen
+shows, ...) the service declares. The answers the core makes are in scoreboard/shapes.py; the OpenAPI document
+generates its schemas from both (web/api/openapi.py), and tests/test_contract.py holds real answers to them.
 
-Like shapes.py's, these are `TypedDict`s: plain dicts at run time, their bounds and words `Annotated` for the
-document.
+Like shapes.py's, the answers are `TypedDict`s: plain dicts at run time, their bounds and words `Annotated` for the
+document. A request is a `msgspec.Struct` that scoreboard/contract.py's `checked` reads a body by.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, NotRequired, TypedDict
 
-from msgspec import Meta
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 
 from ....i18n import LANGUAGES
 from ....palette import THEMES
@@ -20,7 +22,22 @@ from ....shapes import Count, Epoch, JSONObject, StateJSON, about, keys, words
 from ....sides import RESULTS
 from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
+from ...tables.alarms import NOTE
 from ...tables.permissions import ROLES
+
+# -- the floor's requests (checked by scoreboard/contract.py's `checked`) -------------------------------------------
+
+
+class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
+    """An alarm's acknowledgement: a note, optional (blank, or null, is no note)."""
+
+    note: Annotated[str, dataclasses.replace(NOTE, min_chars=0).declared()] | UnsetType | None = UNSET
+
+
+REQUESTS = (Acknowledgement,)
+
+
+# -- the floor's answers ---------------------------------------------------------------------------------------------
 
 
 class AddedTable(TypedDict):
