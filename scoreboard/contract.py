@@ -43,6 +43,7 @@ from .text import BadText, Text
 Refuse = Callable[[str, str], Malformed]  # (the field, the sentence) -> the refusal to raise
 _AT = re.compile(r" - at `\$(.*)`$")
 _ABSENT = (type(None), msgspec.UnsetType)  # a field's `| None` (null) and `| UnsetType` (left out)
+_MISSING = re.compile(r"Object missing required field `(.*)`")
 _UNKNOWN = re.compile(r"Object contains unknown field `(.*)`")
 
 
@@ -63,6 +64,10 @@ def checked(body: object, declaration: object, refuse: Refuse, noun: str = "fiel
         msgspec.convert(body, shape, strict=True)
     except msgspec.ValidationError as e:
         path = _path(str(e))
+        missing = _MISSING.match(str(e))
+        if missing:
+            field = ".".join([*path, missing[1]])
+            raise refuse(field, f"{field} is missing: the body must give it") from None
         unknown = _UNKNOWN.match(str(e))
         if unknown:  # in an object inside the body
             inner = typing.get_type_hints(_hint_at(fields, path), include_extras=True)

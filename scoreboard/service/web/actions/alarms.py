@@ -12,13 +12,11 @@ import json
 
 from flask import jsonify
 
-from ....contract import checked
-from ....errors import Malformed
 from ...tables.alarms import KINDS, AlreadyAcknowledged
 from ...tables.config import Operator
 from ...tables.current import current_hub
 from ..http.auth import refused
-from ..http.contract import Acknowledgement
+from ..http.contract import Acknowledgement, read
 from ..http.errors import error
 
 ALARM_ID_CHARS = 64
@@ -35,15 +33,11 @@ def read_note(data: bytes) -> tuple[str | None, object]:
         return None, error(400, "malformed", 'the body must be JSON: {"note": "..."} or nothing')
     if not isinstance(body, dict):
         return None, error(400, "malformed", 'the body must be a JSON object: {"note": "..."} or nothing')
-    try:
-        note = checked(body, Acknowledgement, _refusal).get("note")
-    except Malformed as e:
-        return None, error(400, e.code, e.message, field=e.field)
-    return note or None, None  # blank is no note
-
-
-def _refusal(field: str, sentence: str) -> Malformed:
-    return Malformed(sentence, f"bad_{field}" if field in Acknowledgement.__struct_fields__ else "unknown_field", field)
+    fields, bad = read(body, Acknowledgement, unknown="unknown_field")
+    if bad:
+        return None, bad
+    assert fields is not None
+    return fields.get("note") or None, None  # blank is no note
 
 
 def acknowledge(op: Operator, alarm_id: str, data: bytes):

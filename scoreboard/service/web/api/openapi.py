@@ -43,7 +43,7 @@ from ....text import SPACE
 from ....variants import SUPER_SIX_PAYS, variant_names
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...log import DELIVERY_STATES
-from ...tables.config import NAME, TOKEN_CHARS
+from ...tables.config import NAME
 from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
@@ -119,18 +119,6 @@ def _text(most: int, **more: object) -> dict:
 def _setting_text(most: int) -> dict:
     """A live setting's text (text.py's rule): not blank, and no control character (C0, DEL, C1)."""
     return {"type": "string", "minLength": 1, "maxLength": most, "pattern": TEXT_PATTERN}
-
-
-def _token(description: str) -> dict:
-    """A token set through the API (web/floor.py): TOKEN_CHARS long, without spaces around."""
-    low, high = TOKEN_CHARS
-    return {
-        "type": "string",
-        "minLength": low,
-        "maxLength": high,
-        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
-        "description": f"{description}: {low} to {high} characters, without spaces around",
-    }
 
 
 # A shoe's number in a request (web/http/query.py): ASCII digits, 1 or more.
@@ -295,7 +283,7 @@ SCHEMAS: dict[str, dict] = {
         **_obj(
             ["id", "feed_token"],
             id={**TEXT, "pattern": TABLE_ID},
-            feed_token=_token("the table's feed token"),
+            feed_token=contract.token_schema("the table's feed token"),
             name=_setting_text(NAME_MAX),
             variant={"type": "string", "description": "one of the service's variants"},  # document(): their names
             decks=DECKS,
@@ -784,7 +772,7 @@ def _idempotent(operation: dict) -> dict:
 
 
 OPERATOR_BODY = {
-    "token": _token("the operator's token, not another operator's or table's"),
+    "token": contract.token_schema("the operator's token, not another operator's or table's"),
     "role": {"type": "string", "enum": list(ROLES)},
     "tables": _nullable({"type": "array", "items": TEXT, "description": "null: every table"}),
 }
@@ -826,15 +814,7 @@ FLOOR_PATHS: dict[str, dict] = {
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [_table_param()],
-            "requestBody": _body(
-                {
-                    "type": "object",
-                    "properties": {"feed_token": _token("the new token")},
-                    "required": ["feed_token"],
-                    "additionalProperties": False,
-                },
-                required=False,
-            ),
+            "requestBody": _body(_ref("NewFeedToken"), required=False),
             "responses": _answers(_json(_ref("FeedToken"), "The new token."), 400, 401, 403, 404, 409, 429, 503),
         }
     },

@@ -51,6 +51,7 @@ from ...tables.idempotency import Asked, Repeated
 from ...tables.permissions import ROLES, Role
 from ..actions.settings import asked_of, change_settings, floor_post, repeated_answer, request_key, settings_json
 from ..http.auth import authorised, bearer_operator, refused, sign
+from ..http.contract import NewFeedToken, read
 from ..http.errors import error, table_or_404
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
@@ -203,12 +204,11 @@ def rotate_token(table_id: str):
     if body is None:
         made = _made_token(table_id, op, key) if key is not None else secrets.token_urlsafe(24)
         body = {"feed_token": made}
-    if not isinstance(body, dict) or set(body) - {"feed_token"}:
-        return error(400, "malformed", 'the body must be {"feed_token": "..."}, or nothing for the service to make one')
-    token, bad = _new_token(body.get("feed_token"), "feed_token")
+    fields, bad = read(body, NewFeedToken, codes={"feed_token": "bad_token"})
     if bad:
         return bad
-    assert token is not None
+    assert fields is not None
+    token = fields["feed_token"]
     if table.config.retired:
         return error(409, "table_retired", f"table {table_id} is retired: it takes no feed")
     if _token_in_use(token):

@@ -10,22 +10,77 @@ document. A request is a `msgspec.Struct` that scoreboard/contract.py's `checked
 from __future__ import annotations
 
 import dataclasses
+import typing
+from collections.abc import Mapping
 from typing import Annotated, NotRequired, TypedDict
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from ....contract import Refuse, checked
+from ....errors import Malformed
 from ....i18n import LANGUAGES
 from ....palette import THEMES
 from ....roads.names import OPTIONS, RoadWord
 from ....shapes import Count, Epoch, JSONObject, StateJSON, about, keys, words
 from ....sides import RESULTS
+from ....text import SPACE
 from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...tables.alarms import NOTE
+from ...tables.config import TOKEN_CHARS, token_problem
 from ...tables.permissions import ROLES
+from .errors import error
 
 # -- the floor's requests (checked by scoreboard/contract.py's `checked`) -------------------------------------------
+
+
+def read(body: object, declaration: object, unknown: str = "malformed", codes: Mapping[str, str] | None = None):
+    """(the fields of `body` as `declaration` takes them, None), or (None, the 400 answer naming the field): its code
+    is `codes[field]`, else `bad_<field>` for a field the declaration has, else `unknown` (a field it has not, a body
+    that is no object)."""
+    fields = set(
+        typing.get_type_hints(typing.get_args(declaration)[0] if typing.get_origin(declaration) else declaration)
+    )
+
+    def refusal(field: str, sentence: str) -> Malformed:
+        code = (codes or {}).get(field) or (f"bad_{field}" if field.split(".")[0] in fields else unknown)
+        return Malformed(sentence, code, field or None)
+
+    try:
+        return checked(body, declaration, refusal), None
+    except Malformed as e:
+        return None, error(400, e.code, e.message, field=e.field)
+
+
+def token_schema(description: str) -> dict[str, object]:
+    """A token set through the API (tables/config.py's `token_problem`): TOKEN_CHARS long, without spaces around."""
+    low, high = TOKEN_CHARS
+    return {
+        "type": "string",
+        "minLength": low,
+        "maxLength": high,
+        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
+        "description": f"{description}: {low} to {high} characters, without spaces around",
+    }
+
+
+def _token_checked(name: str, value: str, refuse: Refuse) -> str:
+    wrong = token_problem(name, value)
+    if wrong:
+        raise refuse(name, wrong)
+    return value
+
+
+def token(description: str) -> Meta:
+    """A token field of a request: its schema, and token_problem's check."""
+    return Meta(extra_json_schema=token_schema(description), extra={"check": _token_checked})
+
+
+class NewFeedToken(msgspec.Struct, forbid_unknown_fields=True):
+    """A table's new feed token (POST /api/tables/<t>/feed-token; no body: the service makes one)."""
+
+    feed_token: Annotated[str, token("the new token")]
 
 
 class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
@@ -34,7 +89,7 @@ class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
     note: Annotated[str, dataclasses.replace(NOTE, min_chars=0).declared()] | UnsetType | None = UNSET
 
 
-REQUESTS = (Acknowledgement,)
+REQUESTS = (NewFeedToken, Acknowledgement)
 
 
 # -- the floor's answers ---------------------------------------------------------------------------------------------
