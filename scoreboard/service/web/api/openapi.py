@@ -47,7 +47,6 @@ from ...tables.config import NAME
 from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
-from ...tables.permissions import ROLES
 from ..http import contract
 from ..http.query import DIGITS as SHOE_DIGITS
 from ..http.query import NUMBER as SHOE_NUMBER_RULE
@@ -252,6 +251,7 @@ REQUESTS = (SETTINGS_CHANGE, *contract.REQUESTS)  # the request bodies declared 
 _roots, DECLARED = msgspec.json.schema_components(
     (
         *REQUESTS,
+        contract.OPERATOR_REPLACE,
         shapes.Error,
         shapes.Tables,
         shapes.StateJSON,
@@ -276,6 +276,8 @@ _roots, DECLARED = msgspec.json.schema_components(
 for _root in _roots[: len(REQUESTS)]:
     _name = _root.pop("$ref").rsplit("/", 1)[1]
     DECLARED[_name] = {**DECLARED[_name], **_root}
+
+OPERATOR_REPLACE = _roots[len(REQUESTS)]  # a PUT's body: the operator's fields, every one
 
 SCHEMAS: dict[str, dict] = {
     **DECLARED,
@@ -771,12 +773,6 @@ def _idempotent(operation: dict) -> dict:
     return {**operation, "parameters": [*operation.get("parameters", ()), IDEMPOTENCY_KEY], "responses": responses}
 
 
-OPERATOR_BODY = {
-    "token": contract.token_schema("the operator's token, not another operator's or table's"),
-    "role": {"type": "string", "enum": list(ROLES)},
-    "tables": _nullable({"type": "array", "items": TEXT, "description": "null: every table"}),
-}
-
 FLOOR_PATHS: dict[str, dict] = {
     "/api/tables/{table_id}/settings": {
         "get": {
@@ -838,14 +834,7 @@ FLOOR_PATHS: dict[str, dict] = {
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
-            "requestBody": _body(
-                {
-                    "type": "object",
-                    "properties": OPERATOR_BODY,
-                    "required": ["token", "role", "tables"],
-                    "additionalProperties": False,
-                }
-            ),
+            "requestBody": _body(OPERATOR_REPLACE),
             "responses": {
                 **_answers(_json(_ref("Operator"), "The operator, added or replaced."), 400, 401, 403, 409, 429, 503),
                 "422": _json(_ref("Error"), "A field is missing (`field` names it), or " + KEY_REUSED[4:]),
@@ -859,7 +848,7 @@ FLOOR_PATHS: dict[str, dict] = {
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
-            "requestBody": _body({"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}),
+            "requestBody": _body(_ref("OperatorChange")),
             "responses": _answers(_json(_ref("Operator"), "The operator, changed."), 400, 401, 403, 404, 409, 429, 503),
         },
         "delete": {

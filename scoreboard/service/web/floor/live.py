@@ -48,10 +48,10 @@ from ...tables.config import (
 )
 from ...tables.current import current_hub
 from ...tables.idempotency import Asked, Repeated
-from ...tables.permissions import ROLES, Role
+from ...tables.permissions import Role
 from ..actions.settings import asked_of, change_settings, floor_post, repeated_answer, request_key, settings_json
 from ..http.auth import authorised, bearer_operator, refused, sign
-from ..http.contract import NewFeedToken, read
+from ..http.contract import OPERATOR_FIELDS, NewFeedToken, OperatorChange, read
 from ..http.errors import error, table_or_404
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
@@ -246,7 +246,6 @@ def _token_again(repeated: Repeated, table_id: str, op: Operator, key: str | Non
 
 # -- operators --------------------------------------------------------------------------------------------------
 
-OPERATOR_FIELDS = ("token", "role", "tables")  # the table file's OPERATOR_SETTINGS: a PUT gives every one, a PATCH any
 assert set(OPERATOR_FIELDS) == set(OPERATOR_SETTINGS), "an operator's fields are the table file's"
 
 
@@ -306,14 +305,9 @@ def _set_operator(name: str, replace: bool):
     repeated = hub.requests.find(asked)
     if repeated is not None:
         return repeated_answer(repeated)
-    unknown = [str(k)[:40] for k in body if k not in OPERATOR_FIELDS]
-    if unknown:
-        return error(
-            400,
-            "unknown_field",
-            f"{unknown[0]!r} is not a field of an operator: {', '.join(OPERATOR_FIELDS)}",
-            field=unknown[0],
-        )
+    _, bad = read(body, OperatorChange, unknown="unknown_field", codes={"token": "bad_token"})
+    if bad:
+        return bad
     existing = next((o for o in hub.operators if o.name == name), None)
     if replace:
         missing = [f for f in OPERATOR_FIELDS if f not in body]
@@ -359,19 +353,12 @@ def _set_operator(name: str, replace: bool):
 def _operator_as_asked(name: str, body: dict, existing: Operator | None):
     """(the operator as the body makes them, None), or (None, the 400 answer naming the field): each field given,
     the others as `existing` has them."""
-    if "token" in body:
-        _, bad = _new_token(body["token"], "token")
-        if bad:
-            return None, bad
+    if "token" in body:  # the body's fields read by their declaration already (contract.OperatorChange)
         digest = token_digest(body["token"])
     else:
         assert existing is not None
         digest = existing.digest
     role = body.get("role", existing.role if existing is not None else None)
-    if role not in ROLES:
-        return None, error(
-            400, "bad_role", f"role must be one of {', '.join(ROLES)}, not {json.dumps(role)[:40]}", field="role"
-        )
     tables = existing.tables if existing is not None and "tables" not in body else body.get("tables")
     if "tables" in body and body["tables"] is not None:
         try:

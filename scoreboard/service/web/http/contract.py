@@ -17,7 +17,7 @@ from typing import Annotated, NotRequired, TypedDict
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from ....contract import Refuse, checked
+from ....contract import Refuse, checked, one_of
 from ....errors import Malformed
 from ....i18n import LANGUAGES
 from ....palette import THEMES
@@ -83,13 +83,27 @@ class NewFeedToken(msgspec.Struct, forbid_unknown_fields=True):
     feed_token: Annotated[str, token("the new token")]
 
 
+class OperatorChange(msgspec.Struct, forbid_unknown_fields=True):
+    """An operator's fields as an admin sets them: PATCH /api/operators/<name> any of them (what it leaves out stays
+    as it is), PUT every one."""
+
+    token: Annotated[str, token("the operator's token, not another operator's or table's")] | UnsetType = UNSET
+    role: Annotated[str, one_of(ROLES)] | UnsetType = UNSET
+    tables: Annotated[list[str] | None, about("the ids of the tables; null: every table")] | UnsetType = UNSET
+
+
+OPERATOR_FIELDS = OperatorChange.__struct_fields__
+# PUT /api/operators/<name> replaces the operator: its body gives every field (one left out is 422 missing_field).
+OPERATOR_REPLACE = Annotated[OperatorChange, Meta(extra_json_schema={"required": list(OPERATOR_FIELDS)})]
+
+
 class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
     """An alarm's acknowledgement: a note, optional (blank, or null, is no note)."""
 
     note: Annotated[str, dataclasses.replace(NOTE, min_chars=0).declared()] | UnsetType | None = UNSET
 
 
-REQUESTS = (NewFeedToken, Acknowledgement)
+REQUESTS = (NewFeedToken, OperatorChange, Acknowledgement)
 
 
 # -- the floor's answers ---------------------------------------------------------------------------------------------
