@@ -190,3 +190,24 @@ def test_the_field_table_reader_reads_the_first_column_of_the_first_table_only()
     text = "\n### Example\n\n| field | meaning |\n|---|---|\n| `a`, `b` | `x` |\n| `c` | one |\n\n| field |\n| `d` |\n"
     assert tabled_fields(text, "### Example") == {"a", "b", "c"}
     assert tabled_fields(text.replace("| `c` | one |", "| c | one |"), "### Example") == {"a", "b"}
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("POST", "/api/alarms/none/ack", {"": None}),
+        ("POST", "/api/alarms/none/ack", {"note": 12}),
+        ("PATCH", "/api/tables/T1/settings", {"": 1}),
+        ("PATCH", "/api/tables/T1/settings", []),
+        ("POST", "/api/tables/T1/feed-token", {"feed_token": 5}),
+        ("PATCH", "/api/operators/pit", {"role": "king"}),
+        ("PATCH", "/api/operators/pit", {"": "x"}),
+    ],
+)
+def test_a_body_refused_by_its_declaration_is_a_400_the_document_describes(client, method, url, body):
+    """A body the declaration refuses answers 400 with the document's Error: the field it names, when it names one,
+    is text (Schemathesis found an unknown field named "" answered with `"field": null`)."""
+    doc = client.get("/api/openapi.json").get_json()
+    answer = client.open(url, method=method, json=body, headers={"Authorization": f"Bearer {ADMIN}"})
+    assert answer.status_code == 400, answer.get_json()
+    assert errors(doc, {"$ref": "#/components/schemas/Error"}, answer.get_json()) == [], answer.get_json()

@@ -45,12 +45,12 @@ def read(body: object, declaration: object, unknown: str = "malformed", codes: M
 
     def refusal(field: str, sentence: str) -> Malformed:
         code = (codes or {}).get(field) or (f"bad_{field}" if field.split(".")[0] in fields else unknown)
-        return Malformed(sentence, code, field or None)
+        return Malformed(sentence, code, field)
 
     try:
         return checked(body, declaration, refusal), None
-    except Malformed as e:
-        return None, error(400, e.code, e.message, field=e.field)
+    except Malformed as e:  # `field` only where there is one to name (a body that is no object, a key "", names none)
+        return None, error(400, e.code, e.message, **({"field": e.field} if e.field else {}))
 
 
 def token_schema(description: str) -> dict[str, object]:
