@@ -32,7 +32,7 @@ from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
-from ....live_settings import LIMIT_MAX, SETTINGS_CHANGE, STATUSES, TEXTS
+from ....live_settings import SETTINGS_CHANGE, STATUSES, TEXTS
 from ....palette import THEMES
 from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
@@ -93,13 +93,6 @@ def _nullable(schema: dict) -> dict:
 INT = {"type": "integer"}
 TEXT = {"type": "string"}
 BOOL = {"type": "boolean"}
-LIMIT = {
-    "type": "array",
-    "items": {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX},
-    "minItems": 2,
-    "maxItems": 2,
-    "description": "[min, max], with min <= max",
-}
 DECKS = {"type": "integer", "minimum": TABLE_DECKS.start, "maximum": TABLE_DECKS.stop - 1}
 
 
