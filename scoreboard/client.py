@@ -20,8 +20,9 @@ raises `Refused`, with the service's code and sentence. Only the standard librar
 each update made whole, in version order, and a fresh snapshot after any gap (docs/integration.md, "Following a
 table"). It alone needs more: python-socketio's client, the `live` extra (`pip install "scoreboard[live]"`).
 
-The shapes returned are the API's (docs/feed-protocol.md, docs/roads-json.md, docs/operators.md,
-docs/integration.md; /api/openapi.json describes them all): TypedDicts for type checkers, plain dicts at run time.
+The shapes returned are the API's, as scoreboard/shapes.py declares them for the service and its clients alike
+(/api/openapi.json is generated from the same declarations): TypedDicts for type checkers, plain dicts at run time.
+A service of another version may add fields; a reader that ignores the fields it does not know keeps working.
 """
 
 from __future__ import annotations
@@ -38,12 +39,29 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
-if TYPE_CHECKING:  # for type checkers only: at run time the REST client imports none of these
+if TYPE_CHECKING:
+    # The answers' shapes, declared once for the service and its clients (docs/architecture.md "The declared
+    # contract"); for type checkers only, so that the client needs nothing but the standard library at run time
+    # (python-socketio's client is imported by `follow` alone, when it is called).
     import socketio
 
-    from .shapes import Snapshot, Update
+    from .shapes import (
+        AuditEntry,
+        Delivery,
+        DeliveryState,
+        FeedReply,
+        RoadsJSON,
+        Rounds,
+        Settings,
+        ShoeExport,
+        ShoeSummary,
+        Snapshot,
+        StateJSON,
+        Update,
+        Webhook,
+    )
 
 T = TypeVar("T")
 
@@ -52,100 +70,6 @@ TIMEOUT = 10.0  # seconds for one request
 RETRY_FOR = 60.0  # seconds a request is sent again while the service is unreachable or busy
 
 Event = dict[str, Any]  # a feed event: a "type" and that type's fields (docs/feed-protocol.md)
-# Read loosely: a service of another version may add fields (scoreboard.shapes holds this one's exact shapes).
-State = dict[str, Any]  # a table's state (docs/feed-protocol.md)
-RoadsJSON = dict[str, Any]  # the roads JSON (docs/roads-json.md)
-DeliveryState = Literal["pending", "dead", "done"]
-
-
-class Result(TypedDict):
-    version: int
-    kind: str
-    duplicate: NotRequired[bool]  # a retried seq: acknowledged, not applied again
-
-
-class FeedReply(TypedDict):
-    applied: int
-    results: list[Result]
-    table: State
-
-
-class Round(TypedDict):
-    round: int | None  # None: voided
-    dealt: int  # its place among the shoe's rounds, voided ones included
-    player: list[str]
-    banker: list[str]
-    winner: str | None
-    player_points: int | None
-    banker_points: int | None
-    natural: bool
-    player_pair: bool
-    banker_pair: bool
-    banker_six: bool
-    banker_cards: int | None
-    void: bool
-    reason: NotRequired[str]
-    irregularity: NotRequired[bool]
-
-
-class Rounds(TypedDict):
-    shoe: str | None
-    number: int
-    rounds: list[Round]
-
-
-class ShoeSummary(TypedDict):
-    shoe: int
-    first_event: float
-    last_event: float
-    events: int
-
-
-class AuditEntry(TypedDict):
-    version: int | None
-    at: float
-    operator: str | None
-    kind: str
-    reason: str | None
-    round: int | None
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-    action: NotRequired[str | None]
-    code: NotRequired[str]
-    message: NotRequired[str]
-
-
-class Failure(TypedDict):
-    at: float
-    status: int | None
-    reason: str
-
-
-class Webhook(TypedDict):
-    name: str
-    url: str
-    events: list[str]
-    tables: list[str] | None
-    backlog: int
-    dead: int
-    last_success: float | None
-    last_failure: Failure | None
-
-
-class Delivery(TypedDict):
-    id: str
-    type: str
-    table: str
-    version: int
-    state: DeliveryState
-    attempts: int
-    created_at: float
-    next_attempt_at: float | None
-    expires_at: float | None
-    last_status: int | None
-    delivered_at: float | None
-    last_failure: Failure | None
-    body: dict[str, Any]
 
 
 class ServiceError(Exception):
@@ -197,58 +121,58 @@ class Client:
 
     # -- reading ----------------------------------------------------------------------------------------------
 
-    def tables(self) -> list[State]:
+    def tables(self) -> list[StateJSON]:
         """Every table's state."""
-        return cast(list[State], self._json("GET", "/api/tables")["tables"])
+        return cast("list[StateJSON]", self._json("GET", "/api/tables")["tables"])
 
-    def table(self, table_id: str) -> State:
+    def table(self, table_id: str) -> StateJSON:
         """A table's state (face-down cards show to an operator's token only)."""
-        return self._json("GET", self.table_path(table_id))
+        return cast("StateJSON", self._json("GET", self.table_path(table_id)))
 
     def rounds(self, table_id: str, shoe: int | None = None) -> Rounds:
         """The current shoe's rounds, or shoe number `shoe`'s, oldest first."""
         query = f"?shoe={shoe}" if shoe is not None else ""
-        return cast(Rounds, self._json("GET", self.table_path(table_id, "rounds") + query))
+        return cast("Rounds", self._json("GET", self.table_path(table_id, "rounds") + query))
 
     def shoes(self, table_id: str) -> list[ShoeSummary]:
-        return cast(list[ShoeSummary], self._json("GET", self.table_path(table_id, "shoes"))["shoes"])
+        return cast("list[ShoeSummary]", self._json("GET", self.table_path(table_id, "shoes"))["shoes"])
 
     def roads(self, table_id: str) -> RoadsJSON:
-        return self._json("GET", self.table_path(table_id, "roads"))
+        return cast("RoadsJSON", self._json("GET", self.table_path(table_id, "roads")))
 
     def audit(self, table_id: str) -> list[AuditEntry]:
         """The table's audit trail, oldest first (an operator's token)."""
-        return cast(list[AuditEntry], self._json("GET", self.table_path(table_id, "audit"))["audit"])
+        return cast("list[AuditEntry]", self._json("GET", self.table_path(table_id, "audit"))["audit"])
 
     def audit_csv(self, table_id: str) -> str:
         return self._call("GET", self.table_path(table_id, "audit") + "?format=csv", None, "audit", _text)
 
-    def export(self, table_id: str, shoe: int) -> dict[str, Any]:
+    def export(self, table_id: str, shoe: int) -> ShoeExport:
         """Shoe `shoe`'s export: its rules, rounds and every stored event (an operator's token)."""
-        return self._json("GET", self.table_path(table_id, "shoes", str(shoe), "export"))
+        return cast("ShoeExport", self._json("GET", self.table_path(table_id, "shoes", str(shoe), "export")))
 
     def webhooks(self) -> list[Webhook]:
         """The webhook receivers and how their deliveries stand (an operator's token)."""
-        return cast(list[Webhook], self._json("GET", "/api/webhooks")["webhooks"])
+        return cast("list[Webhook]", self._json("GET", "/api/webhooks")["webhooks"])
 
     def deliveries(self, name: str, state: DeliveryState = "pending", limit: int = 100) -> list[Delivery]:
         path = f"/api/webhooks/{_quote(name)}/deliveries?state={state}&limit={limit}"
-        return cast(list[Delivery], self._json("GET", path)["deliveries"])
+        return cast("list[Delivery]", self._json("GET", path)["deliveries"])
 
     def retry(self, name: str, delivery_id: str) -> Delivery:
         """Have a delivery sent again (a supervisor's or an admin's token)."""
         path = f"/api/webhooks/{_quote(name)}/deliveries/{_quote(delivery_id)}/retry"
-        return cast(Delivery, self._json("POST", path, {})["delivery"])
+        return cast("Delivery", self._json("POST", path, {})["delivery"])
 
-    def settings(self, table_id: str) -> dict[str, Any]:
+    def settings(self, table_id: str) -> Settings:
         """The table's live settings and where each comes from (`source`: "file" or "live"; floor.md)."""
-        return self._json("GET", self.table_path(table_id, "settings"))
+        return cast("Settings", self._json("GET", self.table_path(table_id, "settings")))
 
-    def change_settings(self, table_id: str, **changes: Any) -> dict[str, Any]:
+    def change_settings(self, table_id: str, **changes: Any) -> Settings:
         """Change the table's live settings (a supervisor's or an admin's token), such as
         `change_settings("T1", status="closed", limits={"main": [100, 5000]})`; the settings as they now stand. Sent
         again when the service does not answer: the same change twice leaves the same settings."""
-        return self._json("PATCH", self.table_path(table_id, "settings"), changes)
+        return cast("Settings", self._json("PATCH", self.table_path(table_id, "settings"), changes))
 
     # -- feeding ----------------------------------------------------------------------------------------------
 
@@ -260,7 +184,7 @@ class Client:
         first = events if isinstance(events, dict) else (events[0] if events else {})
         what = f"seq {first['seq']}" if isinstance(first, dict) and "seq" in first else "the feed post"
         reply = self._call("POST", self.table_path(table_id, "feed"), body, what, _json_of, token=token)
-        return cast(FeedReply, reply)
+        return cast("FeedReply", reply)
 
     @staticmethod
     def next_seq() -> int:
@@ -474,8 +398,8 @@ class Joined:
         return self.snapshot["version"]
 
     @property
-    def state(self) -> State:
-        return cast(State, self.snapshot["state"])
+    def state(self) -> StateJSON:
+        return self.snapshot["state"]
 
 
 @dataclass(frozen=True)
@@ -492,8 +416,8 @@ class Changed:
         return self.update["version"]
 
     @property
-    def state(self) -> State:
-        return cast(State, self.update["state"])
+    def state(self) -> StateJSON:
+        return self.update["state"]
 
 
 class _Lost(Exception):

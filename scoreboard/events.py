@@ -18,13 +18,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from .cards import TABLE_DECKS, check_decks, parse_card, parse_cards
 from .errors import Malformed, Refusal
 from .seqs import SEQ_MAX
-from .shapes import Event, JSONObject, Word
 from .sides import hand_code, result_code
 from .text import Text, repaired
+from .words import Word
+
+if TYPE_CHECKING:
+    from .shapes import Event, JSONObject
 
 # The text fields of feed events, each with its length (text.py's rule): longer is a mistake, not a message.
 REASON = Text("reason", 200)

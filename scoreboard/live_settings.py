@@ -15,13 +15,17 @@ scoreboard.live_settings.BadSetting: limits.tie must be [min, max], whole number
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from . import contract
+from .contract import Refuse, one_of
 from .errors import Malformed
-from .text import BadText, Text
+from .text import Text
 
 SETTINGS = ("name", "status", "dealer", "limits", "announcement", "stale_after", "expected_screens")
 STATUSES = ("open", "closed", "reserved", "break")
@@ -37,7 +41,6 @@ TEXTS = {
 STALE_AFTER = (10, 3600)  # seconds
 EXPECTED_SCREENS = (0, 50)
 LIMIT_MAX = 10**12  # a bet limit past a trillion is a typing mistake
-CURRENCY = re.compile(r"^[A-Z]{3}$")  # ISO 4217
 
 
 class BadSetting(Malformed):
@@ -95,6 +98,94 @@ class Limits:
         return Limits.from_json({**self.as_json(), **change})
 
 
+def _in_order(name: str, pair: list[int], refuse: Refuse) -> list[int]:
+    if pair[0] > pair[1]:
+        raise refuse(name, f"{name} must be {PAIR}, not {_shown(pair)}")
+    return [int(pair[0]), int(pair[1])]
+
+
+def _upper(name: str, value: str, refuse: Refuse) -> str:
+    return value.upper()
+
+
+PAIR = "[min, max], whole numbers with 0 < min <= max"
+LimitPair = Annotated[
+    list[Annotated[int, Meta(ge=1, le=LIMIT_MAX)]],
+    Meta(
+        min_length=2,
+        max_length=2,
+        description="[min, max], with min <= max",
+        extra={"accepts": PAIR, "check": _in_order},
+    ),
+]
+
+
+Currency = Annotated[
+    str, Meta(pattern="^[A-Za-z]{3}$", extra={"accepts": "a 3-letter code such as HKD", "check": _upper})
+]
+
+
+class LimitsChange(msgspec.Struct, forbid_unknown_fields=True):
+    """Bet limits by group, each [min, max] with 0 < min <= max, and their currency (ISO 4217). In a change, a group
+    left out stays as it is and null removes it."""
+
+    currency: Currency | UnsetType | None = UNSET
+    main: LimitPair | UnsetType | None = UNSET
+    tie: LimitPair | UnsetType | None = UNSET
+    pair: LimitPair | UnsetType | None = UNSET
+    side: LimitPair | UnsetType | None = UNSET
+
+
+class SettingsChange(msgspec.Struct, forbid_unknown_fields=True):
+    """Any of the live settings; a bad value refuses the whole change (400 naming the setting). Text is not blank and
+    holds no control character."""
+
+    name: Annotated[str, TEXTS["name"].declared()] | UnsetType = UNSET
+    status: Annotated[str, one_of(STATUSES)] | UnsetType = UNSET
+    dealer: Annotated[str, TEXTS["dealer"].declared()] | UnsetType | None = UNSET
+    limits: (
+        Annotated[
+            LimitsChange,
+            Meta(extra={"accepts": 'an object such as {"currency": "HKD", "main": [100, 50000], "tie": [10, 5000]}'}),
+        ]
+        | UnsetType
+    ) = UNSET
+    announcement: Annotated[str, TEXTS["announcement"].declared()] | UnsetType | None = UNSET
+    stale_after: (
+        Annotated[
+            int,
+            Meta(
+                ge=STALE_AFTER[0],
+                le=STALE_AFTER[1],
+                description="seconds",
+                extra={"accepts": f"a whole number of seconds from {STALE_AFTER[0]} to {STALE_AFTER[1]}"},
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    expected_screens: (
+        Annotated[
+            int,
+            Meta(
+                ge=EXPECTED_SCREENS[0],
+                le=EXPECTED_SCREENS[1],
+                extra={"accepts": f"a whole number of screens from {EXPECTED_SCREENS[0]} to {EXPECTED_SCREENS[1]}"},
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+# The body of PATCH /api/tables/<t>/settings: at least one setting.
+SETTINGS_CHANGE = Annotated[SettingsChange, Meta(extra_json_schema={"minProperties": 1})]
+assert tuple(SettingsChange.__struct_fields__) == SETTINGS, "a field for each live setting, in their order"
+assert tuple(LimitsChange.__struct_fields__) == ("currency", *GROUPS), "a field for each bet group"
+
+
+def _refusal(setting: str, message: str) -> BadSetting:
+    return BadSetting(setting, message)
+
+
 def checked(body: object) -> dict[str, Any]:
     """A PATCH's settings, each checked and normalised; BadSetting on the first that is wrong (nothing is taken).
 
@@ -106,32 +197,13 @@ def checked(body: object) -> dict[str, Any]:
     scoreboard.live_settings.BadSetting: unknown setting 'colour': the settings are name, status, dealer, limits, \
 announcement, stale_after, expected_screens
     """
-    if not isinstance(body, dict):
-        raise BadSetting("", 'the settings must be a JSON object, such as {"status": "closed"}')
-    if not body:
-        raise BadSetting("", f"name at least one setting to change: {', '.join(SETTINGS)}")
-    for name in body:
-        if name not in SETTINGS:
-            shown = name[:40] if isinstance(name, str) else name
-            raise BadSetting(str(shown), f"unknown setting {shown!r}: the settings are {', '.join(SETTINGS)}")
-    return {name: check(name, value) for name, value in body.items()}
+    return contract.checked(body, SETTINGS_CHANGE, _refusal, noun="setting")
 
 
 def check(name: str, value: object) -> object:
-    """One setting's value, normalised (text stripped, a currency upper-cased), or BadSetting."""
-    if name in TEXTS:
-        return _text(name, value)
-    if name == "status":
-        if value not in STATUSES:
-            raise BadSetting(name, f"status must be one of {', '.join(STATUSES)}, not {_shown(value)}")
-        return value
-    if name == "limits":
-        return _limits(value)
-    if name == "stale_after":
-        return _whole(name, value, *STALE_AFTER, "seconds")
-    if name == "expected_screens":
-        return _whole(name, value, *EXPECTED_SCREENS, "screens")
-    raise BadSetting(name, f"unknown setting {name!r}: the settings are {', '.join(SETTINGS)}")
+    """One setting's value, normalised (text stripped, a currency upper-cased), or BadSetting: as a change of it
+    alone is checked."""
+    return checked({name: value})[name]
 
 
 def check_config(config: object) -> None:
@@ -146,53 +218,6 @@ def check_config(config: object) -> None:
             check(setting, value)
     if not isinstance(getattr(config, "limits", None), Limits):
         raise BadSetting("limits", "limits must be the table's Limits")
-
-
-def _text(name: str, value: object) -> str | None:
-    try:
-        return TEXTS[name].or_none(value)
-    except BadText as e:
-        raise BadSetting(name, e.message) from None
-
-
-def _whole(name: str, value: object, low: int, high: int, unit: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadSetting(name, f"{name} must be a whole number of {unit} from {low} to {high}, not {_shown(value)}")
-    return value
-
-
-def _limits(value: object) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise BadSetting(
-            "limits",
-            'limits must be an object such as {"currency": "HKD", "main": [100, 50000], "tie": [10, 5000]}, '
-            f"not {_shown(value)}",
-        )
-    out: dict[str, Any] = {}
-    for key, item in value.items():
-        if key == "currency":
-            if item is not None and (not isinstance(item, str) or not CURRENCY.match(item.upper())):
-                raise BadSetting(
-                    "limits.currency", f"limits.currency must be a 3-letter code such as HKD, not {_shown(item)}"
-                )
-            out[key] = item.upper() if isinstance(item, str) else None
-        elif key in GROUPS:
-            out[key] = None if item is None else _pair(f"limits.{key}", item)
-        else:
-            shown = key[:40] if isinstance(key, str) else key
-            raise BadSetting("limits", f"limits has no group {shown!r}: it takes currency, {', '.join(GROUPS)}")
-    return out
-
-
-def _pair(name: str, item: object) -> list[int]:
-    if (
-        isinstance(item, list)
-        and len(item) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= LIMIT_MAX for v in item)
-        and item[0] <= item[1]
-    ):
-        return [int(item[0]), int(item[1])]
-    raise BadSetting(name, f"{name} must be [min, max], whole numbers with 0 < min <= max, not {_shown(item)}")
 
 
 def _shown(value: object) -> str:

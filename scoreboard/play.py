@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .cards import hand_points, point, same_rank
 from .errors import Refusal
-from .shapes import JSONObject, RoundFields
 from .sides import BANKER, NAME, PLAYER, TIE, TITLE, winner_of
+
+if TYPE_CHECKING:
+    from .shapes import JSONObject, RoundFields
 
 __all__ = ["BANKER", "PLAYER", "TIE", "Deal", "Round", "check_round", "deal_round", "outcome"]
 _ANY = frozenset(range(10))

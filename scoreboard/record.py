@@ -38,13 +38,15 @@ import hashlib
 import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import Refusal
 from .events import EventKind
 from .play import Round
-from .shapes import Event, JSONObject
 from .table import Delta, TableState, apply, canonical_json, evolve, played
+
+if TYPE_CHECKING:
+    from .shapes import Event, JSONObject
 
 __all__ = [
     "Break",

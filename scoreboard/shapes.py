@@ -1,76 +1,76 @@
-"""The JSON the core makes, as type checkers see it: the table state, the roads, a live update and a feed's reply.
+"""The JSON the service answers and sends, declared once: the table state, the roads, the rounds, a live update, a
+feed's reply, the audit and the webhooks (docs/architecture.md "The declared contract").
 
-These are `TypedDict`s, plain dicts at run time: the bytes on the wire are the contract of docs/feed-protocol.md and
-docs/roads-json.md, and nothing here changes them. New fields go into the docs, then here. A part whose fields are
-open (an event is a "type" and that type's fields; an update's kind decides what it carries) is `JSONObject`.
+These are `TypedDict`s, plain dicts at run time: the core builds them as dicts and nothing here is on the feed's
+path. Each field carries what the contract says of it beyond its type (its bounds, pattern, the words it takes, a
+sentence for people) as `Annotated[..., msgspec.Meta(...)]`, read from the code that decides it (cards.py, sides.py,
+the roads, live_settings.py, events.py); the OpenAPI document's schemas are generated from these classes
+(service/web/api/openapi.py) and the Python client (client.py) reads them. A new field is one edit here, then its
+line in the docs' field tables (tests/test_contract.py holds the two to each other). A part whose fields are open (an
+event is a "type" and that type's fields; an update's kind decides what it carries) is `JSONObject`.
+
+The core's modules import these names for their annotations only (under TYPE_CHECKING), so that this module can
+import the vocabularies it states without a cycle.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from enum import StrEnum
-from typing import Any, Literal, NotRequired, TypedDict
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
+from msgspec import Meta
 
-class Word(StrEnum):
-    """A word of the core's vocabulary (`Side`, `Road`, `EventKind`, `Pattern`): a `str` whose value is what the JSON,
-    the log and the URLs carry. It reads as that text everywhere, `repr` included, so a message or an example that
-    shows one shows the same as the plain text did.
-
-    >>> from scoreboard.sides import BANKER
-    >>> BANKER, f"{BANKER}", BANKER == "B", {"B": 1}[BANKER]
-    ('B', 'B', True, 1)
-    """
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-class Phase(Word):
-    """Where a table is in its shoe (`state.phase`, docs/roads-json.md): no shoe open, between rounds, a round being
-    dealt, its cards out face down for the squeeze, or the shoe's cards all dealt. Each has its English label (a page
-    or an image translates it).
-
-    >>> [p.value for p in Phase]
-    ['no_shoe', 'ready', 'dealing', 'squeeze', 'shoe_finished']
-    >>> Phase.READY.label, Phase.SQUEEZE.dealing, Phase.READY.dealing
-    ('Between rounds', True, False)
-    """
-
-    NO_SHOE = "no_shoe"
-    READY = "ready"
-    DEALING = "dealing"
-    SQUEEZE = "squeeze"
-    SHOE_FINISHED = "shoe_finished"
-
-    @property
-    def label(self) -> str:
-        return _PHASE_LABELS[self]
-
-    @property
-    def dealing(self) -> bool:
-        """A round is under way: its cards are coming out, or are out face down."""
-        return self in (Phase.DEALING, Phase.SQUEEZE)
-
-    @property
-    def shoe_closed(self) -> bool:
-        """No round can start: there is no shoe, or its cards are all dealt."""
-        return self in (Phase.NO_SHOE, Phase.SHOE_FINISHED)
-
-
-_PHASE_LABELS = {
-    Phase.NO_SHOE: "Waiting for a shoe",
-    Phase.READY: "Between rounds",
-    Phase.DEALING: "Dealing",
-    Phase.SQUEEZE: "Squeeze",
-    Phase.SHOE_FINISHED: "Shoe finished",
-}
-
+from .cards import TABLE_DECKS
+from .events import BETS_SECONDS
+from .live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STATUSES, TEXTS
+from .roads import BLUE, RED
+from .roads.patterns import Pattern
+from .sides import HANDS, NAME, RESULTS
+from .words import Phase
 
 JSONObject = dict[str, Any]  # a JSON object whose fields are open (an event, an update's kind's fields)
 JSONMapping = Mapping[str, Any]  # any of the shapes below, read (a TypedDict is one)
 Event = JSONObject  # a feed event: a "type" and that type's fields (docs/feed-protocol.md)
 Colour = Literal["red", "blue"]  # a derived road's mark (not a side: roads.md)
+
+
+def words(values: Iterable[object], description: str | None = None) -> Meta:
+    """A text (or number) field that takes only these values, as a vocabulary of the code declares them."""
+    return Meta(
+        extra_json_schema={"enum": [v if isinstance(v, int) else str(v) for v in values]}, description=description
+    )
+
+
+def about(description: str) -> Meta:
+    """A sentence for people on a field, in the document."""
+    return Meta(description=description)
+
+
+def keys(names: tuple[str, ...], schema: dict[str, Any], description: str | None = None) -> Meta:
+    """An object with exactly these fields, each of this schema: for a mapping whose keys a vocabulary declares (the
+    settings, the sides, the roads' options)."""
+    return Meta(
+        extra_json_schema={"properties": dict.fromkeys(names, schema), "required": list(names)},
+        description=description,
+    )
+
+
+Count = Annotated[int, Meta(ge=0)]
+Epoch = Annotated[float, about("Unix time in seconds")]
+SideText = Annotated[str, words(RESULTS)]  # "B", "P" or "T"
+HandName = Annotated[str, words(NAME[h] for h in HANDS)]  # "player" or "banker"
+CardShown = Annotated[str, Meta(pattern=r"^[A2-9TJQK][SHDC]$")]  # a card as the service writes it (cards.py)
+Sha256 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+Decks = Annotated[int, Meta(ge=TABLE_DECKS.start, le=TABLE_DECKS.stop - 1)]
+Points = Annotated[int, Meta(ge=0, le=9)]
+BankerCards = Annotated[int, words((2, 3))]
+Limit = Annotated[
+    list[Annotated[int, Meta(ge=1, le=LIMIT_MAX)]],
+    Meta(min_length=2, max_length=2, description="[min, max], with min <= max"),
+]
+DeliveryState = Literal["pending", "dead", "done"]  # a webhook delivery's (service/log: DELIVERY_STATES)
+# What a webhook can be sent (service/tables/outbox.py: EVENT_TYPES; tests/test_contract.py holds the two together).
+WebhookEvent = Literal["round", "void", "correct", "shoe", "shoe_end", "undo", "settings", "alarm"]
 
 
 # -- the roads (docs/roads-json.md) --------------------------------------------------------------------------------
@@ -81,96 +81,117 @@ class Flags(TypedDict):
     banker_pair: bool
     natural: bool
     banker_six: bool
-    banker_cards: NotRequired[int]  # only with banker_six, when the count is known
+    banker_cards: NotRequired[BankerCards]  # only with banker_six, when the count is known
 
 
-class BeadCell(Flags):
-    col: int
-    row: int
+class RoadCell(Flags):
+    col: Count
+    row: Count
     round: int
-    winner: str  # "B", "P" or "T"
 
 
-class BigRoadCell(BeadCell):
-    ties: int  # ties dealt after this circle and before the next
+class BeadCell(RoadCell):
+    winner: SideText
+
+
+class BigRoadCell(RoadCell):
+    winner: Annotated[str, words(HANDS)]  # a circle is the Banker's or the Player's; ties sit on it
+    ties: Annotated[Count, about("ties dealt after this circle and before the next")]
 
 
 class Mark(TypedDict):
     """A derived road's mark."""
 
-    col: int
-    row: int
-    colour: str
+    col: Count
+    row: Count
+    colour: Annotated[str, words((RED, BLUE))]
 
 
 class Position(TypedDict):
-    col: int
-    row: int
+    col: Count
+    row: Count
 
 
 class BeadRoad(TypedDict):
-    rows: int
+    rows: Count
     cells: list[BeadCell]
 
 
 class BigRoad(TypedDict):
-    rows: int
-    leading_ties: int
+    rows: Count
+    leading_ties: Count
     columns: list[list[BigRoadCell]]
 
 
 class DerivedRoad(TypedDict):
-    rows: int
+    rows: Count
     columns: list[list[Mark]]
 
 
+class PredictCells(TypedDict):
+    """The marks each derived road would add."""
+
+    big_eye: Mark | None
+    small: Mark | None
+    cockroach: Mark | None
+
+
 class Predict(TypedDict):
+    """ASK P / ASK B: where the next round would go if that side won, and each derived road's colour then."""
+
     bead: Position
     big_road: Position
-    big_eye: str | None
-    small: str | None
-    cockroach: str | None
-    cells: dict[str, Mark | None]
+    big_eye: Annotated[str, words((RED, BLUE))] | None
+    small: Annotated[str, words((RED, BLUE))] | None
+    cockroach: Annotated[str, words((RED, BLUE))] | None
+    cells: PredictCells
+
+
+class Predictions(TypedDict):
+    P: Predict
+    B: Predict
 
 
 class Streak(TypedDict):
-    winner: str
-    length: int
+    winner: SideText
+    length: Count
 
 
 class Longest(TypedDict):
-    B: int
-    P: int
+    B: Count
+    P: Count
 
 
 class Stats(TypedDict):
-    B: int
-    P: int
-    T: int
-    player_pair: int
-    banker_pair: int
-    natural: int
-    banker_six: int
-    rounds: int
+    B: Count
+    P: Count
+    T: Count
+    player_pair: Count
+    banker_pair: Count
+    natural: Count
+    banker_six: Count
+    rounds: Count
     longest: Longest
     streak: Streak | None
 
 
 class PatternJSON(TypedDict):
-    pattern: str  # a Pattern's value
+    pattern: Annotated[str, words(Pattern)]
     label: str  # English, for people; displays translate by `pattern`
-    length: int
-    hall: NotRequired[str]  # one_hall_two_rooms: the side of its single columns ("B" or "P")
+    length: Count
+    hall: NotRequired[Annotated[str, words(HANDS, "one_hall_two_rooms: its hall's side")]]
 
 
 class RoadsJSON(TypedDict):
-    rounds: int
+    """Every road of the current shoe (roads-json.md)."""
+
+    rounds: Count
     bead: BeadRoad
     big_road: BigRoad
     big_eye: DerivedRoad
     small: DerivedRoad
     cockroach: DerivedRoad
-    predict: dict[str, Predict]
+    predict: Predictions
     stats: Stats
     patterns: list[PatternJSON]
 
@@ -178,11 +199,11 @@ class RoadsJSON(TypedDict):
 class Tie(TypedDict, total=False):
     """A tie on the Big Road: the circle that got it, or the ties before the first circle."""
 
-    col: int
-    row: int
+    col: Count
+    row: Count
     round: int
-    ties: int
-    leading_ties: int
+    ties: Count
+    leading_ties: Count
 
 
 class Cells(TypedDict):
@@ -200,55 +221,63 @@ class Cells(TypedDict):
 
 
 class ShoeJSON(TypedDict):
+    """The current shoe, as the table's state shows it."""
+
     id: str | None
-    number: int
-    decks: int
+    number: Annotated[int, Meta(ge=1)]
+    decks: Decks
     variant: str
-    cards_left: int
-    burned: int
+    cards_left: Count
+    burned: Count
     cut: bool
-    rounds_left: int | None
-    commitment: str | None
+    rounds_left: Count | None
+    commitment: Sha256 | None
     ended: bool
-    seed: NotRequired[str]
+    seed: NotRequired[Annotated[str, about("a simulated shoe's seed, once it has ended")]]
 
 
 class RoundFields(TypedDict):
     """A round's fields (`Round.as_json`); as the API shows it, `RoundJSON`, with its number first."""
 
-    player: list[str]
-    banker: list[str]
-    winner: str | None
-    player_points: int | None
-    banker_points: int | None
+    player: Annotated[list[CardShown], about("empty for a keypad result")]
+    banker: list[CardShown]
+    winner: SideText | None
+    player_points: Points | None
+    banker_points: Points | None
     natural: bool
     player_pair: bool
     banker_pair: bool
     banker_six: bool
-    banker_cards: int | None
+    banker_cards: BankerCards | None
     void: bool
-    reason: NotRequired[str | None]
-    irregularity: NotRequired[bool]
-    operator: NotRequired[str | None]  # never in public JSON
+    reason: NotRequired[Annotated[str, about("a voided round: why")] | None]
+    irregularity: NotRequired[
+        Annotated[bool, about("a voided round: the service voided it (an excess or foreign card, the shoe ran out)")]
+    ]
+    operator: NotRequired[Annotated[str, about("a voided round, to an operator's token: who voided it")] | None]
 
 
 class RoundJSON(RoundFields):
-    round: int | None  # None: voided
+    """A round (feed-protocol.md)."""
+
+    round: Annotated[int, Meta(ge=1, description="its number in the shoe; null when voided")] | None
 
 
 class DealtRoundJSON(RoundJSON):
     """A round as /rounds lists it."""
 
-    dealt: int  # its place among the shoe's rounds, voided ones included
-    hash: str | None  # the record's hash of the event that decided it as it stands (docs/record.md)
+    dealt: Annotated[int, Meta(ge=1, description="its place among the shoe's rounds, voided ones included")]
+    hash: Annotated[Sha256, about("the hash of the event that decided the round as it stands (docs/record.md)")] | None
 
 
 class NoticeJSON(TypedDict):
-    kind: str  # "void" or "correct"
+    """The last void, correction or undo, for the boards to say."""
+
+    kind: Annotated[str, words(("void", "correct", "undo"))]
     round: int | None
     reason: str
     irregularity: bool
-    at: float | None
+    at: Epoch | None
     cards: list[str]
 
 
@@ -256,21 +285,45 @@ class BetsJSON(TypedDict):
     """The betting window (floor.md, "The betting window")."""
 
     open: bool
-    closes_at: float | None
-    seconds: int | None
-    announce: str | None  # "place_your_bets", "no_more_bets" or None
+    closes_at: Epoch | None
+    seconds: Annotated[int, Meta(ge=BETS_SECONDS[0], le=BETS_SECONDS[1])] | None
+    announce: Annotated[str, words(("place_your_bets", "no_more_bets"))] | None
 
 
-class Limits(TypedDict):
-    """The main group's min and max (null without), then each bet group's [min, max] and the currency (floor.md)."""
+class GroupLimits(TypedDict, total=False):
+    """Bet limits by group, each [min, max], and their currency (floor.md)."""
 
-    min: int | None
-    max: int | None
-    currency: NotRequired[str]
-    main: NotRequired[list[int]]
-    tie: NotRequired[list[int]]
-    pair: NotRequired[list[int]]
-    side: NotRequired[list[int]]
+    currency: str
+    main: Limit
+    tie: Limit
+    pair: Limit
+    side: Limit
+
+
+class ShownLimits(GroupLimits):
+    """The limits as the boards show them: each group's [min, max], the currency, and the main group's min and max
+    (null without main limits)."""
+
+    min: Required[int | None]
+    max: Required[int | None]
+
+
+assert set(GROUPS) <= set(GroupLimits.__annotations__), "a field for each bet group live_settings.py names"
+
+
+class BetTitle(TypedDict):
+    bet: str
+    title: str
+    pays: str
+
+
+class Capabilities(TypedDict):
+    """What a display needs to know of the game (variants.py)."""
+
+    banker_six: bool
+    insurance: bool
+    squeeze: bool
+    bets: list[BetTitle]
 
 
 class SettingsJSON(TypedDict):
@@ -280,32 +333,44 @@ class SettingsJSON(TypedDict):
     name: str
     variant: str
     variant_title: str
-    capabilities: dict[str, bool]
+    capabilities: Capabilities
     super_six_pays: int | None
-    limits: Limits
-    status: str  # the live settings (floor.md): open, closed, reserved or break
+    limits: ShownLimits
+    status: Annotated[str, words(STATUSES, "not open: the boards say so, large")]  # floor.md's live settings
     dealer: str | None
     announcement: str | None
-    retired: bool
-    decks: int
+    retired: Annotated[bool, about("retired live by an admin: it takes no more events")]
+    decks: Decks
     lang: str | None
     stale_after: int
-    expected_screens: int
+    expected_screens: Count
+
+
+class Deal(TypedDict):
+    """The round being dealt (play.py's `Deal.as_json`)."""
+
+    player: Annotated[list[CardShown | None], about("null: a card face down")]
+    banker: list[CardShown | None]
+    player_points: int | None
+    banker_points: int | None
+    next: HandName | None
 
 
 class StateJSON(SettingsJSON):
-    version: int
+    """A table's state (feed-protocol.md). Face-down cards show as null except to an operator."""
+
+    version: Annotated[Count, about("rises by one with every event the table takes")]
     phase: Phase
     shoe: ShoeJSON | None
-    round: int
-    rounds: int
-    deal: JSONObject
-    next: str | None
+    round: Annotated[int, Meta(ge=1, description="the number of the round being dealt, or the next one")]
+    rounds: Annotated[Count, about("rounds with a result in this shoe")]
+    deal: Deal
+    next: HandName | None
     last_result: RoundJSON | None
     last_pays: list[list[str]]
     insurance: list[JSONObject]
     notice: NoticeJSON | None
-    last_event_at: float | None
+    last_event_at: Epoch | None
     bets: BetsJSON
 
 
@@ -317,7 +382,7 @@ class Snapshot(TypedDict):
 
     table: str
     log: str
-    version: int
+    version: Count
     state: StateJSON
     roads: RoadsJSON
 
@@ -337,12 +402,12 @@ class Update(TypedDict):
 
     table: str
     log: str
-    version: int
-    kind: str  # the event's kind as the displays draw it: a card that ends a round makes a "round"
+    version: Count
+    kind: Annotated[str, about("the event's kind as the displays draw it: a card that ends a round makes a round")]
     state: StateJSON
     # A round added to the roads: its road entries, ASK P / ASK B, the stats and the patterns after it.
     cells: NotRequired[Cells]
-    predict: NotRequired[dict[str, Predict]]
+    predict: NotRequired[Predictions]
     stats: NotRequired[Stats]
     patterns: NotRequired[list[PatternJSON]]
     # The roads whole: a new shoe, a void, a correction, an undo (every road after the change may have moved).
@@ -366,14 +431,153 @@ class Update(TypedDict):
 
 
 class Result(TypedDict):
-    version: int
+    version: Count
     kind: str
-    duplicate: NotRequired[bool]  # a retried seq: acknowledged, not applied again
+    duplicate: NotRequired[Annotated[bool, about("a retried seq: acknowledged, not applied again")]]
 
 
 class FeedReply(TypedDict):
     """The answer to an accepted feed post."""
 
-    applied: int
+    applied: Count
     results: list[Result]
     table: StateJSON
+
+
+# -- the API's other answers (docs/feed-protocol.md, docs/operators.md, docs/integration.md) -------------------------
+
+
+class Error(TypedDict):
+    """Every refusal and failure under /api answers with this body."""
+
+    error: Annotated[str, about("a code for programs, such as `unknown_table`")]
+    message: Annotated[str, about("one sentence a dealer or an operator understands")]
+    applied: NotRequired[Annotated[Count, about("feed posts: the events of the post applied before the refused one")]]
+    event: NotRequired[Annotated[Count, about("feed posts of a list: the refused event's index")]]
+    field: NotRequired[Annotated[str, about("the field that is wrong, where one is (such as `seconds`)")]]
+
+
+class Settings(TypedDict):
+    """A table's live settings (floor.md) and where each comes from: the table file, or a change made live (which
+    wins until it is changed again)."""
+
+    table: str
+    name: Annotated[str, Meta(min_length=1, max_length=TEXTS["name"].max_chars)]
+    status: Annotated[str, words(STATUSES)]
+    dealer: str | None
+    limits: GroupLimits
+    announcement: Annotated[str, Meta(max_length=TEXTS["announcement"].max_chars)] | None
+    stale_after: Annotated[int, Meta(ge=1)]
+    expected_screens: Annotated[int, Meta(ge=EXPECTED_SCREENS[0], le=EXPECTED_SCREENS[1])]
+    source: Annotated[dict[str, str], keys(SETTINGS, {"type": "string", "enum": ["file", "live"]})]
+    retired: bool
+
+
+assert set(SETTINGS) <= set(Settings.__annotations__), "a field for each live setting live_settings.py names"
+
+
+class Tables(TypedDict):
+    tables: list[StateJSON]
+
+
+class Rounds(TypedDict):
+    shoe: str | None
+    number: Annotated[Count, about("the shoe's number at the table (0: no shoe yet)")]
+    rounds: list[DealtRoundJSON]
+
+
+class ShoeSummary(TypedDict):
+    shoe: Annotated[int, Meta(ge=1)]
+    first_event: Epoch
+    last_event: Epoch
+    events: Count
+
+
+class Shoes(TypedDict):
+    shoes: list[ShoeSummary]
+
+
+class ShoeExport(TypedDict):
+    table: str
+    log: str
+    shoe: JSONObject
+    rounds: list[DealtRoundJSON]
+    events: list[JSONObject]
+
+
+class AuditEntry(TypedDict):
+    version: Count | None
+    at: Epoch
+    operator: str | None
+    kind: str
+    reason: str | None
+    round: int | None
+    before: JSONObject | None
+    after: JSONObject | None
+    action: NotRequired[str | None]
+    code: NotRequired[str]
+    message: NotRequired[str]
+
+
+class Audit(TypedDict):
+    audit: list[AuditEntry]
+
+
+class Failure(TypedDict):
+    """A failed attempt: when, the HTTP status if the receiver answered, and why it failed."""
+
+    at: Epoch
+    status: int | None
+    reason: str
+
+
+class Webhook(TypedDict):
+    name: str
+    url: Annotated[str, about("a password in it shows as ***")]
+    events: list[WebhookEvent]
+    tables: list[str] | None
+    backlog: Annotated[Count, about("deliveries pending")]
+    dead: Count
+    last_success: Epoch | None
+    last_failure: Failure | None
+
+
+class Webhooks(TypedDict):
+    webhooks: list[Webhook]
+
+
+class DeliveryBody(TypedDict):
+    """What a receiver is POSTed (integration.md)."""
+
+    id: str
+    type: WebhookEvent
+    table: str
+    version: Count
+    at: Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
+    data: JSONObject
+
+
+class Delivery(TypedDict):
+    id: str
+    type: WebhookEvent
+    table: str
+    version: Count
+    state: DeliveryState
+    attempts: Count
+    created_at: Epoch
+    next_attempt_at: Epoch | None
+    expires_at: Epoch | None
+    last_status: Annotated[int, about("the last attempt's HTTP status (null: no answer)")] | None
+    delivered_at: Epoch | None
+    last_failure: Failure | None
+    body: DeliveryBody
+
+
+class Deliveries(TypedDict):
+    webhook: str
+    state: DeliveryState
+    deliveries: list[Delivery]
+
+
+class Retried(TypedDict):
+    delivery: Delivery

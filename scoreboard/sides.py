@@ -14,7 +14,7 @@ log, a lookup), so the bytes written never change.
 
 from __future__ import annotations
 
-from .shapes import Word
+from .words import Word
 
 
 class Side(Word):

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import orjson
 
@@ -34,10 +34,13 @@ from .live_settings import Limits, check_config
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
-from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, Phase, RoundJSON
 from .sides import BANKER, NAME, PLAYER, TITLE, winner_of
 from .text import repaired_json
 from .variants import Variant, check_super_six_pays, variant
+from .words import Phase
+
+if TYPE_CHECKING:
+    from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
 
 ROUND_CARDS = 4  # every round starts with four cards (004 rule 3.8, 000 and 003 rule 3.4): a shoe's rounds at most
 # What the service writes into an event before storing it; never part of what a seq stands for.
@@ -539,7 +542,7 @@ def apply(
     return new, evolve(delta, digest=seq_digest)
 
 
-Handler = Callable[[TableState, Event, bool], tuple[TableState, Delta]]
+Handler = Callable[[TableState, "Event", bool], tuple[TableState, Delta]]
 
 
 def _require_operator(event: Event, trusted: bool, what: str) -> None:

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from msgspec import Meta
 
 from .errors import Malformed
 
@@ -54,6 +55,11 @@ CONTROL_CHARS = r"\x00-\x1f\x7f-\x9f"  # C0, DEL and C1, as a regex class's body
 _CONTROL = re.compile(f"[{CONTROL_CHARS}]")
 _CONTROL_NAMES = {"\n": "a line break", "\r": "a line break", "\t": "a tab", "\x00": "a NUL"}
 REPLACEMENT = "\ufffd"
+# The white space str.strip() takes away (the rule strips text, and refuses text left blank): spelled out in a class,
+# which every regex engine reads alike (Python's, Rust's, JavaScript's and Hypothesis's \s each differ).
+SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x3001)) if c.isspace())
+# The rule as a JSON Schema pattern (the OpenAPI document's): not blank, and no control character (C0, DEL, C1).
+PATTERN = f"^[^{CONTROL_CHARS}]*[^{SPACE}{CONTROL_CHARS}][^{CONTROL_CHARS}]*$"
 
 
 class BadText(Malformed):
@@ -102,6 +108,14 @@ class Text:
         (None, 'Mei')
         """
         return None if value is None and self.nullable else self.checked(value)
+
+    def declared(self) -> Meta:
+        """The field's declaration in a request's (scoreboard/contract.py): its schema for the document, and this
+        rule, by which contract.checked checks and strips it (its length counts the text without the blanks
+        around it, which a schema cannot say: the document's maxLength is the stricter)."""
+        pattern = PATTERN if self.min_chars else f"^[^{CONTROL_CHARS}]*$"  # may it be blank
+        schema = {"minLength": self.min_chars, "maxLength": self.max_chars, "pattern": pattern}
+        return Meta(extra_json_schema=schema, extra={"text": self})
 
     def _length(self) -> str:
         return f"{self.min_chars} to {self.max_chars} characters" + (", or null" if self.nullable else "")

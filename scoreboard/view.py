@@ -13,27 +13,31 @@ one append instead of a rebuild. Public JSON never shows a face-down card or the
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .insurance import offers
 from .play import Round
 from .roads import RoadRound, Roads
-from .shapes import (
-    Cells,
-    DealtRoundJSON,
-    Phase,
-    RoadsJSON,
-    RoundJSON,
-    SettingsJSON,
-    ShoeJSON,
-    Snapshot,
-    StateJSON,
-    Update,
-)
-from .shapes import Limits as LimitsJSON
 from .sides import BANKER, NAME, PLAYER
 from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbered, round_json
 from .variants import Variant, payouts
+from .words import Phase
+
+if TYPE_CHECKING:
+    from .shapes import (
+        Capabilities,
+        Cells,
+        Deal,
+        DealtRoundJSON,
+        RoadsJSON,
+        RoundJSON,
+        SettingsJSON,
+        ShoeJSON,
+        Snapshot,
+        StateJSON,
+        Update,
+    )
+    from .shapes import ShownLimits as LimitsJSON
 
 
 def shoe_json(shoe: ShoeState) -> ShoeJSON:
@@ -121,7 +125,7 @@ class TableView:
             extra["patterns"] = self.roads.patterns()
         # The kind's fields are the handler's Delta.display (open: each kind writes its own); Update lists them.
         return cast(
-            Update,
+            "Update",
             {
                 "table": self.config.id,
                 "log": self.log,
@@ -179,7 +183,7 @@ class TableView:
                     "name": c.name or c.id,
                     "variant": game.name,
                     "variant_title": game.title,
-                    "capabilities": {**game.capabilities(), "squeeze": rules.squeeze},
+                    "capabilities": cast("Capabilities", {**game.capabilities(), "squeeze": rules.squeeze}),
                     "super_six_pays": game.settings.get("super_six_pays"),
                     "limits": _limits_json(c),
                     "status": c.status,
@@ -209,7 +213,7 @@ class TableView:
             "shoe": None if shoe is None else shoe_json(shoe),
             "round": s.round_number,
             "rounds": last_number,
-            "deal": s.deal.as_json(face_up),
+            "deal": cast("Deal", s.deal.as_json(face_up)),
             "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in (Phase.READY, Phase.DEALING) else None,
             "last_result": self._last_result(last, last_number, public),
             "last_pays": self._last_pays(last, game),

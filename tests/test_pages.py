@@ -20,8 +20,8 @@ from scoreboard.service import create_app
 from scoreboard.service.tables.alarms import KINDS
 from scoreboard.service.tables.display_settings import DisplaySettings, DisplaySettingsError
 from scoreboard.service.web.pages.strings import ODDS_TEXTS
-from scoreboard.shapes import Phase
 from scoreboard.variants import VARIANT_NAMES, bet_titles, rule_texts, variant
+from scoreboard.words import Phase
 
 ROOT = Path(__file__).parents[1]
 PAGES = ["/", "/tables/T1", "/overlay/T1", "/pit", "/tables/T1/rules"]

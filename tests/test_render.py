@@ -27,7 +27,7 @@ from scoreboard.render.fonts import package_static_folder
 from scoreboard.render.sprites import BIG_R, BIG_STROKE, CLEAR, TIE_STROKE
 from scoreboard.render.worker import RenderFailed, RenderProcess
 from scoreboard.roads import Roads, parse_results, parse_round_list
-from scoreboard.shapes import Phase
+from scoreboard.words import Phase
 
 DARK = {name: rgb(value) for name, value in PALETTES["dark"].items()}
 # The colours players know, as the page draws them (static/roads.js): the image must use exactly these.

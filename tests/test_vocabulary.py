@@ -20,10 +20,10 @@ from scoreboard.roads import Roads, parse_results
 from scoreboard.roads.model import WINNERS
 from scoreboard.roads.names import OPTIONS, ROADS, Road
 from scoreboard.roads.patterns import Pattern
-from scoreboard.shapes import Phase
 from scoreboard.sides import BANKER, PLAYER, TIE, Side, winner_of
 from scoreboard.table import TableConfig, TableState, apply
 from scoreboard.view import TableView
+from scoreboard.words import Phase
 
 ROOT = Path(__file__).resolve().parent.parent
 

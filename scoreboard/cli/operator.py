@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import click
 from click.decorators import FC
 
-from ..client import AuditEntry, Client, FeedReply, Refused, Unreachable
+from ..client import Client, Refused, Unreachable
 from ..sides import result_code
 from .common import client, unreachable
 
 if TYPE_CHECKING:
-    from ..shapes import Event
+    from ..shapes import AuditEntry, Event, FeedReply
 
 HANDS = ("--player", "--banker")
 
@@ -169,6 +169,7 @@ def shoe(table: str, url: str, token: str, shoe_id: str | None, decks: int | Non
     event: Event = {"type": "shoe", **({"shoe": shoe_id} if shoe_id else {}), **({"decks": decks} if decks else {})}
     reply = act(table, url, token, event)
     started = reply["table"]["shoe"]
+    assert started is not None, "a table's state after a new shoe shows it"
     done(table, reply, f"shoe {started['id']} started (number {started['number']}, {started['decks']} decks)")
 
 
@@ -179,6 +180,7 @@ def close_shoe(table: str, url: str, token: str, reason: str) -> None:
     """Close the table's shoe: no more rounds are dealt from it until a new one starts."""
     reply = act(table, url, token, {"type": "shoe_end", "reason": reason})
     closed = reply["table"]["shoe"]
+    assert closed is not None, "a table's state after a shoe's end still shows it"
     done(table, reply, f"shoe {closed['id']} closed")
 
 

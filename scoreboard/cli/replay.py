@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from ..client import SEQ_LIMIT, FeedReply, Refused, Unreachable
+from ..client import SEQ_LIMIT, Refused, Unreachable
 from .common import client, unreachable
 
 if TYPE_CHECKING:
-    from ..shapes import Event
+    from ..shapes import Event, FeedReply
 
 
 def events_of(data: object) -> list[Event]:
@@ -97,9 +97,10 @@ def replay(
         applied += not result.get("duplicate")
         if verbose:
             click.echo(f"{i + 1}/{len(events)} {event['type']} seq {event['seq']}: version {result['version']}")
-    state = reply["table"] if reply is not None else {}
-    shoe = state.get("shoe") or {}
+    state = reply["table"] if reply is not None else None
+    shoe = state["shoe"] if state is not None else None
     click.echo(
         f"replayed {len(events)} events into {table}: {applied} applied, {duplicates} already there; "
-        f"shoe {shoe.get('id')}, {state.get('rounds')} rounds, phase {state.get('phase')}"
+        f"shoe {shoe['id'] if shoe else None}, {state['rounds'] if state else None} rounds, "
+        f"phase {state['phase'] if state else None}"
     )

@@ -17,8 +17,9 @@ from ..i18n import translate
 from ..options import DEFAULT_PANELS, PANELS, ROADS, Options
 from ..palette import colour, rgb
 from ..roads.names import DERIVED_ROADS, Road
-from ..shapes import JSONMapping, Phase
+from ..shapes import JSONMapping
 from ..variants import VARIANTS
+from ..words import Phase
 from .fonts import Bounded, FontLibrary, Label, default_fonts, image_bytes
 from .layout import BOARD_SIZE, ROAD_SIZE, BoardLayout, Frame, Rect, board_layout, road_cells, road_layout
 from .png import encode

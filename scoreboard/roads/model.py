@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import Malformed
-from ..shapes import BeadCell, Cells, Flags, Mark, PatternJSON, Predict, RoadsJSON, Stats, Tie
 from ..sides import Side
 from .derived import DERIVED, derived_colour
 from .grid import ROWS, StreakGrid
 from .patterns import Thresholds, find_patterns
+
+if TYPE_CHECKING:
+    from ..shapes import BeadCell, Cells, Flags, Mark, PatternJSON, Predict, RoadsJSON, Stats, Tie
 
 WINNERS = tuple(s.value for s in Side)
 FLAGS = ("player_pair", "banker_pair", "natural", "banker_six")
@@ -33,7 +35,7 @@ class RoadRound:
     banker_cards: int | None = None
 
     def flags(self) -> Flags:
-        out = cast(Flags, {f: getattr(self, f) for f in FLAGS})
+        out = cast("Flags", {f: getattr(self, f) for f in FLAGS})
         if self.banker_six and self.banker_cards:
             out["banker_cards"] = self.banker_cards
         return out
@@ -78,7 +80,7 @@ class Roads:
         added: dict[str, Any] = {"bead": bead.copy(), "big_road": None, "tie": None, **{d: None for d, _ in DERIVED}}
         if r.winner == "T":
             added["tie"] = self._add_tie()
-            return cast(Cells, added)
+            return cast("Cells", added)
         col, row = self._next_logical(r.winner)
         lengths = self.big_road.lengths
         for name, k in DERIVED:
@@ -88,7 +90,7 @@ class Roads:
         entry = self.big_road.append(r.winner, {"round": number, "winner": r.winner, "ties": 0, **r.flags()})
         self.longest[r.winner] = max(self.longest[r.winner], self.big_road.lengths[-1])
         added["big_road"] = dict(entry)
-        return cast(Cells, added)
+        return cast("Cells", added)
 
     def _add_tie(self) -> Tie:
         """A tie adds to the last circle's tie count, or to the leading ties before the first circle."""
@@ -126,7 +128,7 @@ class Roads:
             else:
                 cells[name] = None
         out["cells"] = cells
-        return cast(Predict, out)
+        return cast("Predict", out)
 
     def patterns(self) -> list[PatternJSON]:
         return find_patterns(self.big_road.symbols, self.big_road.lengths, self.thresholds)
@@ -137,7 +139,7 @@ class Roads:
             if self.big_road.columns
             else None
         )
-        return cast(Stats, {**self.stats, "rounds": self.rounds, "longest": dict(self.longest), "streak": streak})
+        return cast("Stats", {**self.stats, "rounds": self.rounds, "longest": dict(self.longest), "streak": streak})
 
     def as_json(self) -> RoadsJSON:
         big = self.big_road.as_json()
@@ -150,7 +152,7 @@ class Roads:
             "stats": self.stats_json(),
             "patterns": self.patterns(),
         }
-        return cast(RoadsJSON, out)
+        return cast("RoadsJSON", out)
 
 
 def parse_results(text: str) -> list[RoadRound]:

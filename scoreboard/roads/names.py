@@ -15,9 +15,11 @@ pages translate it); the pages receive all of it from the server (`vocabulary()`
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Annotated, Literal, TypedDict
 
-from ..shapes import Word
+from msgspec import Meta
+
+from ..words import Word
 
 Mark = Literal["bead", "circle", "hollow", "dot", "slash"]
 
@@ -91,8 +93,10 @@ OPTIONS = tuple(r.option for r in Road)  # what `roads=` and the image paths acc
 
 
 class RoadWord(TypedDict):
-    road: str  # its field in the roads JSON
-    option: str  # its name in page options and image paths
+    """A road as the pages receive it (its words declared for the API's document: shapes.py's `words`)."""
+
+    road: Annotated[str, Meta(extra_json_schema={"enum": [r.value for r in Road]})]  # its field in the roads JSON
+    option: Annotated[str, Meta(extra_json_schema={"enum": list(OPTIONS)})]  # in page options and image paths
     mark: Mark
     title: str  # English; a page translates it
     element: str  # its section's id on the table board

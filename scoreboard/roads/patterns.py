@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Malformed
-from ..shapes import PatternJSON, Word
 from ..sides import BANKER, OTHER, PLAYER, TITLE
+from ..words import Word
+
+if TYPE_CHECKING:
+    from ..shapes import PatternJSON
 
 
 class Pattern(Word):

@@ -29,9 +29,10 @@ from typing import TypedDict
 from ...cards import ALL_CARDS, point
 from ...commitment import commitment
 from ...events import EventKind
-from ...shapes import Event, FeedReply, JSONObject, Phase
+from ...shapes import Event, FeedReply, JSONObject
 from ...table import ShoeState
 from ...view import TableView
+from ...words import Phase
 from ..log import Claim
 from ..tables.errors import FeedRefused, StorageFailed
 from ..tables.hub import TableHub

@@ -13,11 +13,11 @@ import json
 
 from flask import jsonify
 
-from ....text import BadText
-from ...tables.alarms import KINDS, NOTE, AlreadyAcknowledged
+from ...tables.alarms import KINDS, AlreadyAcknowledged
 from ...tables.config import Operator
 from ...tables.current import current_hub
 from ..http.auth import Answer, Reached
+from ..http.contract import Acknowledgement, read
 from ..http.errors import error
 
 ALARM_ID_CHARS = 64
@@ -34,16 +34,11 @@ def read_note(data: bytes) -> tuple[str | None, Answer | None]:
         return None, error(400, "malformed", 'the body must be JSON: {"note": "..."} or nothing')
     if not isinstance(body, dict):
         return None, error(400, "malformed", 'the body must be a JSON object: {"note": "..."} or nothing')
-    unknown = sorted(set(body) - {"note"})
-    if unknown:
-        return None, error(400, "unknown_field", f"an acknowledgement takes a note only, not {unknown[0][:40]!r}")
-    note = body.get("note")
-    if isinstance(note, str) and not note.strip():
-        return None, None
-    try:
-        return NOTE.or_none(note), None
-    except BadText as e:
-        return None, error(400, e.code, e.message, field=e.field)
+    fields, bad = read(body, Acknowledgement, unknown="unknown_field")
+    if bad:
+        return None, bad
+    assert fields is not None
+    return fields.get("note") or None, None  # blank is no note
 
 
 def alarm_reached(alarm_id: str) -> Reached | Answer:

@@ -1,14 +1,17 @@
 """The API's OpenAPI 3.1 document (integration.md "The API described"), served at /api/openapi.json and rendered at
 /api/docs.
 
-The document is kept here by hand, next to nothing else: every `/api` route of the app is in PATHS with its
-parameters, bodies and every answer (status, media type, JSON schema), and tests/test_openapi.py holds it to the
-app both ways (a route the document lacks, or an operation no route answers, fails it) and runs Schemathesis over
-every operation against the live server (no 5xx, no answer outside its schema). The schemas restate the contracts
-of docs/feed-protocol.md, docs/roads-json.md, docs/operators.md and docs/integration.md; a field added there is
-added here. Every bound of a request (a length, a range, a pattern, the fields an event type needs) is read from the
-code that checks it (events.py, live_settings.py, table.py, tables/config.py, web/http/query.py, ...), so that a
-request the document allows is never refused as malformed; test_openapi_bounds_agree holds the two to each other.
+Every `/api` route of the app is in PATHS with its parameters, bodies and every answer (status, media type, JSON
+schema), and tests/test_openapi.py holds it to the app both ways (a route the document lacks, or an operation no
+route answers, fails it) and runs Schemathesis over every operation against the live server (no 5xx, no answer
+outside its schema). The answers' and the live messages' schemas are not written here: they are generated from their
+declarations in scoreboard/shapes.py (DECLARED below; docs/architecture.md "The declared contract"), and
+tests/test_contract.py holds real answers and updates to them. The requests' schemas below restate the contracts of
+docs/feed-protocol.md, docs/operators.md and docs/integration.md; every bound of a request (a length, a range, a
+pattern, the fields an event type needs) is read from the code that checks it (events.py, live_settings.py, table.py,
+tables/config.py, web/http/query.py, ...), so that a request the document allows is never refused as malformed;
+test_openapi_bounds_agree holds the two to each other. Refusals by the rules of the game, which no schema states (the
+Table of Play, a card not in the shoe, a round already corrected), answer 422, as each operation lists.
 
 The document a request gets names the service's own tables and webhooks as examples of the path parameters, so
 that Swagger UI's "Try it out" and a generated client's tests start from real ones.
@@ -23,29 +26,30 @@ from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import msgspec
+
+from .... import shapes
 from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
-from ....live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STALE_AFTER, STATUSES, TEXTS
+from ....live_settings import SETTINGS_CHANGE, STATUSES, TEXTS
 from ....palette import THEMES
-from ....roads.names import DERIVED_ROADS, OPTIONS, ROADS, Road
-from ....roads.patterns import Pattern, Thresholds
+from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
 from ....table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT
 from ....table import TABLE_ID as TABLE_ID_RULE
-from ....text import CONTROL_CHARS
+from ....text import PATTERN as TEXT_PATTERN
+from ....text import SPACE
 from ....variants import SUPER_SIX_PAYS, variant_names
-from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...log import DELIVERY_STATES
-from ...tables.alarms import NOTE
-from ...tables.config import NAME, TOKEN_CHARS
+from ...tables.config import NAME
 from ...tables.hub import MAX_EVENTS_PER_POST
 from ...tables.idempotency import HEADER as IDEMPOTENCY_HEADER
 from ...tables.idempotency import KEEP as KEY_KEPT
-from ...tables.outbox import EVENT_TYPES
-from ...tables.permissions import PERMISSIONS, ROLES, roles_text
+from ...tables.permissions import PERMISSIONS, roles_text
+from ..http import contract
 from ..http.auth import Need
 from ..http.query import DIGITS as SHOE_DIGITS
 from ..http.query import NUMBER as SHOE_NUMBER_RULE
@@ -58,17 +62,15 @@ NAME_MAX, DEALER_MAX, ANNOUNCEMENT_MAX = (TEXTS[k].max_chars for k in ("name", "
 VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
 TABLE_ID = TABLE_ID_RULE.pattern
 CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"  # cards.parse_card's notation: rank then suit, any case
-SCREEN_ID = f"^{ID_PATTERN}$"
 
 # -- schemas --------------------------------------------------------------------------------------------------------
 
 
+REF = "#/components/schemas/{name}"
+
+
 def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-ROAD_NAMES = [r.value for r in ROADS]  # the roads JSON's fields (scoreboard/roads/names.py)
-DERIVED_NAMES = [r.value for r in DERIVED_ROADS]
+    return {"$ref": REF.format(name=name)}
 
 
 def _obj(required: Iterable[str] = (), **properties: dict) -> dict:
@@ -92,24 +94,8 @@ def _nullable(schema: dict) -> dict:
 
 
 INT = {"type": "integer"}
-COUNT = {"type": "integer", "minimum": 0}
 TEXT = {"type": "string"}
 BOOL = {"type": "boolean"}
-NUMBER = {"type": "number"}
-EPOCH = {"type": "number", "description": "Unix time in seconds"}
-SIDE = {"type": "string", "enum": ["B", "P", "T"]}
-COLOUR = {"type": "string", "enum": ["red", "blue"]}
-CARD_SHOWN = {"type": "string", "pattern": r"^[A2-9TJQK][SHDC]$"}
-PLACE = _obj(["col", "row"], col=COUNT, row=COUNT)
-DERIVED_CELL = _obj(["col", "row", "colour"], col=COUNT, row=COUNT, colour=COLOUR)
-LIMIT = {
-    "type": "array",
-    "items": {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX},
-    "minItems": 2,
-    "maxItems": 2,
-    "description": "[min, max], with min <= max",
-}
-FLAGS = {"player_pair": BOOL, "banker_pair": BOOL, "natural": BOOL, "banker_six": BOOL}
 DECKS = {"type": "integer", "minimum": TABLE_DECKS.start, "maximum": TABLE_DECKS.stop - 1}
 
 
@@ -120,34 +106,14 @@ def _bounded(low: int, high: int, **more: object) -> dict:
 # -- the bounds of what a request may send, read from the code that checks them ---------------------------------------
 
 
-# The white space str.strip() takes away (the service strips text, and refuses text left blank): spelled out in a
-# class, which every regex engine reads alike (Python's, Rust's, JavaScript's and Hypothesis's \s each differ).
-SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x3001)) if c.isspace())
-
-
 def _text(most: int, **more: object) -> dict:
     """Text as an event carries it (events.text): not blank, at most `most` characters."""
     return {"type": "string", "pattern": f"[^{SPACE}]", "maxLength": most, **more}
 
 
-# A live setting's text (live_settings.check): not blank, and no control character (C0, DEL, C1).
-SETTING_TEXT = f"^[^{CONTROL_CHARS}]*[^{SPACE}{CONTROL_CHARS}][^{CONTROL_CHARS}]*$"
-
-
 def _setting_text(most: int) -> dict:
-    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": SETTING_TEXT}
-
-
-def _token(description: str) -> dict:
-    """A token set through the API (web/floor.py): TOKEN_CHARS long, without spaces around."""
-    low, high = TOKEN_CHARS
-    return {
-        "type": "string",
-        "minLength": low,
-        "maxLength": high,
-        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
-        "description": f"{description}: {low} to {high} characters, without spaces around",
-    }
+    """A live setting's text (text.py's rule): not blank, and no control character (C0, DEL, C1)."""
+    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": TEXT_PATTERN}
 
 
 # A shoe's number in a request (web/http/query.py): ASCII digits, 1 or more.
@@ -275,212 +241,47 @@ assert list(EVENTS) == list(TYPES), "a schema for every event type events.py rea
 EVENT_NAMES = {kind: "".join(word.title() for word in kind.split("_")) + "Event" for kind in EVENTS}
 EVENT_SCHEMAS = {EVENT_NAMES[kind]: schema for kind, schema in EVENTS.items()}
 
+# The answers and the live messages, generated from their declarations (scoreboard/shapes.py, the floor's in
+# web/http/contract.py): each class there is a schema here, under its own name, with the classes it holds.
+REQUESTS = (SETTINGS_CHANGE, *contract.REQUESTS)  # the request bodies declared (scoreboard/contract.py checks them)
+_roots, DECLARED = msgspec.json.schema_components(
+    (
+        *REQUESTS,
+        contract.OPERATOR_REPLACE,
+        shapes.Error,
+        shapes.Tables,
+        shapes.StateJSON,
+        shapes.Rounds,
+        shapes.Shoes,
+        shapes.RoadsJSON,
+        shapes.FeedReply,
+        shapes.Audit,
+        shapes.ShoeExport,
+        shapes.Webhooks,
+        shapes.Deliveries,
+        shapes.Retried,
+        shapes.Snapshot,
+        shapes.Update,
+        shapes.Settings,
+        *contract.ANSWERS,
+    ),
+    ref_template=REF,
+)
+
+# A request body's rules of the whole object (at least one field) are on its declaration's Annotated: into its schema.
+for _root in _roots[: len(REQUESTS)]:
+    _name = _root.pop("$ref").rsplit("/", 1)[1]
+    DECLARED[_name] = {**DECLARED[_name], **_root}
+
+OPERATOR_REPLACE = _roots[len(REQUESTS)]  # a PUT's body: the operator's fields, every one
+
 SCHEMAS: dict[str, dict] = {
-    "Error": {
-        **_obj(
-            ["error", "message"],
-            error={"type": "string", "description": "a code for programs, such as `unknown_table`"},
-            message={"type": "string", "description": "one sentence a dealer or an operator understands"},
-            applied={**COUNT, "description": "feed posts: the events of the post applied before the refused one"},
-            event={**COUNT, "description": "feed posts of a list: the refused event's index"},
-            field={"type": "string", "description": "the field that is wrong, where one is (such as `seconds`)"},
-        ),
-        "description": "Every refusal and failure under /api answers with this body.",
-    },
-    "Round": {
-        **_obj(
-            ["round", "player", "banker", "winner", "player_points", "banker_points", "void", "dealt", *FLAGS],
-            round=_nullable({**INT, "minimum": 1, "description": "its number in the shoe; null when voided"}),
-            dealt={**INT, "minimum": 1, "description": "its place among the shoe's rounds, voided ones included"},
-            player={"type": "array", "items": CARD_SHOWN, "description": "empty for a keypad result"},
-            banker={"type": "array", "items": CARD_SHOWN},
-            winner=_nullable(SIDE),
-            player_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
-            banker_points=_nullable({**INT, "minimum": 0, "maximum": 9}),
-            banker_cards=_nullable({"type": "integer", "enum": [2, 3]}),
-            void=BOOL,
-            reason={**TEXT, "description": "a voided round: why"},
-            irregularity={
-                **BOOL,
-                "description": "a voided round: the service voided it (an excess or foreign card, the shoe ran out)",
-            },
-            operator={**TEXT, "description": "a voided round, to an operator's token: who voided it"},
-            hash=_nullable(
-                {
-                    **TEXT,
-                    "pattern": "^[0-9a-f]{64}$",
-                    "description": "the hash of the event that decided the round as it stands (docs/record.md)",
-                }
-            ),
-            **FLAGS,
-        ),
-        "description": "A round as /rounds shows it (feed-protocol.md).",
-    },
-    "Rounds": _obj(
-        ["shoe", "number", "rounds"],
-        shoe=_nullable(TEXT),
-        number={**COUNT, "description": "the shoe's number at the table (0: no shoe yet)"},
-        rounds={"type": "array", "items": _ref("Round")},
-    ),
-    "Shoe": {
-        **_obj(
-            ["id", "number", "decks", "variant", "cards_left", "burned", "cut", "rounds_left", "commitment", "ended"],
-            id=TEXT,
-            number={**INT, "minimum": 1},
-            decks=DECKS,
-            variant=TEXT,
-            cards_left=COUNT,
-            burned=COUNT,
-            cut=BOOL,
-            rounds_left=_nullable(COUNT),
-            commitment=_nullable({**TEXT, "pattern": "^[0-9a-f]{64}$"}),
-            ended=BOOL,
-            seed={**TEXT, "description": "a simulated shoe's seed, once it has ended"},
-        ),
-        "description": "The current shoe, as the table's state shows it.",
-    },
-    "Deal": _obj(
-        ["player", "banker", "player_points", "banker_points", "next"],
-        player={"type": "array", "items": _nullable(CARD_SHOWN), "description": "null: a card face down"},
-        banker={"type": "array", "items": _nullable(CARD_SHOWN)},
-        player_points=_nullable(INT),
-        banker_points=_nullable(INT),
-        next=_nullable({"type": "string", "enum": ["player", "banker"]}),
-    ),
-    "TableState": {
-        **_obj(
-            [
-                "table",
-                "name",
-                "variant",
-                "variant_title",
-                "capabilities",
-                "limits",
-                "decks",
-                "version",
-                "phase",
-                "shoe",
-                "round",
-                "rounds",
-                "deal",
-                "next",
-                "last_result",
-                "insurance",
-                "notice",
-                "last_event_at",
-                "bets",
-            ],
-            table=TEXT,
-            name=TEXT,
-            variant=TEXT,
-            variant_title=TEXT,
-            capabilities=_obj(
-                ["banker_six", "insurance", "bets", "squeeze"],
-                banker_six=BOOL,
-                insurance=BOOL,
-                squeeze=BOOL,
-                bets={"type": "array", "items": _obj(["bet", "title", "pays"], bet=TEXT, title=TEXT, pays=TEXT)},
-            ),
-            super_six_pays=_nullable(INT),
-            limits=_ref("ShownLimits"),
-            status={"type": "string", "enum": list(STATUSES), "description": "not open: the boards say so, large"},
-            dealer=_nullable(TEXT),
-            announcement=_nullable(TEXT),
-            retired={**BOOL, "description": "retired live by an admin: it takes no more events"},
-            decks=DECKS,
-            lang=_nullable(TEXT),
-            stale_after=INT,
-            expected_screens=COUNT,
-            version={**COUNT, "description": "rises by one with every event the table takes"},
-            phase={"type": "string", "enum": ["no_shoe", "ready", "dealing", "squeeze", "shoe_finished"]},
-            shoe=_nullable(_ref("Shoe")),
-            round={**INT, "minimum": 1, "description": "the number of the round being dealt, or the next one"},
-            rounds={**COUNT, "description": "rounds with a result in this shoe"},
-            deal=_ref("Deal"),
-            next=_nullable({"type": "string", "enum": ["player", "banker"]}),
-            last_result=_nullable({"type": "object"}),
-            insurance={"type": "array", "items": {"type": "object"}},
-            notice=_nullable(
-                _obj(
-                    ["kind", "round", "reason", "irregularity", "at"],
-                    kind={"type": "string", "enum": ["void", "correct", "undo"]},
-                    round=_nullable(INT),
-                    reason=TEXT,
-                    irregularity=BOOL,
-                    at=_nullable(EPOCH),
-                )
-            ),
-            last_event_at=_nullable(EPOCH),
-            bets=_obj(
-                ["open", "closes_at", "seconds", "announce"],
-                open=BOOL,
-                closes_at=_nullable(EPOCH),
-                seconds=_nullable(_bounded(*BETS_SECONDS)),
-                announce=_nullable({"type": "string", "enum": ["place_your_bets", "no_more_bets"]}),
-            ),
-        ),
-        "description": "A table's state (feed-protocol.md). Face-down cards show as null except to an operator.",
-    },
-    "Tables": _obj(["tables"], tables={"type": "array", "items": _ref("TableState")}),
-    "Limits": {
-        "type": "object",
-        "properties": {
-            "currency": _nullable({**TEXT, "pattern": "^[A-Za-z]{3}$"}),
-            **{g: _nullable(LIMIT) for g in GROUPS},
-        },
-        "additionalProperties": False,
-        "description": "Bet limits by group, each [min, max] with 0 < min <= max, and their currency (ISO 4217). "
-        "In a change, a group left out stays as it is and null removes it.",
-    },
-    "ShownLimits": {
-        **_obj(
-            ["min", "max"],
-            min=_nullable(INT),
-            max=_nullable(INT),
-            currency=TEXT,
-            **{g: LIMIT for g in GROUPS},
-        ),
-        "description": "The limits as the boards show them: each group's [min, max], the currency, and the main "
-        "group's min and max (null without main limits).",
-    },
-    "Settings": {
-        **_obj(
-            [*SETTINGS, "table", "source", "retired"],
-            table=TEXT,
-            name={**TEXT, "minLength": 1, "maxLength": NAME_MAX},
-            status={"type": "string", "enum": list(STATUSES)},
-            dealer=_nullable(TEXT),
-            limits=_obj(currency=TEXT, **{g: LIMIT for g in GROUPS}),
-            announcement=_nullable({**TEXT, "maxLength": ANNOUNCEMENT_MAX}),
-            stale_after={**INT, "minimum": 1},
-            expected_screens=_bounded(*EXPECTED_SCREENS),
-            source=_obj(SETTINGS, **{name: {"type": "string", "enum": ["file", "live"]} for name in SETTINGS}),
-            retired=BOOL,
-        ),
-        "description": "A table's live settings (floor.md) and where each comes from: the table file, or a change "
-        "made live (which wins until it is changed again).",
-    },
-    "SettingsChange": {
-        "type": "object",
-        "minProperties": 1,
-        "properties": {
-            "name": _setting_text(NAME_MAX),
-            "status": {"type": "string", "enum": list(STATUSES)},
-            "dealer": _nullable(_setting_text(DEALER_MAX)),
-            "limits": _ref("Limits"),
-            "announcement": _nullable(_setting_text(ANNOUNCEMENT_MAX)),
-            "stale_after": _bounded(*STALE_AFTER, description="seconds"),
-            "expected_screens": _bounded(*EXPECTED_SCREENS),
-        },
-        "additionalProperties": False,
-        "description": "Any of the live settings; a bad value refuses the whole change (400 naming the setting). "
-        "Text is not blank and holds no control character.",
-    },
+    **DECLARED,
     "NewTable": {
         **_obj(
             ["id", "feed_token"],
             id={**TEXT, "pattern": TABLE_ID},
-            feed_token=_token("the table's feed token"),
+            feed_token=contract.token_schema("the table's feed token"),
             name=_setting_text(NAME_MAX),
             variant={"type": "string", "description": "one of the service's variants"},  # document(): their names
             decks=DECKS,
@@ -496,7 +297,7 @@ SCHEMAS: dict[str, dict] = {
             status={"type": "string", "enum": list(STATUSES)},
             dealer=_setting_text(DEALER_MAX),
             announcement=_setting_text(ANNOUNCEMENT_MAX),
-            limits=_ref("Limits"),
+            limits=_ref("LimitsChange"),
             patterns={
                 "type": "object",
                 "properties": {f.name: {**INT, "minimum": 1} for f in dataclasses.fields(Thresholds)},
@@ -508,92 +309,6 @@ SCHEMAS: dict[str, dict] = {
         "description": "One table's settings as the table file gives them (docs/configuration.md), its `id` and "
         "its `feed_token`; a setting the file does not know is refused.",
     },
-    "AddedTable": _obj(["table", "state"], table=TEXT, state=_ref("TableState")),
-    "FeedToken": _obj(["table", "feed_token"], table=TEXT, feed_token=TEXT),
-    "Operator": _obj(
-        ["name", "role", "tables"],
-        name=TEXT,
-        role={"type": "string", "enum": list(ROLES)},
-        tables=_nullable({"type": "array", "items": TEXT}),
-    ),
-    "Operators": _obj(["operators"], operators={"type": "array", "items": _ref("Operator")}),
-    "Shoes": _obj(
-        ["shoes"],
-        shoes={
-            "type": "array",
-            "items": _obj(
-                ["shoe", "first_event", "last_event", "events"],
-                shoe={**INT, "minimum": 1},
-                first_event=EPOCH,
-                last_event=EPOCH,
-                events=COUNT,
-            ),
-        },
-    ),
-    "Roads": {
-        **_obj(
-            ["rounds", *ROAD_NAMES, "predict", "stats", "patterns"],
-            rounds=COUNT,
-            bead=_obj(["rows", "cells"], rows=COUNT, cells={"type": "array", "items": _ref("BeadCell")}),
-            big_road=_obj(
-                ["rows", "leading_ties", "columns"],
-                rows=COUNT,
-                leading_ties=COUNT,
-                columns={"type": "array", "items": {"type": "array", "items": _ref("BigRoadCell")}},
-            ),
-            **dict.fromkeys(DERIVED_NAMES, _ref("DerivedRoad")),
-            predict=_obj(["P", "B"], P=_ref("Prediction"), B=_ref("Prediction")),
-            stats=_obj(
-                ["B", "P", "T", "rounds", "longest", "streak"],
-                B=COUNT,
-                P=COUNT,
-                T=COUNT,
-                rounds=COUNT,
-                longest=_obj(["B", "P"], B=COUNT, P=COUNT),
-                streak=_nullable(_obj(["winner", "length"], winner=SIDE, length=COUNT)),
-            ),
-            patterns={
-                "type": "array",
-                "items": _obj(
-                    ["pattern", "label", "length"],
-                    pattern={"type": "string", "enum": [p.value for p in Pattern]},
-                    label=TEXT,
-                    length=COUNT,
-                    hall={"type": "string", "enum": ["B", "P"], "description": "one_hall_two_rooms: its hall's side"},
-                ),
-            },
-        ),
-        "description": "Every road of the current shoe (roads-json.md).",
-    },
-    "BeadCell": _obj(
-        ["col", "row", "round", "winner", *FLAGS],
-        col=COUNT,
-        row=COUNT,
-        round=INT,
-        winner=SIDE,
-        banker_cards={"type": "integer", "enum": [2, 3]},
-        **FLAGS,
-    ),
-    "BigRoadCell": _obj(
-        ["col", "row", "round", "winner", "ties", *FLAGS],
-        col=COUNT,
-        row=COUNT,
-        round=INT,
-        winner={"type": "string", "enum": ["B", "P"]},
-        ties=COUNT,
-        banker_cards={"type": "integer", "enum": [2, 3]},
-        **FLAGS,
-    ),
-    "DerivedRoad": _obj(
-        ["rows", "columns"], rows=COUNT, columns={"type": "array", "items": {"type": "array", "items": DERIVED_CELL}}
-    ),
-    "Prediction": _obj(
-        [*ROAD_NAMES, "cells"],
-        bead=PLACE,
-        big_road=PLACE,
-        **dict.fromkeys(DERIVED_NAMES, _nullable(COLOUR)),
-        cells=_obj(DERIVED_NAMES, **dict.fromkeys(DERIVED_NAMES, _nullable(DERIVED_CELL))),
-    ),
     **EVENT_SCHEMAS,
     "Event": {
         "oneOf": [_ref(name) for name in EVENT_SCHEMAS],
@@ -605,218 +320,6 @@ SCHEMAS: dict[str, dict] = {
         "an operator's, sent with an operator's token. `bets_open` and `bets_closed` open and close the betting "
         "window; `undo` takes back the last round keyed before anything else happens.",
     },
-    "FeedReply": _obj(
-        ["applied", "results", "table"],
-        applied=COUNT,
-        results={
-            "type": "array",
-            "items": _obj(
-                ["version", "kind"],
-                version=COUNT,
-                kind=TEXT,
-                duplicate={**BOOL, "description": "a retried seq: acknowledged, not applied again"},
-            ),
-        },
-        table=_ref("TableState"),
-    ),
-    "AuditEntry": _obj(
-        ["version", "at", "operator", "kind", "reason", "round", "before", "after"],
-        version=_nullable(COUNT),
-        at=EPOCH,
-        operator=_nullable(TEXT),
-        kind=TEXT,
-        reason=_nullable(TEXT),
-        round=_nullable(INT),
-        before=_nullable({"type": "object"}),
-        after=_nullable({"type": "object"}),
-        action=_nullable(TEXT),
-        code=TEXT,
-        message=TEXT,
-    ),
-    "Audit": _obj(["audit"], audit={"type": "array", "items": _ref("AuditEntry")}),
-    "ShoeExport": _obj(
-        ["table", "log", "shoe", "rounds", "events"],
-        table=TEXT,
-        log=TEXT,
-        shoe={"type": "object"},
-        rounds={"type": "array", "items": _ref("Round")},
-        events={"type": "array", "items": {"type": "object"}},
-    ),
-    "Alarm": {
-        **_obj(
-            [
-                "id",
-                "table",
-                "kind",
-                "raised_at",
-                "detail",
-                "round",
-                "cleared_at",
-                "acknowledged_by",
-                "acknowledged_at",
-                "note",
-                "version",
-                "severity",
-                "active",
-                "values",
-            ],
-            id=TEXT,
-            table=TEXT,
-            kind=TEXT,
-            raised_at=EPOCH,
-            detail=TEXT,
-            round=_nullable(INT),
-            cleared_at=_nullable(EPOCH),
-            acknowledged_by=_nullable(TEXT),
-            acknowledged_at=_nullable(EPOCH),
-            note=_nullable(TEXT),
-            version=_nullable(INT),
-            severity={"type": "string", "enum": ["alarm", "info"]},
-            active={**BOOL, "description": "not acknowledged yet (cleared or not: an alarm latches)"},
-            values={"type": "object"},
-        ),
-        "description": "An alarm (floor.md).",
-    },
-    "Alarms": _obj(["alarms"], alarms={"type": "array", "items": _ref("Alarm")}),
-    "ScreenShows": _obj(
-        ["page", "table", "lang", "theme", "options"],
-        page={"type": "string", "enum": list(SCREEN_PAGES)},
-        table={**_nullable(TEXT), "description": "the table a board or an overlay shows (null: a pit, or none)"},
-        lang=_nullable({"type": "string", "enum": list(LANGUAGES)}),
-        theme=_nullable({"type": "string", "enum": list(THEMES)}),
-        options={"type": "object", "additionalProperties": TEXT, "description": "the page's other query options"},
-    ),
-    "Screen": {
-        **_obj(
-            [
-                "id",
-                "page",
-                "table",
-                "lang",
-                "theme",
-                "options",
-                "viewport",
-                "version",
-                "address",
-                "connected",
-                "since",
-                "last_seen",
-                "assigned",
-            ],
-            id={"type": "string", "pattern": SCREEN_ID},
-            page={"type": "string", "enum": list(SCREEN_PAGES)},
-            table=_nullable(TEXT),
-            lang=_nullable(TEXT),
-            theme=_nullable(TEXT),
-            options={"type": "object", "additionalProperties": TEXT},
-            viewport=_nullable({"type": "array", "items": COUNT, "minItems": 2, "maxItems": 2}),
-            version={**_nullable(TEXT), "description": "the service version the page was served by"},
-            address=_nullable(TEXT),
-            connected=BOOL,
-            since={**_nullable(EPOCH), "description": "connected since, or not connected since"},
-            last_seen=_nullable(EPOCH),
-            assigned={
-                "oneOf": [
-                    {"type": "null"},
-                    {
-                        "allOf": [
-                            _ref("ScreenShows"),
-                            _obj(["by", "at"], by=TEXT, at=EPOCH),
-                        ]
-                    },
-                ],
-                "description": "the stored assignment (who, when), or null",
-            },
-        ),
-        "description": "A screen: what it shows, as it reported on connecting (floor.md).",
-    },
-    "Screens": _obj(["screens"], screens={"type": "array", "items": _ref("Screen")}),
-    "OneScreen": _obj(["screen"], screen=_ref("Screen")),
-    "Look": _obj(
-        ["lang", "theme", "palette", "letters", "roads"],
-        lang={"type": "string", "enum": list(LANGUAGES)},
-        theme={"type": "string", "enum": list(THEMES)},
-        palette={"type": "object", "additionalProperties": {"type": "string", "pattern": "^#[0-9a-f]{6}$"}},
-        letters=_obj(["B", "P", "T"], B=TEXT, P=TEXT, T=TEXT),
-        roads=_obj(OPTIONS, **dict.fromkeys(OPTIONS, TEXT)),
-        vocabulary={
-            "type": "array",
-            "description": "the roads in the boards' order: each road's name in the roads JSON, in page options, "
-            "how its entries are drawn, and its title in the language",
-            "items": _obj(
-                ["road", "option", "mark", "title"],
-                road={"type": "string", "enum": [r.value for r in Road]},
-                option={"type": "string", "enum": list(OPTIONS)},
-                mark={"type": "string", "enum": sorted({r.mark for r in Road})},
-                title=TEXT,
-            ),
-        },
-    ),
-    "Webhook": _obj(
-        ["name", "url", "events", "tables", "backlog", "dead", "last_success", "last_failure"],
-        name=TEXT,
-        url={**TEXT, "description": "a password in it shows as ***"},
-        events={"type": "array", "items": {"type": "string", "enum": list(EVENT_TYPES)}},
-        tables=_nullable({"type": "array", "items": TEXT}),
-        backlog={**COUNT, "description": "deliveries pending"},
-        dead=COUNT,
-        last_success=_nullable(EPOCH),
-        last_failure=_nullable(_ref("Failure")),
-    ),
-    "Failure": {
-        **_obj(["at", "status", "reason"], at=EPOCH, status=_nullable(INT), reason=TEXT),
-        "description": "A failed attempt: when, the HTTP status if the receiver answered, and why it failed.",
-    },
-    "Webhooks": _obj(["webhooks"], webhooks={"type": "array", "items": _ref("Webhook")}),
-    "DeliveryBody": {
-        **_obj(
-            ["id", "type", "table", "version", "at", "data"],
-            id=TEXT,
-            type={"type": "string", "enum": list(EVENT_TYPES)},
-            table=TEXT,
-            version=COUNT,
-            at={"type": "string", "format": "date-time"},
-            data={"type": "object"},
-        ),
-        "description": "What a receiver is POSTed (integration.md).",
-    },
-    "Delivery": _obj(
-        [
-            "id",
-            "type",
-            "table",
-            "version",
-            "state",
-            "attempts",
-            "created_at",
-            "next_attempt_at",
-            "expires_at",
-            "last_status",
-            "delivered_at",
-            "last_failure",
-            "body",
-        ],
-        id=TEXT,
-        type={"type": "string", "enum": list(EVENT_TYPES)},
-        table=TEXT,
-        version=COUNT,
-        state={"type": "string", "enum": list(DELIVERY_STATES)},
-        attempts=COUNT,
-        created_at=EPOCH,
-        next_attempt_at=_nullable(EPOCH),
-        expires_at=_nullable(EPOCH),
-        last_status={**_nullable(INT), "description": "the last attempt's HTTP status (null: no answer)"},
-        delivered_at=_nullable(EPOCH),
-        last_failure=_nullable(_ref("Failure")),
-        body=_ref("DeliveryBody"),
-    ),
-    "Deliveries": _obj(
-        ["webhook", "state", "deliveries"],
-        webhook=TEXT,
-        state={"type": "string", "enum": list(DELIVERY_STATES)},
-        deliveries={"type": "array", "items": _ref("Delivery")},
-    ),
-    "Retried": _obj(["delivery"], delivery=_ref("Delivery")),
 }
 
 # -- answers --------------------------------------------------------------------------------------------------------
@@ -882,7 +385,7 @@ PATHS: dict[str, dict] = {
             "tags": ["read"],
             "security": PUBLIC_OR_OPERATOR,
             "parameters": [_table_param()],
-            "responses": _answers(_json(_ref("TableState"), "The table's state."), 404, 429),
+            "responses": _answers(_json(_ref("StateJSON"), "The table's state."), 404, 429),
         }
     },
     "/api/tables/{table_id}/rounds": {
@@ -919,7 +422,7 @@ PATHS: dict[str, dict] = {
             "summary": "The roads of the current shoe",
             "tags": ["read"],
             "parameters": [_table_param()],
-            "responses": _answers(_json(_ref("Roads"), "The roads JSON."), 404),
+            "responses": _answers(_json(_ref("RoadsJSON"), "The roads JSON."), 404),
         }
     },
     "/api/tables/{table_id}/feed": {
@@ -1111,11 +614,7 @@ PATHS: dict[str, dict] = {
                 "required": False,
                 "content": {
                     "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "properties": {"note": _nullable({"type": "string", "maxLength": NOTE.max_chars})},
-                            "additionalProperties": False,
-                        },
+                        "schema": _ref("Acknowledgement"),
                         "example": {"note": "checked on camera: the shoe was changed at the end of the shift"},
                     }
                 },
@@ -1282,12 +781,6 @@ def _idempotent(operation: dict) -> dict:
     return {**operation, "parameters": [*operation.get("parameters", ()), IDEMPOTENCY_KEY], "responses": responses}
 
 
-OPERATOR_BODY = {
-    "token": _token("the operator's token, not another operator's or table's"),
-    "role": {"type": "string", "enum": list(ROLES)},
-    "tables": _nullable({"type": "array", "items": TEXT, "description": "null: every table"}),
-}
-
 FLOOR_PATHS: dict[str, dict] = {
     "/api/tables/{table_id}/settings": {
         "get": {
@@ -1325,16 +818,7 @@ FLOOR_PATHS: dict[str, dict] = {
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [_table_param()],
-            "requestBody": _body(
-                {
-                    "type": "object",
-                    "properties": {"feed_token": _token("the new token")},
-                    "required": ["feed_token"],
-                    "additionalProperties": False,
-                },
-                {"feed_token": "a-new-feed-token-for-table-T1"},
-                required=False,
-            ),
+            "requestBody": _body(_ref("NewFeedToken"), {"feed_token": "a-new-feed-token-for-table-T1"}, required=False),
             "responses": _answers(_json(_ref("FeedToken"), "The new token."), 400, 401, 403, 404, 409, 429, 503),
         }
     },
@@ -1359,13 +843,7 @@ FLOOR_PATHS: dict[str, dict] = {
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
             "requestBody": _body(
-                {
-                    "type": "object",
-                    "properties": OPERATOR_BODY,
-                    "required": ["token", "role", "tables"],
-                    "additionalProperties": False,
-                },
-                {"token": "dan-s-operator-token-1", "role": "dealer", "tables": ["T1", "T2"]},
+                OPERATOR_REPLACE, {"token": "dan-s-operator-token-1", "role": "dealer", "tables": ["T1", "T2"]}
             ),
             "responses": {
                 **_answers(_json(_ref("Operator"), "The operator, added or replaced."), 400, 401, 403, 409, 429, 503),
@@ -1380,9 +858,7 @@ FLOOR_PATHS: dict[str, dict] = {
             "tags": ["floor"],
             "security": OPERATOR,
             "parameters": [NAME_PARAM],
-            "requestBody": _body(
-                {"type": "object", "properties": OPERATOR_BODY, "additionalProperties": False}, {"role": "supervisor"}
-            ),
+            "requestBody": _body(_ref("OperatorChange"), {"role": "supervisor"}),
             "responses": _answers(_json(_ref("Operator"), "The operator, changed."), 400, 401, 403, 404, 409, 429, 503),
         },
         "delete": {

@@ -47,9 +47,10 @@ from ...tables.config import (
 )
 from ...tables.current import current_hub
 from ...tables.idempotency import Asked, Repeated
-from ...tables.permissions import ROLES, Role
+from ...tables.permissions import Role
 from ..actions.settings import asked_of, change_settings, floor_post, repeated_answer, request_key, settings_json
 from ..http.auth import Acting, Answer, needs, sign
+from ..http.contract import OPERATOR_FIELDS, NewFeedToken, OperatorChange, read
 from ..http.errors import error, table_or_404
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
@@ -187,12 +188,11 @@ def rotate_token(acting: Acting, table_id: str) -> Answer:
     if body is None:
         made = _made_token(table_id, op, key) if key is not None else secrets.token_urlsafe(24)
         body = {"feed_token": made}
-    if not isinstance(body, dict) or set(body) - {"feed_token"}:
-        return error(400, "malformed", 'the body must be {"feed_token": "..."}, or nothing for the service to make one')
-    token, bad = _new_token(body.get("feed_token"), "feed_token")
+    fields, bad = read(body, NewFeedToken, codes={"feed_token": "bad_token"})
     if bad:
         return bad
-    assert token is not None
+    assert fields is not None
+    token = fields["feed_token"]
     if table.config.retired:
         return error(409, "table_retired", f"table {table_id} is retired: it takes no feed")
     if _token_in_use(token):
@@ -230,7 +230,6 @@ def _token_again(repeated: Repeated, table_id: str, op: Operator, key: str | Non
 
 # -- operators --------------------------------------------------------------------------------------------------
 
-OPERATOR_FIELDS = ("token", "role", "tables")  # the table file's OPERATOR_SETTINGS: a PUT gives every one, a PATCH any
 assert set(OPERATOR_FIELDS) == set(OPERATOR_SETTINGS), "an operator's fields are the table file's"
 
 
@@ -286,14 +285,9 @@ def _set_operator(acting: Acting, name: str, replace: bool) -> Answer:
     repeated = hub.requests.find(asked)
     if repeated is not None:
         return repeated_answer(repeated)
-    unknown = [str(k)[:40] for k in body if k not in OPERATOR_FIELDS]
-    if unknown:
-        return error(
-            400,
-            "unknown_field",
-            f"{unknown[0]!r} is not a field of an operator: {', '.join(OPERATOR_FIELDS)}",
-            field=unknown[0],
-        )
+    _, bad = read(body, OperatorChange, unknown="unknown_field", codes={"token": "bad_token"})
+    if bad:
+        return bad
     existing = next((o for o in hub.operators if o.name == name), None)
     if replace:
         missing = [f for f in OPERATOR_FIELDS if f not in body]
@@ -341,19 +335,12 @@ def _operator_as_asked(
 ) -> tuple[Operator | None, Answer | None]:
     """(the operator as the body makes them, None), or (None, the 400 answer naming the field): each field given,
     the others as `existing` has them."""
-    if "token" in body:
-        _, bad = _new_token(body["token"], "token")
-        if bad:
-            return None, bad
+    if "token" in body:  # the body's fields read by their declaration already (contract.OperatorChange)
         digest = token_digest(body["token"])
     else:
         assert existing is not None
         digest = existing.digest
     role = body.get("role", existing.role if existing is not None else None)
-    if role not in ROLES:
-        return None, error(
-            400, "bad_role", f"role must be one of {', '.join(ROLES)}, not {json.dumps(role)[:40]}", field="role"
-        )
     tables = existing.tables if existing is not None and "tables" not in body else body.get("tables")
     if "tables" in body and body["tables"] is not None:
         try:

@@ -14,8 +14,9 @@ from flask_babel import pgettext
 
 from ....insurance import PAY_TABLE, odds_text
 from ....roads.names import RoadWord, vocabulary
-from ....shapes import JSONObject, Phase
+from ....shapes import JSONObject
 from ....variants import bet_titles
+from ....words import Phase
 from ...tables.alarms import KINDS
 
 # How the service writes an insurance offer's odds ("2 to 1"): the texts a board may show, each translated.
@@ -29,7 +30,7 @@ def road_words() -> list[RoadWord]:
 
 
 def phase_words() -> dict[str, str]:
-    """The phases' names (shapes.Phase), translated: every page that names a phase takes them from here. Between
+    """The phases' names (words.Phase), translated: every page that names a phase takes them from here. Between
     rounds bets are open only while the betting window is (`window` in page_strings): the phase says no more."""
     return {phase.value: translated(phase.label) for phase in Phase}
 

@@ -1,0 +1,215 @@
+"""The floor's requests and answers, declared once (docs/architecture.md "The declared contract"): an alarm's
+acknowledgement; the operators, the alarms, the screens and the look, whose words (the roles, the pages a screen
+shows, ...) the service declares. The answers the core makes are in scoreboard/shapes.py; the OpenAPI document
+generates its schemas from both (web/api/openapi.py), and tests/test_contract.py holds real answers to them.
+
+Like shapes.py's, the answers are `TypedDict`s: plain dicts at run time, their bounds and words `Annotated` for the
+document. A request is a `msgspec.Struct` that scoreboard/contract.py's `checked` reads a body by.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from typing import Annotated, NotRequired, TypedDict
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from ....contract import Refuse, checked, one_of
+from ....errors import Malformed
+from ....i18n import LANGUAGES
+from ....palette import THEMES
+from ....roads.names import OPTIONS, RoadWord
+from ....shapes import Count, Epoch, JSONObject, StateJSON, about, keys, words
+from ....sides import RESULTS
+from ....text import SPACE
+from ...live.screens import ID_PATTERN
+from ...live.screens import PAGES as SCREEN_PAGES
+from ...tables.alarms import NOTE
+from ...tables.config import TOKEN_CHARS, token_problem
+from ...tables.permissions import ROLES
+from .errors import error
+
+# -- the floor's requests (checked by scoreboard/contract.py's `checked`) -------------------------------------------
+
+
+def read(body: object, declaration: object, unknown: str = "malformed", codes: Mapping[str, str] | None = None):
+    """(the fields of `body` as `declaration` takes them, None), or (None, the 400 answer naming the field): its code
+    is `codes[field]`, else `bad_<field>` for a field the declaration has, else `unknown` (a field it has not, a body
+    that is no object)."""
+    fields = set(
+        typing.get_type_hints(typing.get_args(declaration)[0] if typing.get_origin(declaration) else declaration)
+    )
+
+    def refusal(field: str, sentence: str) -> Malformed:
+        code = (codes or {}).get(field) or (f"bad_{field}" if field.split(".")[0] in fields else unknown)
+        return Malformed(sentence, code, field)
+
+    try:
+        return checked(body, declaration, refusal), None
+    except Malformed as e:  # `field` only where there is one to name (a body that is no object, a key "", names none)
+        return None, error(400, e.code, e.message, **({"field": e.field} if e.field else {}))
+
+
+def token_schema(description: str) -> dict[str, object]:
+    """A token set through the API (tables/config.py's `token_problem`): TOKEN_CHARS long, without spaces around."""
+    low, high = TOKEN_CHARS
+    return {
+        "type": "string",
+        "minLength": low,
+        "maxLength": high,
+        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
+        "description": f"{description}: {low} to {high} characters, without spaces around",
+    }
+
+
+def _token_checked(name: str, value: str, refuse: Refuse) -> str:
+    wrong = token_problem(name, value)
+    if wrong:
+        raise refuse(name, wrong)
+    return value
+
+
+def token(description: str) -> Meta:
+    """A token field of a request: its schema, and token_problem's check."""
+    return Meta(extra_json_schema=token_schema(description), extra={"check": _token_checked})
+
+
+class NewFeedToken(msgspec.Struct, forbid_unknown_fields=True):
+    """A table's new feed token (POST /api/tables/<t>/feed-token; no body: the service makes one)."""
+
+    feed_token: Annotated[str, token("the new token")]
+
+
+class OperatorChange(msgspec.Struct, forbid_unknown_fields=True):
+    """An operator's fields as an admin sets them: PATCH /api/operators/<name> any of them (what it leaves out stays
+    as it is), PUT every one."""
+
+    token: Annotated[str, token("the operator's token, not another operator's or table's")] | UnsetType = UNSET
+    role: Annotated[str, one_of(ROLES)] | UnsetType = UNSET
+    tables: Annotated[list[str] | None, about("the ids of the tables; null: every table")] | UnsetType = UNSET
+
+
+OPERATOR_FIELDS = OperatorChange.__struct_fields__
+# PUT /api/operators/<name> replaces the operator: its body gives every field (one left out is 422 missing_field).
+OPERATOR_REPLACE = Annotated[OperatorChange, Meta(extra_json_schema={"required": list(OPERATOR_FIELDS)})]
+
+
+class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
+    """An alarm's acknowledgement: a note, optional (blank, or null, is no note)."""
+
+    note: Annotated[str, dataclasses.replace(NOTE, min_chars=0).declared()] | UnsetType | None = UNSET
+
+
+REQUESTS = (NewFeedToken, OperatorChange, Acknowledgement)
+
+
+# -- the floor's answers ---------------------------------------------------------------------------------------------
+
+
+class AddedTable(TypedDict):
+    table: str
+    state: StateJSON
+
+
+class FeedToken(TypedDict):
+    table: str
+    feed_token: str
+
+
+class Operator(TypedDict):
+    name: str
+    role: Annotated[str, words(ROLES)]
+    tables: list[str] | None
+
+
+class Operators(TypedDict):
+    operators: list[Operator]
+
+
+class Alarm(TypedDict):
+    """An alarm (floor.md)."""
+
+    id: str
+    table: str
+    kind: str
+    raised_at: Epoch
+    detail: str
+    round: int | None
+    cleared_at: Epoch | None
+    acknowledged_by: str | None
+    acknowledged_at: Epoch | None
+    note: str | None
+    version: int | None
+    severity: Annotated[str, words(("alarm", "info"))]
+    active: Annotated[bool, about("not acknowledged yet (cleared or not: an alarm latches)")]
+    values: JSONObject
+
+
+class Alarms(TypedDict):
+    alarms: list[Alarm]
+
+
+class ScreenShows(TypedDict):
+    page: Annotated[str, words(SCREEN_PAGES)]
+    table: Annotated[str | None, about("the table a board or an overlay shows (null: a pit, or none)")]
+    lang: Annotated[str, words(LANGUAGES)] | None
+    theme: Annotated[str, words(THEMES)] | None
+    options: Annotated[dict[str, str], about("the page's other query options")]
+
+
+class Assignment(ScreenShows):
+    """A screen's stored assignment: what it shows, who assigned it and when."""
+
+    by: str
+    at: Epoch
+
+
+class Screen(TypedDict):
+    """A screen: what it shows, as it reported on connecting (floor.md)."""
+
+    id: Annotated[str, Meta(pattern=f"^{ID_PATTERN}$")]
+    page: Annotated[str, words(SCREEN_PAGES)]
+    table: str | None
+    lang: str | None
+    theme: str | None
+    options: dict[str, str]
+    viewport: Annotated[list[Count], Meta(min_length=2, max_length=2)] | None
+    version: Annotated[str | None, about("the service version the page was served by")]
+    address: str | None
+    connected: bool
+    since: Annotated[Epoch | None, about("connected since, or not connected since")]
+    last_seen: Epoch | None
+    assigned: Annotated[Assignment | None, about("the stored assignment (who, when), or null")]
+
+
+class Screens(TypedDict):
+    screens: list[Screen]
+
+
+class OneScreen(TypedDict):
+    screen: Screen
+
+
+class Look(TypedDict):
+    """The look of the pages in a language and a theme: the palette, the sides' letters and the roads' titles."""
+
+    lang: Annotated[str, words(LANGUAGES)]
+    theme: Annotated[str, words(THEMES)]
+    palette: dict[str, Annotated[str, Meta(pattern="^#[0-9a-f]{6}$")]]
+    letters: Annotated[dict[str, str], keys(tuple(map(str, RESULTS)), {"type": "string"})]
+    roads: Annotated[dict[str, str], keys(OPTIONS, {"type": "string"})]
+    vocabulary: NotRequired[
+        Annotated[
+            list[RoadWord],
+            about(
+                "the roads in the boards' order: each road's name in the roads JSON, in page options, how its "
+                "entries are drawn, and its title in the language"
+            ),
+        ]
+    ]
+
+
+ANSWERS = (AddedTable, FeedToken, Operator, Operators, Alarms, OneScreen, Screens, Look)
