@@ -216,10 +216,10 @@ class SessionLimits:
         self._queues: weakref.WeakSet[BoundedQueue] = weakref.WeakSet()  # every session's, for the sweep
 
     def install(self) -> SessionLimits:
-        # Engine.IO's own hooks for its sessions' queues and tasks, replaced on this server alone. (unused-ignore: until
-        # pyproject.toml names stubs/ in mypy_path, Engine.IO is untyped and there is nothing to ignore.)
-        self.eio.create_queue = self._create_queue  # type: ignore[method-assign, unused-ignore]
-        self.eio.start_background_task = self._start_task  # type: ignore[method-assign, unused-ignore]
+        # Engine.IO's own hooks for its sessions' queues and tasks, replaced on this server alone (method-assign: the
+        # stub declares them as methods, which this server's instance overrides on purpose).
+        self.eio.create_queue = self._create_queue  # type: ignore[method-assign]
+        self.eio.start_background_task = self._start_task  # type: ignore[method-assign]
         connect = self.eio.handlers["connect"]  # python-socketio's own handler: keep it, run it first
 
         def on_connect(eio_sid: str, environ: WSGIEnvironment, *args: object) -> object:

@@ -185,7 +185,7 @@ class Metrics:
         assert self.multiprocess_dir is not None
         _forget_dead(self.multiprocess_dir)
         registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call, unused-ignore]  # untyped there
+        MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]  # untyped there
         registry.register(_Tables(self.hub))
         registry.register(_Guessing(self.hub))
         return generate_latest(registry)
@@ -251,7 +251,7 @@ def _forget_dead(path: str) -> None:
     for name in os.listdir(path):
         match = _LIVE_FILE.match(name)
         if match and not _alive(int(match.group(1))):
-            mark_process_dead(int(match.group(1)), path)  # type: ignore[no-untyped-call, unused-ignore]  # untyped there
+            mark_process_dead(int(match.group(1)), path)  # type: ignore[no-untyped-call]  # untyped there
 
 
 def _alive(pid: int) -> bool:

@@ -69,20 +69,20 @@ CARD = r"^([AaTtJjQqKk2-9]|10)[SsHhDdCc]$"  # cards.parse_card's notation: rank 
 REF = "#/components/schemas/{name}"
 
 
-def _ref(name: str) -> dict:
+def _ref(name: str) -> dict[str, Any]:
     return {"$ref": REF.format(name=name)}
 
 
-def _obj(required: Iterable[str] = (), **properties: dict) -> dict:
+def _obj(required: Iterable[str] = (), **properties: dict[str, Any]) -> dict[str, Any]:
     """An object with these properties, the `required` ones always present; readers ignore fields they do not know
     (the contracts add fields freely), so others are allowed."""
-    schema: dict = {"type": "object", "properties": properties}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = list(required)
     return schema
 
 
-def _nullable(schema: dict) -> dict:
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     if "$ref" in schema:
         return {"oneOf": [schema, {"type": "null"}]}
     out = dict(schema)
@@ -99,19 +99,19 @@ BOOL = {"type": "boolean"}
 DECKS = {"type": "integer", "minimum": TABLE_DECKS.start, "maximum": TABLE_DECKS.stop - 1}
 
 
-def _bounded(low: int, high: int, **more: object) -> dict:
+def _bounded(low: int, high: int, **more: object) -> dict[str, Any]:
     return {"type": "integer", "minimum": low, "maximum": high, **more}
 
 
 # -- the bounds of what a request may send, read from the code that checks them ---------------------------------------
 
 
-def _text(most: int, **more: object) -> dict:
+def _text(most: int, **more: object) -> dict[str, Any]:
     """Text as an event carries it (events.text): not blank, at most `most` characters."""
     return {"type": "string", "pattern": f"[^{SPACE}]", "maxLength": most, **more}
 
 
-def _setting_text(most: int) -> dict:
+def _setting_text(most: int) -> dict[str, Any]:
     """A live setting's text (text.py's rule): not blank, and no control character (C0, DEL, C1)."""
     return {"type": "string", "minLength": 1, "maxLength": most, "pattern": TEXT_PATTERN}
 
@@ -161,8 +161,14 @@ COMMON_FIELDS = {
 }
 
 
-def _event(kind: str, description: str, required: Iterable[str] = (), any_of: list | None = None, **fields: dict):
-    schema: dict = {
+def _event(
+    kind: str,
+    description: str,
+    required: Iterable[str] = (),
+    any_of: list[Any] | None = None,
+    **fields: dict[str, Any],
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"type": {"const": kind}, **COMMON_FIELDS, **fields},
         "required": ["type", "seq", *required],
@@ -275,7 +281,7 @@ for _root in _roots[: len(REQUESTS)]:
 
 OPERATOR_REPLACE = _roots[len(REQUESTS)]  # a PUT's body: the operator's fields, every one
 
-SCHEMAS: dict[str, dict] = {
+SCHEMAS: dict[str, dict[str, Any]] = {
     **DECLARED,
     "NewTable": {
         **_obj(
@@ -338,11 +344,11 @@ ERRORS = {
 }
 
 
-def _json(schema: dict, description: str) -> dict:
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-def _answers(ok: dict, *errors: int) -> dict:
+def _answers(ok: dict[str, Any], *errors: int) -> dict[str, Any]:
     out = {"200": ok}
     for status in errors:
         out[str(status)] = _json(_ref("Error"), ERRORS[status])
@@ -352,13 +358,13 @@ def _answers(ok: dict, *errors: int) -> dict:
 FORMAT = {"name": "format", "in": "query", "required": False, "schema": {"type": "string", "enum": ["json", "csv"]}}
 
 
-def _table_param() -> dict:
+def _table_param() -> dict[str, Any]:
     return {"name": "table_id", "in": "path", "required": True, "description": "The table's id.", "schema": TEXT}
 
 
-OPERATOR: list[dict] = [{"operatorToken": []}]
-FEED_OR_OPERATOR: list[dict] = [{"feedToken": []}, {"operatorToken": []}]
-PUBLIC_OR_OPERATOR: list[dict] = [{}, {"operatorToken": []}]
+OPERATOR: list[dict[str, Any]] = [{"operatorToken": []}]
+FEED_OR_OPERATOR: list[dict[str, Any]] = [{"feedToken": []}, {"operatorToken": []}]
+PUBLIC_OR_OPERATOR: list[dict[str, Any]] = [{}, {"operatorToken": []}]
 
 SCREEN_PARAM = {
     "name": "screen_id",
@@ -368,7 +374,7 @@ SCREEN_PARAM = {
     "schema": TEXT,
 }
 
-PATHS: dict[str, dict] = {
+PATHS: dict[str, dict[str, Any]] = {
     "/api/tables": {
         "get": {
             "operationId": "listTables",
@@ -748,7 +754,7 @@ PATHS: dict[str, dict] = {
 }
 
 
-def _body(schema: dict, example: object, required: bool = True) -> dict:
+def _body(schema: dict[str, Any], example: object, required: bool = True) -> dict[str, Any]:
     """A JSON request body, with an example of it (Swagger UI's "Try it out" starts from it)."""
     return {"required": required, "content": {"application/json": {"schema": schema, "example": example}}}
 
@@ -773,7 +779,7 @@ IDEMPOTENCY_KEY = {
 KEY_REUSED = "The Idempotency-Key was used for another request (another body)."
 
 
-def _idempotent(operation: dict) -> dict:
+def _idempotent(operation: dict[str, Any]) -> dict[str, Any]:
     """A floor write that takes an Idempotency-Key: the header, and its 400 (a bad key) and 422 (a key reused)."""
     responses = {**operation["responses"]}
     responses.setdefault("400", _json(_ref("Error"), ERRORS[400]))
@@ -781,7 +787,7 @@ def _idempotent(operation: dict) -> dict:
     return {**operation, "parameters": [*operation.get("parameters", ()), IDEMPOTENCY_KEY], "responses": responses}
 
 
-FLOOR_PATHS: dict[str, dict] = {
+FLOOR_PATHS: dict[str, dict[str, Any]] = {
     "/api/tables/{table_id}/settings": {
         "get": {
             "operationId": "getTableSettings",
@@ -917,7 +923,7 @@ INFO = {
 }
 
 
-def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str] = ()) -> dict:
+def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str] = ()) -> dict[str, Any]:
     """The OpenAPI document, for a service mounted at `root` (behind a proxy's prefix), naming its `tables` and
     `webhooks` as examples of the path parameters."""
     try:
@@ -966,7 +972,7 @@ def document(root: str = "", tables: Iterable[str] = (), webhooks: Iterable[str]
     }
 
 
-def with_roles(doc: dict, declared: Iterable[tuple[str, str, Need]]) -> dict:
+def with_roles(doc: dict[str, Any], declared: Iterable[tuple[str, str, Need]]) -> dict[str, Any]:
     """`doc` with, on each operation whose route declared the action it takes (http/auth.py's `needs`: every
     `(METHOD, rule, declaration)` of `declared`), `x-action` and `x-roles` (the roles PERMISSIONS gives that
     action, never typed here) and the operator's token among its security requirements. Routes the document does

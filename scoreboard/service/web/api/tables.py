@@ -7,6 +7,7 @@ from flask import Blueprint, jsonify, request
 from ...feeds.intake import Caller, TooManyAttempts, bearer_token, identify
 from ...tables import permissions
 from ...tables.current import current_hub
+from ..http.auth import Answer
 from ..http.errors import error, table_or_404
 from ..http.query import shoe_number
 
@@ -29,21 +30,25 @@ def operator_view(table_id: str) -> bool:
 
 
 @bp.get("/tables")
-def tables():
+def tables() -> Answer:
     return jsonify({"tables": [t.state_json() for t in current_hub().tables.values()]})
 
 
 @bp.get("/tables/<table_id>")
-def table_state(table_id):
+def table_state(table_id: str) -> Answer:
     table, err = table_or_404(table_id)
-    return err or jsonify(table.state_json(public=not operator_view(table_id)))
+    if err is not None:
+        return err
+    assert table is not None
+    return jsonify(table.state_json(public=not operator_view(table_id)))
 
 
 @bp.get("/tables/<table_id>/rounds")
-def rounds(table_id):
+def rounds(table_id: str) -> Answer:
     table, err = table_or_404(table_id)
-    if err:
+    if err is not None:
         return err
+    assert table is not None
     try:
         number = shoe_number(request.args.get("shoe"))
     except ValueError:
@@ -65,13 +70,16 @@ def rounds(table_id):
 
 
 @bp.get("/tables/<table_id>/shoes")
-def shoes(table_id):
+def shoes(table_id: str) -> Answer:
     _, err = table_or_404(table_id)
     hub = current_hub()
     return err or jsonify({"shoes": hub.read(hub.store.shoes, table_id)})
 
 
 @bp.get("/tables/<table_id>/roads")
-def roads(table_id):
+def roads(table_id: str) -> Answer:
     table, err = table_or_404(table_id)
-    return err or jsonify(table.roads_json())
+    if err is not None:
+        return err
+    assert table is not None
+    return jsonify(table.roads_json())

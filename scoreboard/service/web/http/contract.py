@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from typing import Annotated, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 import msgspec
+from flask import Response
 from msgspec import UNSET, Meta, UnsetType
 
 from ....contract import Refuse, checked, one_of
@@ -35,7 +36,9 @@ from .errors import error
 # -- the floor's requests (checked by scoreboard/contract.py's `checked`) -------------------------------------------
 
 
-def read(body: object, declaration: object, unknown: str = "malformed", codes: Mapping[str, str] | None = None):
+def read(
+    body: object, declaration: object, unknown: str = "malformed", codes: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any], None] | tuple[None, tuple[Response, int]]:
     """(the fields of `body` as `declaration` takes them, None), or (None, the 400 answer naming the field): its code
     is `codes[field]`, else `bad_<field>` for a field the declaration has, else `unknown` (a field it has not, a body
     that is no object)."""
