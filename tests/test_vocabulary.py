@@ -22,6 +22,7 @@ from scoreboard.roads import Roads, parse_results
 from scoreboard.roads.model import WINNERS
 from scoreboard.roads.names import OPTIONS, ROADS, Road
 from scoreboard.roads.patterns import Pattern
+from scoreboard.service.tables.alarms import AlarmKind
 from scoreboard.sides import BANKER, PLAYER, TIE, Side, winner_of
 from scoreboard.table import TableConfig, TableState, apply
 from scoreboard.view import TableView
@@ -128,11 +129,12 @@ def words_compared(source: str, words: set[str]) -> list[str]:
     return found
 
 
-def test_event_kinds_and_phases_are_compared_by_member_everywhere_in_the_package():
-    """Issue 35: the vocabulary is used, not only declared. A literal equal to an event kind or a phase is never
+def test_event_kinds_phases_and_alarm_kinds_are_compared_by_member_everywhere_in_the_package():
+    """Issue 35: the vocabulary is used, not only declared. A literal equal to an event kind, a phase or a kind of
+    alarm is never
     compared anywhere in the package, the shell included: it is written as its member (`EventKind.VOID`,
     `Phase.READY`), so that a word renamed or removed fails the type check instead of silently never matching."""
-    words = {k.value for k in EventKind} | {p.value for p in Phase}
+    words = {k.value for k in EventKind} | {p.value for p in Phase} | {k.value for k in AlarmKind}
     files = sorted((ROOT / "scoreboard").rglob("*.py"))
     assert len(files) > 100
     found = [f"{path.relative_to(ROOT)}:{hit}" for path in files for hit in words_compared(path.read_text(), words)]

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .alarms import KINDS, Alarm
+from .alarms import KINDS, Alarm, AlarmKind
 
 if TYPE_CHECKING:
     from ..log import Claim
@@ -101,19 +101,21 @@ class ConditionWatch:
             open_shoe = state.shoe is not None and not state.shoe.finished
             last = state.last_event_at
             silent = open_shoe and last is not None and now - last > config.stale_after
-            raised = self._open.get((table_id, "feed_silent"))
+            raised = self._open.get((table_id, AlarmKind.FEED_SILENT))
             if raised is not None and raised.version is not None and state.version > raised.version:
                 # An event came since it was raised: that silence is over, even if the feed fell silent again
                 # before this look (a new silence is an alarm of its own).
-                self._judge(table_id, "feed_silent", False, {}, None)
-            self._judge(table_id, "feed_silent", silent, {"seconds": config.stale_after}, state.version)
+                self._judge(table_id, AlarmKind.FEED_SILENT, False, {}, None)
+            self._judge(table_id, AlarmKind.FEED_SILENT, silent, {"seconds": config.stale_after}, state.version)
             shown, expected = counts.get(table_id, 0), config.expected_screens
             if shown < expected:
                 short = now - self._short_since.setdefault(table_id, now) >= self.screen_grace
             else:
                 self._short_since.pop(table_id, None)
                 short = False
-            self._judge(table_id, "screen_missing", short, {"shown": shown, "expected": expected}, state.version)
+            self._judge(
+                table_id, AlarmKind.SCREEN_MISSING, short, {"shown": shown, "expected": expected}, state.version
+            )
         for table_id, kind in list(self._open):
             if table_id not in tables:  # a table no longer run here: its condition is over
                 self._judge(table_id, kind, False, {}, None)

@@ -32,6 +32,7 @@ from typing import Any, Literal, Protocol
 from ...events import EventKind
 from ...table import Delta, TableState
 from ...text import Text
+from ...words import Word
 from ..log import AlarmAcknowledged, AlarmCleared, AlarmRaised, Reader, Row
 from .errors import StorageFailed
 
@@ -58,20 +59,35 @@ class Kind:
     ack: str = "ack_alarm"  # the action (permissions.PERMISSIONS) acknowledging it needs
 
 
+class AlarmKind(Word):
+    """The kinds of alarm (floor.md "Alarms"): every raise, clear and comparison names one by its member."""
+
+    VOID = "void"
+    CORRECTION = "correction"
+    EXCESS_CARD = "excess_card"
+    IRREGULARITY = "irregularity"
+    FEED_SILENT = "feed_silent"
+    SCREEN_MISSING = "screen_missing"
+    INTEGRITY = "integrity"
+    CUT_CARD = "cut_card"
+
+
 # kind -> what it is. One line per kind; floor.md names these, more may come.
-KINDS: dict[str, Kind] = {
-    "void": Kind("alarm", N_("Round voided"), N_("Voided by %(operator)s: %(reason)s")),
-    "correction": Kind("alarm", N_("Round corrected"), N_("Corrected by %(operator)s: %(reason)s")),
-    "excess_card": Kind("alarm", N_("Excess card"), N_("%(cards)s: more than the shoe holds; the round is void")),
-    "irregularity": Kind("alarm", N_("Round void by the rules"), N_("%(reason)s")),
-    "feed_silent": Kind(
+KINDS: dict[str, Kind] = {  # by AlarmKind, looked up by the kind a stored alarm names
+    AlarmKind.VOID: Kind("alarm", N_("Round voided"), N_("Voided by %(operator)s: %(reason)s")),
+    AlarmKind.CORRECTION: Kind("alarm", N_("Round corrected"), N_("Corrected by %(operator)s: %(reason)s")),
+    AlarmKind.EXCESS_CARD: Kind(
+        "alarm", N_("Excess card"), N_("%(cards)s: more than the shoe holds; the round is void")
+    ),
+    AlarmKind.IRREGULARITY: Kind("alarm", N_("Round void by the rules"), N_("%(reason)s")),
+    AlarmKind.FEED_SILENT: Kind(
         "alarm", N_("Feed silent"), N_("No feed event for %(seconds)s s while a shoe is open"), condition=True
     ),
-    "screen_missing": Kind(
+    AlarmKind.SCREEN_MISSING: Kind(
         "alarm", N_("Screen missing"), N_("%(shown)s of %(expected)s screens show this table"), condition=True
     ),
-    "integrity": Kind("alarm", N_("Record check failed"), N_("%(detail)s"), ack="ack_integrity"),
-    "cut_card": Kind("info", N_("Cut card out"), N_("Rounds left in this shoe: %(rounds_left)s")),
+    AlarmKind.INTEGRITY: Kind("alarm", N_("Record check failed"), N_("%(detail)s"), ack="ack_integrity"),
+    AlarmKind.CUT_CARD: Kind("info", N_("Cut card out"), N_("Rounds left in this shoe: %(rounds_left)s")),
 }
 
 
@@ -250,7 +266,7 @@ def of_events(base: TableState, staged: Sequence[tuple[TableState, Delta]]) -> R
                 alarms.append(made)
             shoe = before.shoe
             if delta.kind in (EventKind.SHOE, EventKind.SHOE_END) and shoe is not None and shoe.cut and not shoe.ended:
-                clears.append((after.config.id, "cut_card"))
+                clears.append((after.config.id, AlarmKind.CUT_CARD))
         before = after
     return Raised(tuple(alarms), tuple(dict.fromkeys(clears)))
 
@@ -262,22 +278,22 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
     number: int | None = before.round_number
     if delta.kind == EventKind.VOID and event["type"] == EventKind.VOID:
         # An earlier round by its number, or the round being dealt: the number it would have had.
-        kind, number = "void", event.get("round", before.round_number)
+        kind, number = AlarmKind.VOID, event.get("round", before.round_number)
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
     elif (
         delta.kind == EventKind.VOID
     ):  # the service voided the round being dealt: an excess card, or another irregularity
         excess = _excess_cards(before, event)
         if excess:
-            kind, values = "excess_card", {"cards": " ".join(excess)}
+            kind, values = AlarmKind.EXCESS_CARD, {"cards": " ".join(excess)}
         else:  # a foreign or unreadable card, or the shoe ran out before the round was complete
             voided = after.rounds[-1] if after.rounds else None
             kind, values = "irregularity", {"reason": (voided.reason if voided is not None else "") or ""}
     elif delta.kind == EventKind.CORRECT:
-        kind, number = "correction", event.get("round")
+        kind, number = AlarmKind.CORRECTION, event.get("round")
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
     elif delta.kind == EventKind.CUT:
-        kind, values = "cut_card", {"rounds_left": after.shoe.rounds_left if after.shoe is not None else None}
+        kind, values = AlarmKind.CUT_CARD, {"rounds_left": after.shoe.rounds_left if after.shoe is not None else None}
     if not kind:
         return None
     return new_alarm(table_id, kind, values=values, round=number, version=version, at=at)
@@ -452,3 +468,6 @@ class Alarms:
     def uncleared(self, kinds: Sequence[str]) -> list[Alarm]:
         """The alarms of these kinds whose condition has not been cleared (the watcher takes them up)."""
         return [Alarm.of_row(r) for r in self._read(self._reader.uncleared_alarms, list(kinds))]
+
+
+assert set(KINDS) == set(AlarmKind), "every kind of alarm has its line in KINDS"

@@ -43,7 +43,7 @@ from ..log import Runner as LogRunner
 from ..log.evidence import AT_STOP, EVENTS, SECONDS, Evidence
 from ..server.attempts import LOGIN_WINDOW, LOGINS, Attempts, GuessLimits, KnownClients
 from . import permissions
-from .alarms import Alarms, Raised, of_events
+from .alarms import AlarmKind, Alarms, Raised, of_events
 from .errors import FeedRefused, StorageFailed
 from .floor import FLOOR, Floor
 from .idempotency import Asked, Repeated, Requests
@@ -392,9 +392,9 @@ class TableHub:
             detail = f"{first.what}{more}"[:1000]
             try:
                 known = self.read(self.store.alarms, [table_id], False, 1000)
-                if any(a["kind"] == "integrity" and a["detail"] == detail for a in known):
+                if any(a["kind"] == AlarmKind.INTEGRITY and a["detail"] == detail for a in known):
                     continue
-                self.alarms.raise_alarm(table_id, "integrity", detail=detail, version=first.version)
+                self.alarms.raise_alarm(table_id, AlarmKind.INTEGRITY, detail=detail, version=first.version)
             except Exception as e:  # the log does not take the alarm: /readyz says why through the log's state
                 log.error("table %s: could not raise the integrity alarm: %s", table_id, e)
 

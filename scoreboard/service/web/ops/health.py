@@ -13,6 +13,7 @@ import logging
 
 from flask import Blueprint, Response, jsonify
 
+from ...tables.alarms import AlarmKind
 from ...tables.current import current_hub
 
 bp = Blueprint("health", __name__)
@@ -36,7 +37,7 @@ def readyz() -> Response | tuple[Response, int]:
         log.warning("readyz: the event log does not answer: %s", e)
         return _not_ready(f"the event log does not answer: {e or f'no answer within {STORE_TIMEOUT:g} s'}")
     try:
-        broken = hub.alarms.unacknowledged("integrity")
+        broken = hub.alarms.unacknowledged(AlarmKind.INTEGRITY)
     except Exception as e:
         log.warning("readyz: the alarms could not be read: %s", e)
         return _not_ready(f"the alarms could not be read: {e}")
