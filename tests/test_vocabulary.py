@@ -131,9 +131,9 @@ def words_compared(source: str, words: set[str]) -> list[str]:
 
 def test_event_kinds_phases_and_alarm_kinds_are_compared_by_member_everywhere_in_the_package():
     """Issue 35: the vocabulary is used, not only declared. A literal equal to an event kind, a phase or a kind of
-    alarm is never
-    compared anywhere in the package, the shell included: it is written as its member (`EventKind.VOID`,
-    `Phase.READY`), so that a word renamed or removed fails the type check instead of silently never matching."""
+    alarm is never compared anywhere in the package, the shell included: it is written as its member
+    (`EventKind.VOID`, `Phase.READY`, `AlarmKind.INTEGRITY`), so that a word renamed or removed fails the type check
+    instead of silently never matching."""
     words = {k.value for k in EventKind} | {p.value for p in Phase} | {k.value for k in AlarmKind}
     files = sorted((ROOT / "scoreboard").rglob("*.py"))
     assert len(files) > 100
