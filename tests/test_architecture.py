@@ -98,3 +98,14 @@ def test_the_finders_find_a_list_and_not_a_mention(tmp_path):
     assert "scoreboard/service/live/transport.py" in mentioning(r"SocketIOTransport")
     # A file that names one variant but not the others does not list them.
     assert "scoreboard/table.py" not in listing(list(VARIANT_NAMES))
+
+
+FOLDER_MOST = 18  # modules in a folder below the package's root (issue 35: folders that show the architecture)
+
+
+def test_no_folder_below_the_package_root_holds_more_than_eighteen_modules():
+    package = ROOT / "scoreboard"
+    folders = [d for d in package.rglob("*") if d.is_dir() and (d / "__init__.py").exists()]
+    assert len(folders) > 10
+    crowded = {str(d.relative_to(ROOT)): n for d in folders if (n := len(list(d.glob("*.py")))) > FOLDER_MOST}
+    assert crowded == {}
