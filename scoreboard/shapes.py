@@ -26,7 +26,7 @@ from .live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STATUS
 from .roads import BLUE, RED
 from .roads.patterns import Pattern
 from .sides import HANDS, NAME, RESULTS
-from .words import Phase
+from .words import Phase, WebhookEvent
 
 JSONObject = dict[str, Any]  # a JSON object whose fields are open (an event, an update's kind's fields)
 JSONMapping = Mapping[str, Any]  # any of the shapes below, read (a TypedDict is one)
@@ -69,8 +69,6 @@ Limit = Annotated[
     Meta(min_length=2, max_length=2, description="[min, max], with min <= max"),
 ]
 DeliveryState = Literal["pending", "dead", "done"]  # a webhook delivery's (service/log: DELIVERY_STATES)
-# What a webhook can be sent (service/tables/outbox.py: EVENT_TYPES; tests/test_contract.py holds the two together).
-WebhookEvent = Literal["round", "void", "correct", "shoe", "shoe_end", "undo", "settings", "alarm"]
 
 
 # -- the roads (docs/roads-json.md) --------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The core's vocabulary as a type: `Word`, the base of `Side`, `Road`, `EventKind` and `Pattern`, and the table's
-`Phase`.
+`Phase`, and what a webhook may be sent (`WebhookEvent`).
 
 Apart from shapes.py, which imports those vocabularies to state them in the declared contract (docs/architecture.md
 "The declared contract"), so that it can import them without a cycle.
@@ -63,3 +63,18 @@ _PHASE_LABELS = {
     Phase.SQUEEZE: "Squeeze",
     Phase.SHOE_FINISHED: "Shoe finished",
 }
+
+
+class WebhookEvent(Word):
+    """What a webhook receiver may be sent (floor.md "Webhooks"; what each delivery's `data` is:
+    service/tables/outbox.py's EVENT_TYPES). A table's event of the same kind makes one, and `alarm` an alarm raised
+    or acknowledged."""
+
+    ROUND = "round"
+    VOID = "void"
+    CORRECT = "correct"
+    SHOE = "shoe"
+    SHOE_END = "shoe_end"
+    UNDO = "undo"
+    SETTINGS = "settings"
+    ALARM = "alarm"

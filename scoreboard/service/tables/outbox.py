@@ -24,20 +24,23 @@ from urllib.parse import urlsplit
 from ...table import Delta, TableState, index_of, round_json
 from ...text import json_bytes
 from ...view import TableView, shoe_json
+from ...words import WebhookEvent
 from ..log import Delivery
 from .alarms import Alarm, Raised
 from .notice import Notice
 
 # Every event type a receiver may ask for, and what its `data` is.
-EVENT_TYPES: dict[str, str] = {
-    "round": "a round's result: the round as /api/tables/<table>/rounds shows it",
-    "void": "a round voided, the one being dealt or an earlier one: the round as /rounds shows it now",
-    "correct": "a round's result corrected: the round as /rounds shows it now",
-    "shoe": "a new shoe: the shoe as /api/tables/<table> shows it",
-    "shoe_end": "a shoe closed: the shoe as /api/tables/<table> shows it, its seed published",
-    "undo": "the last round keyed taken back before anything else happened: the round as /rounds showed it, undone",
-    "settings": "a table's settings changed: the table as /api/tables/<table> shows it",
-    "alarm": "an alarm raised or acknowledged: the alarm as /api/alarms shows it, and `change`",
+EVENT_TYPES: dict[WebhookEvent, str] = {
+    WebhookEvent.ROUND: "a round's result: the round as /api/tables/<table>/rounds shows it",
+    WebhookEvent.VOID: "a round voided, the one being dealt or an earlier one: the round as /rounds shows it now",
+    WebhookEvent.CORRECT: "a round's result corrected: the round as /rounds shows it now",
+    WebhookEvent.SHOE: "a new shoe: the shoe as /api/tables/<table> shows it",
+    WebhookEvent.SHOE_END: "a shoe closed: the shoe as /api/tables/<table> shows it, its seed published",
+    WebhookEvent.UNDO: (
+        "the last round keyed taken back before anything else happened: the round as /rounds showed it, undone"
+    ),
+    WebhookEvent.SETTINGS: "a table's settings changed: the table as /api/tables/<table> shows it",
+    WebhookEvent.ALARM: "an alarm raised or acknowledged: the alarm as /api/alarms shows it, and `change`",
 }
 
 
@@ -79,17 +82,19 @@ def _table(before: TableState, state: TableState, delta: Delta) -> dict[str, Any
     return cast(dict[str, Any], TableView(state).state_json())
 
 
-# The kinds of table event that make a delivery (the applied event's Delta.kind), and how its data is made.
+# The kinds of table event that make a delivery (by WebhookEvent, looked up by the applied event's Delta.kind), and
+# how its data is made.
 FROM_EVENTS: dict[str, Callable[[TableState, TableState, Delta], dict[str, Any]]] = {
-    "round": _round,
-    "void": _changed_round,
-    "correct": _changed_round,
-    "undo": _undone,
-    "shoe": _shoe,
-    "shoe_end": _shoe,
-    "settings": _table,  # a live setting changed, or the table retired (floor.md)
+    WebhookEvent.ROUND: _round,
+    WebhookEvent.VOID: _changed_round,
+    WebhookEvent.CORRECT: _changed_round,
+    WebhookEvent.UNDO: _undone,
+    WebhookEvent.SHOE: _shoe,
+    WebhookEvent.SHOE_END: _shoe,
+    WebhookEvent.SETTINGS: _table,  # a live setting changed, or the table retired (floor.md)
 }
 assert FROM_EVENTS.keys() <= EVENT_TYPES.keys()
+assert list(EVENT_TYPES) == list(WebhookEvent), "each webhook event type says what its data is, in its order"
 
 
 @dataclass(frozen=True)
@@ -146,17 +151,17 @@ class Outbox:
 
     def of_alarms(self, raised: Raised) -> list[Delivery]:
         """The deliveries of the alarms a post's events raised (at the versions of the events that raised them)."""
-        if not any(r.wants("alarm", a.table) for r in self.receivers for a in raised.alarms):
+        if not any(r.wants(WebhookEvent.ALARM, a.table) for r in self.receivers for a in raised.alarms):
             return []
         return [d for a in raised.alarms for d in self.of_alarm(a, "raised", a.version or 0)]
 
     def of_alarm(self, alarm: Alarm, change: str, version: int) -> list[Delivery]:
         """The deliveries of an alarm raised or acknowledged: the alarm as /api/alarms shows it, and the `change`
         ("raised" or "acknowledged"); `version` is its table's version it concerns (or the table's at the time)."""
-        if not any(r.wants("alarm", alarm.table) for r in self.receivers):
+        if not any(r.wants(WebhookEvent.ALARM, alarm.table) for r in self.receivers):
             return []
         at = alarm.acknowledged_at if change == "acknowledged" else alarm.raised_at
-        return self.make("alarm", alarm.table, version, {**alarm.as_json(), "change": change}, at)
+        return self.make(WebhookEvent.ALARM, alarm.table, version, {**alarm.as_json(), "change": change}, at)
 
     def make(
         self, kind: str, table_id: str, version: int, data: dict[str, Any], at: float | None = None
