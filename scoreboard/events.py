@@ -327,23 +327,6 @@ def _undo(raw: JSONObject, trusted: bool) -> Event:
     return out
 
 
-_READERS: dict[str, Callable[[JSONObject, bool], Event]] = {
-    "shoe": _shoe,
-    "burn": _burn,
-    "card": _card,
-    "round": _cards_of_round,
-    "result": _result,
-    "void": _void,
-    "correct": _correct,
-    "cut": _cut,
-    "reveal": _reveal,
-    "shoe_end": _shoe_end,
-    "bets_open": _bets_open,
-    "bets_closed": _bets_closed,
-    "undo": _undo,
-}
-
-
 class EventKind(Word):
     """The event types, in the order the docs list them (docs/feed-protocol.md); an update's `kind` is one too."""
 
@@ -360,6 +343,23 @@ class EventKind(Word):
     BETS_OPEN = "bets_open"
     BETS_CLOSED = "bets_closed"
     UNDO = "undo"
+
+
+_READERS: dict[str, Callable[[JSONObject, bool], Event]] = {  # by EventKind, looked up by "type"
+    EventKind.SHOE: _shoe,
+    EventKind.BURN: _burn,
+    EventKind.CARD: _card,
+    EventKind.ROUND: _cards_of_round,
+    EventKind.RESULT: _result,
+    EventKind.VOID: _void,
+    EventKind.CORRECT: _correct,
+    EventKind.CUT: _cut,
+    EventKind.REVEAL: _reveal,
+    EventKind.SHOE_END: _shoe_end,
+    EventKind.BETS_OPEN: _bets_open,
+    EventKind.BETS_CLOSED: _bets_closed,
+    EventKind.UNDO: _undo,
+}
 
 
 TYPES = tuple(k.value for k in EventKind)

@@ -927,20 +927,20 @@ def _undo(state: TableState, event: Event, trusted: bool) -> tuple[TableState, D
     return new, Delta("undo", event, {"round": round_json(old, last), "undone": last}, rebuild=True)
 
 
-_HANDLERS: dict[str, Handler] = {
-    "shoe": _shoe,
-    "burn": _burn,
-    "card": _card,
-    "round": _round,
-    "result": _result,
-    "void": _void,
-    "correct": _correct,
-    "cut": _cut,
-    "reveal": _reveal,
-    "shoe_end": _shoe_end,
-    "bets_open": _bets_open,
-    "bets_closed": _bets_closed,
-    "undo": _undo,
+_HANDLERS: dict[str, Handler] = {  # by EventKind, looked up by an event's "type"
+    EventKind.SHOE: _shoe,
+    EventKind.BURN: _burn,
+    EventKind.CARD: _card,
+    EventKind.ROUND: _round,
+    EventKind.RESULT: _result,
+    EventKind.VOID: _void,
+    EventKind.CORRECT: _correct,
+    EventKind.CUT: _cut,
+    EventKind.REVEAL: _reveal,
+    EventKind.SHOE_END: _shoe_end,
+    EventKind.BETS_OPEN: _bets_open,
+    EventKind.BETS_CLOSED: _bets_closed,
+    EventKind.UNDO: _undo,
 }
 # Each event type is read in events.py and applied here: neither may have a type the other lacks.
 assert tuple(_HANDLERS) == TYPES, "events.TYPES and table._HANDLERS must name the same event types"
