@@ -45,6 +45,10 @@ from .events import EventKind
 from .play import Round
 from .table import Delta, TableState, apply, canonical_json, evolve, played
 
+# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
+# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+_SHOE = EventKind.SHOE
+
 if TYPE_CHECKING:
     from .shapes import Event, JSONObject
 
@@ -176,7 +180,7 @@ def round_of(decided: JSONObject) -> Round:
 def chained(before: TableState, state: TableState, delta: Delta, hash_: str) -> TableState:
     """The state an event made from `before`, with that event's hash: the chain's head, and the proof of the round it
     decided (the proofs of the rounds before it are `before`'s; a new shoe has none)."""
-    proofs = () if delta.kind == EventKind.SHOE else before.proofs
+    proofs = () if delta.kind == _SHOE else before.proofs
     i = delta.decided
     if i is not None and i == len(proofs):
         proofs = proofs + (hash_,)  # a round added: the usual case

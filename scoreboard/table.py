@@ -39,6 +39,16 @@ from .text import repaired_json
 from .variants import Variant, check_super_six_pays, variant
 from .words import Phase
 
+# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
+# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+_NO_SHOE = Phase.NO_SHOE
+_READY = Phase.READY
+_DEALING = Phase.DEALING
+_SQUEEZE = Phase.SQUEEZE
+_SHOE_FINISHED = Phase.SHOE_FINISHED
+_BETS_CLOSED = EventKind.BETS_CLOSED
+_ROUND = EventKind.ROUND
+
 if TYPE_CHECKING:
     from .shapes import BetsJSON, Event, JSONObject, NoticeJSON, RoundJSON
 
@@ -355,12 +365,12 @@ class TableState:
     @property
     def phase(self) -> Phase:
         if self.shoe is None:
-            return Phase.NO_SHOE
+            return _NO_SHOE
         if self.shoe.finished and not self.deal.started:
-            return Phase.SHOE_FINISHED
+            return _SHOE_FINISHED
         if self.squeezing:
-            return Phase.SQUEEZE
-        return Phase.DEALING if self.deal.started else Phase.READY
+            return _SQUEEZE
+        return _DEALING if self.deal.started else _READY
 
     @property
     def squeezing(self) -> bool:
@@ -526,12 +536,12 @@ def apply(
             "seq_required",
         )
     kind = event["type"]
-    if kind != EventKind.BETS_CLOSED and state.bets.expired(event.get("received_at")):
+    if kind != _BETS_CLOSED and state.bets.expired(event.get("received_at")):
         # The window's time was up before this event came: it is closed, whether or not the service's own
         # `bets_closed` got there first (a replay decides the same, from the stored times).
         state = evolve(state, bets=NO_MORE_BETS)
     new, delta = (_HANDLERS.get(kind) or _FLOOR_HANDLERS[kind])(state, event, trusted)
-    undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == EventKind.ROUND else None
+    undo = evolve(state, undo=None) if kind in UNDOABLE and delta.kind == _ROUND else None
     if kind in FLOOR_TYPES:  # a setting changed live between a result and its undo leaves the undo possible
         undo = state.undo
     seqs = new.seqs if seq_digest is None else new.seqs.remember(event.get("feed", ""), event["seq"], seq_digest)
@@ -931,7 +941,7 @@ _HANDLERS: dict[str, Handler] = {  # by EventKind, looked up by an event's "type
     EventKind.SHOE: _shoe,
     EventKind.BURN: _burn,
     EventKind.CARD: _card,
-    EventKind.ROUND: _round,
+    _ROUND: _round,
     EventKind.RESULT: _result,
     EventKind.VOID: _void,
     EventKind.CORRECT: _correct,
@@ -939,7 +949,7 @@ _HANDLERS: dict[str, Handler] = {  # by EventKind, looked up by an event's "type
     EventKind.REVEAL: _reveal,
     EventKind.SHOE_END: _shoe_end,
     EventKind.BETS_OPEN: _bets_open,
-    EventKind.BETS_CLOSED: _bets_closed,
+    _BETS_CLOSED: _bets_closed,
     EventKind.UNDO: _undo,
 }
 # Each event type is read in events.py and applied here: neither may have a type the other lacks.

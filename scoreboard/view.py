@@ -23,6 +23,11 @@ from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbere
 from .variants import Variant, payouts
 from .words import Phase
 
+# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
+# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+_READY = Phase.READY
+_DEALING = Phase.DEALING
+
 if TYPE_CHECKING:
     from .shapes import (
         Capabilities,
@@ -214,7 +219,7 @@ class TableView:
             "round": s.round_number,
             "rounds": last_number,
             "deal": cast("Deal", s.deal.as_json(face_up)),
-            "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in (Phase.READY, Phase.DEALING) else None,
+            "next": NAME[s.deal.next_hand] if s.deal.next_hand and s.phase in (_READY, _DEALING) else None,
             "last_result": self._last_result(last, last_number, public),
             "last_pays": self._last_pays(last, game),
             "insurance": [o.as_json() for o in offers(s.deal)] if game.insurance and not hidden else [],

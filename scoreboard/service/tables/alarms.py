@@ -36,6 +36,15 @@ from ...words import Word
 from ..log import AlarmAcknowledged, AlarmCleared, AlarmRaised, Reader, Row
 from .errors import StorageFailed
 
+# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
+# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+_SHOE = EventKind.SHOE
+_SHOE_END = EventKind.SHOE_END
+_VOID = EventKind.VOID
+_CORRECT = EventKind.CORRECT
+_CUT = EventKind.CUT
+_CARD = EventKind.CARD
+
 log = logging.getLogger(__name__)
 
 Severity = Literal["alarm", "info"]
@@ -265,7 +274,7 @@ def of_events(base: TableState, staged: Sequence[tuple[TableState, Delta]]) -> R
             if made is not None:
                 alarms.append(made)
             shoe = before.shoe
-            if delta.kind in (EventKind.SHOE, EventKind.SHOE_END) and shoe is not None and shoe.cut and not shoe.ended:
+            if delta.kind in (_SHOE, _SHOE_END) and shoe is not None and shoe.cut and not shoe.ended:
                 clears.append((after.config.id, AlarmKind.CUT_CARD))
         before = after
     return Raised(tuple(alarms), tuple(dict.fromkeys(clears)))
@@ -276,23 +285,21 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
     at, version = event.get("received_at"), after.version
     kind, values = "", {}
     number: int | None = before.round_number
-    if delta.kind == EventKind.VOID and event["type"] == EventKind.VOID:
+    if delta.kind == _VOID and event["type"] == _VOID:
         # An earlier round by its number, or the round being dealt: the number it would have had.
         kind, number = AlarmKind.VOID, event.get("round", before.round_number)
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
-    elif (
-        delta.kind == EventKind.VOID
-    ):  # the service voided the round being dealt: an excess card, or another irregularity
+    elif delta.kind == _VOID:  # the service voided the round being dealt: an excess card, or another irregularity
         excess = _excess_cards(before, event)
         if excess:
             kind, values = AlarmKind.EXCESS_CARD, {"cards": " ".join(excess)}
         else:  # a foreign or unreadable card, or the shoe ran out before the round was complete
             voided = after.rounds[-1] if after.rounds else None
             kind, values = "irregularity", {"reason": (voided.reason if voided is not None else "") or ""}
-    elif delta.kind == EventKind.CORRECT:
+    elif delta.kind == _CORRECT:
         kind, number = AlarmKind.CORRECTION, event.get("round")
         values = {"operator": event.get("operator", ""), "reason": event.get("reason", "")}
-    elif delta.kind == EventKind.CUT:
+    elif delta.kind == _CUT:
         kind, values = AlarmKind.CUT_CARD, {"rounds_left": after.shoe.rounds_left if after.shoe is not None else None}
     if not kind:
         return None
@@ -301,7 +308,7 @@ def _alarm_of(before: TableState, after: TableState, delta: Delta) -> Alarm | No
 
 def _excess_cards(before: TableState, event: dict[str, Any]) -> list[str]:
     """The cards of an event that the shoe could not hold."""
-    if event["type"] == EventKind.CARD:
+    if event["type"] == _CARD:
         held = before.shoe.cards if before.shoe else None
         return [event["card"]] if "card" in event and (held is None or not held.holds(event["card"])) else []
     held, out = before.shoe.cards if before.shoe else None, []
