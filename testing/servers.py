@@ -18,11 +18,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Self
 
 import requests
 
-from testing.tables import TABLES_TOML, with_seq
+from testing.tables import TABLES_TOML, with_seq, written
 
 ROOT = Path(__file__).resolve().parents[1]
 SCOREBOARD = [sys.executable, "-m", "scoreboard"]
@@ -184,6 +185,16 @@ class Server:
         if self.proc:
             terminate(self.proc)
 
+    # -- for a fixture: `with Server(...) as srv: yield srv` started, and stopped as systemd stops it after the test
+
+    def __enter__(self) -> Self:
+        return self if self.proc else self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.kill(signal.SIGTERM)
+
 
 class Served(Server):
     """A server for one test's folder: `tmp_path/tables.toml` written from `config` (text; None: no --config), its
@@ -202,10 +213,7 @@ class Served(Server):
         open_files: tuple[int, int] | None = None,
     ):
         self.tmp = tmp_path
-        config_path = None
-        if config is not None:
-            config_path = tmp_path / "tables.toml"
-            config_path.write_text(config)
+        config_path = None if config is None else written(tmp_path, config)
         super().__init__(
             tmp_path / "events.sqlite3" if db else None,
             config_path,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 TOKEN = "secret-T1-feed-token"
@@ -33,6 +34,13 @@ token = "pit-boss-operator-token"
 """
 
 _seqs = itertools.count(1)
+
+
+def written(folder: Path, text: str = TABLES_TOML, name: str = "tables.toml") -> Path:
+    """A tables file holding `text` in `folder` (a test's tmp_path), for a server or an app to read."""
+    path = folder / name
+    path.write_text(text)
+    return path
 
 
 def with_seq(body: object) -> object:

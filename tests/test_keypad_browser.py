@@ -7,7 +7,6 @@ board with the window open and of the keypad go to /work/team/shots when that fo
 from __future__ import annotations
 
 import re
-import signal
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 import requests
 
 from testing.browser import ARTIFACTS, fonts_loaded, open_page, wait_for
-from testing.servers import Server
+from testing.servers import Served
 from testing.tables import TABLES_TOML, TOKEN
 from tests.test_board_browser import open_board
 
@@ -41,11 +40,8 @@ SHOTS = Path("/work/team/shots") if Path("/work/team/shots").is_dir() else ARTIF
 
 @pytest.fixture
 def server(tmp_path):
-    config = tmp_path / "dealer.toml"
-    config.write_text(CONFIG)
-    srv = Server(tmp_path / "keypad.sqlite3", config).start()
-    yield srv
-    srv.kill(signal.SIGTERM)
+    with Served(tmp_path, config=CONFIG) as srv:
+        yield srv
 
 
 def state(server) -> dict:

@@ -31,23 +31,20 @@ from testing.operators import (
     round_event,
 )
 from testing.servers import Server
-from testing.tables import OPERATOR, TOKEN, with_seq
+from testing.tables import OPERATOR, TOKEN, with_seq, written
 
 ROOT = Path(__file__).parents[1]
 
 
 @pytest.fixture
 def ops_file(tmp_path) -> Path:
-    path = tmp_path / "ops.toml"
-    path.write_text(OPS_TOML)
-    return path
+    return written(tmp_path, OPS_TOML, "ops.toml")
 
 
 @pytest.fixture
 def srv(tmp_path, ops_file):
-    server = Server(tmp_path / "ops.sqlite3", ops_file).start()
-    yield server
-    server.kill(signal.SIGTERM)
+    with Server(tmp_path / "ops.sqlite3", ops_file) as server:
+        yield server
 
 
 def get(server: Server, path: str, token: str | None = None) -> requests.Response:

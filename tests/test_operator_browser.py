@@ -2,13 +2,12 @@
 confirmation while a board watches, correct, the audit, a POST without the CSRF token, log out."""
 
 import json
-import signal
 
 import pytest
 
 from testing.browser import ARTIFACTS, fonts_loaded
 from testing.operators import OPS_TOML, ROUNDS, deal
-from testing.servers import Server
+from testing.servers import Served, Server
 from testing.tables import OPERATOR, TOKEN
 from tests.test_board_browser import open_board
 
@@ -17,11 +16,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def server(tmp_path):
-    config = tmp_path / "ops.toml"
-    config.write_text(OPS_TOML)
-    srv = Server(tmp_path / "page.sqlite3", config).start()
-    yield srv
-    srv.kill(signal.SIGTERM)
+    with Served(tmp_path, config=OPS_TOML) as srv:
+        yield srv
 
 
 def version(server) -> int:

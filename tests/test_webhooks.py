@@ -24,7 +24,7 @@ from scoreboard.service.webhooks import attempt
 from scoreboard.service.webhooks.courier import IN_FLIGHT, Couriers
 from testing.receivers import CLOSE, HANG, OK, Receiver, failing_for, status
 from testing.servers import Server, run_cli
-from testing.tables import OPERATOR, TABLES_TOML, TOKEN
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN, written
 
 SECRET = "a long random secret for the studio"
 AS_OPERATOR = {"Authorization": f"Bearer {OPERATOR}"}
@@ -55,9 +55,7 @@ def shoe_rounds(n: int, seed: int = 7) -> list[dict]:
 
 
 def write(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "tables.toml"
-    path.write_text(text)
-    return str(path)
+    return str(written(tmp_path, text))
 
 
 def test_receivers_in_the_table_file(tmp_path):
