@@ -15,6 +15,7 @@ from testing.browser import open_page, wait_for
 from testing.screens import Screen
 from testing.services import Node, postgres_database, redis_url
 from testing.tables import OPERATOR, TABLES_TOML, TOKEN
+from testing.waits import until
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 SCALE_TOML = TABLES_TOML.replace("[tables.T2]\n", "[tables.T2]\nstale_after = 1\n")
@@ -40,17 +41,6 @@ def alarms(node: Node, query: str = "?state=all") -> list[dict]:
     r = requests.get(f"{node.url}/api/alarms{query}", headers={"Authorization": f"Bearer {OPERATOR}"}, timeout=5)
     assert r.status_code == 200, r.text
     return r.json()["alarms"]
-
-
-def until(check, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("still not so")
-        time.sleep(0.1)
 
 
 @pytest.mark.browser

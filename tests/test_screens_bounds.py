@@ -11,12 +11,14 @@ import signal
 import statistics
 import threading
 import time
+from functools import partial
 
 import pytest
 import requests
 
 from scoreboard import __version__
 from scoreboard.service.live.socket_server import socketio
+from testing import waits
 from testing.screens import Boards, Screen
 from testing.servers import Served
 from testing.services import redis_url
@@ -38,14 +40,8 @@ def said(screen_id: str, table: str = "T1", secret: str | None = None) -> dict:
     return hello if secret is None else {**hello, "secret": secret}
 
 
-def until(check, timeout: float = 15.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "still not so"
-        time.sleep(0.1)
+# A loaded machine takes longer to drop or count thousands of screens than the helper's default.
+until = partial(waits.until, timeout=15.0)
 
 
 # -- R4: screens cost memory to anyone ----------------------------------------------------------------------------
