@@ -18,9 +18,9 @@ import pytest
 import requests
 
 from scoreboard import __version__
-from scoreboard.service import create_app
 from scoreboard.service.live.socket_server import socketio
 from scoreboard.service.tables.config import DEMO_OPERATOR_TOKEN, ConfigError, load_config
+from testing.apps import app_on
 from testing.operators import PageSession, page_data
 from testing.servers import Server
 from testing.services import Node, postgres_database, redis_url
@@ -77,11 +77,8 @@ def bearer(token: str) -> dict:
 
 @pytest.fixture
 def floor(tmp_path):
-    config = tmp_path / "tables.toml"
-    config.write_text(SCOPE_TOML)
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": str(config)})
-    yield app
-    app.extensions["scoreboard"].close()
+    with app_on(tmp_path, SCOPE_TOML) as app:
+        yield app
 
 
 def call(http, method: str, path: str, token: str, body=None, headers: dict | None = None):

@@ -11,15 +11,9 @@ import time
 
 import pytest
 
-from scoreboard.service import create_app
+from testing.apps import make_app
 from testing.servers import Server
 from testing.tables import OPERATOR, TOKEN, with_seq
-
-
-def make_app(tmp_path, config_text: str, **extra):
-    path = tmp_path / "tables.toml"
-    path.write_text(config_text)
-    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": str(path), **extra})
 
 
 def poster(app, table="T1", token=TOKEN):

@@ -14,7 +14,8 @@ import requests
 from testing.browser import open_page
 from testing.services import Node, postgres_database, redis_url
 from testing.tables import OPERATOR, TABLES_TOML
-from tests.test_screen_assign_browser import settled, shows, until
+from testing.waits import until
+from tests.test_screen_assign_browser import settled, shows
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.browser]
 AUTH = {"Authorization": f"Bearer {OPERATOR}"}
