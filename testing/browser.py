@@ -140,6 +140,29 @@ def wait_live(page: Page, server: Server, table: str, timeout: float = 10.0) -> 
     wait_for(page, f"Number(document.body.dataset.version) === {version}", timeout)
 
 
+def open_live(
+    browser: TestBrowser, server: Server, path: str, table: str, width: int, height: int
+) -> tuple[Page, list[str]]:
+    """`open_page` at the server's `path`, once the page shows the table's current version."""
+    page, problems = open_page(browser, server.url + path, width, height)
+    wait_live(page, server, table)
+    return page, problems
+
+
+def open_board(
+    browser: TestBrowser, server: Server, width: int = 1920, height: int = 1080, table: str = "T1", query: str = ""
+) -> tuple[Page, list[str]]:
+    """The table's board, live."""
+    return open_live(browser, server, f"/tables/{table}{query}", table, width, height)
+
+
+def open_overlay(
+    browser: TestBrowser, server: Server, query: str = "", width: int = 1920, height: int = 1080, table: str = "T1"
+) -> tuple[Page, list[str]]:
+    """The table's stream overlay, live."""
+    return open_live(browser, server, f"/overlay/{table}{query}", table, width, height)
+
+
 def post(server: Server, table: str, body: object) -> dict[str, Any]:
     r = server.post(table, body, TOKENS[table])
     assert r.status_code == 200, r.text

@@ -13,6 +13,7 @@ from testing.browser import (
     BOARD_SIZES,
     caps,
     deal_rounds,
+    open_board,
     open_page,
     overflows,
     post,
@@ -26,12 +27,6 @@ from testing.servers import Server
 from testing.tables import OPERATOR
 
 pytestmark = pytest.mark.browser
-
-
-def open_board(browser, server, width=1920, height=1080, table="T1", query=""):
-    page, problems = open_page(browser, f"{server.url}/tables/{table}{query}", width, height)
-    wait_live(page, server, table)
-    return page, problems
 
 
 @pytest.mark.slow

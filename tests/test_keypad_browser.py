@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from testing.browser import ARTIFACTS, fonts_loaded, open_page, wait_for
+from testing.browser import ARTIFACTS, fonts_loaded, open_board, open_page, wait_for
 from testing.servers import Served
 from testing.tables import TABLES_TOML, TOKEN
-from tests.test_board_browser import open_board
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

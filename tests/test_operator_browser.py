@@ -5,11 +5,10 @@ import json
 
 import pytest
 
-from testing.browser import ARTIFACTS, fonts_loaded
+from testing.browser import ARTIFACTS, fonts_loaded, open_board
 from testing.operators import OPS_TOML, ROUNDS, deal
 from testing.servers import Served, Server
 from testing.tables import OPERATOR, TOKEN
-from tests.test_board_browser import open_board
 
 pytestmark = pytest.mark.browser
 

@@ -7,9 +7,8 @@ import time
 
 import pytest
 
-from testing.browser import open_page, post, shot, void, wait_for, wait_live
+from testing.browser import open_board, open_page, post, shot, void, wait_for, wait_live
 from testing.servers import Server
-from tests.test_board_browser import open_board
 
 pytestmark = pytest.mark.browser
 SETTINGS = {"idle_after": 3, "shift_every": 1, "shift_pixels": 3, "notice_seconds": 3}
