@@ -119,14 +119,17 @@ def fonts_loaded(page: Page) -> None:
     page.evaluate(frames)
 
 
-def open_page(browser: TestBrowser, url: str, width: int, height: int, **context: Any) -> tuple[Page, list[str]]:
-    """A page at `url` in a viewport of width x height; the list collects script errors and CSP refusals."""
+def open_page(
+    browser: TestBrowser, url: str, width: int, height: int, refusals: bool = False, **context: Any
+) -> tuple[Page, list[str]]:
+    """A page at `url` in a viewport of width x height; the list collects script errors and CSP refusals. With
+    `refusals`, a request the service refuses (a 401, a 409) is expected, not a problem: the console logs it too."""
     page = browser.new_page(viewport={"width": width, "height": height}, **context)
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(f"error: {e}"))
 
     def console(message: ConsoleMessage) -> None:
-        if message.type == "error":
+        if message.type == "error" and not (refusals and "Failed to load resource" in message.text):
             problems.append(f"console: {message.text}")
 
     page.on("console", console)

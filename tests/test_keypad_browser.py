@@ -48,15 +48,7 @@ def state(server) -> dict:
 
 
 def keypad(browser, server, token=DEALER):
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on(
-        "console",
-        lambda m: errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None,
-    )
-    page.goto(f"{server.url}/operator/keypad")
+    page, errors = open_page(browser, f"{server.url}/operator/keypad", 1280, 800, refusals=True, has_touch=True)
     page.fill("#token", token)
     page.click("#login button[type=submit]")
     page.wait_for_selector("#desk:not([hidden])")
