@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,19 @@ token = "pit-boss-operator-token"
 """
 
 _seqs = itertools.count(1)
+
+
+def operators_toml(*operators: tuple[Any, ...]) -> str:
+    """[operators.NAME] sections of a tables file, one an operator given as (name, token[, role[, tables]]): no role
+    is a supervisor, no tables every table."""
+    sections = []
+    for name, token, *rest in operators:
+        role, tables = (*rest, None, None)[:2]
+        lines = [f"[operators.{name}]", f'token = "{token}"']
+        lines += [f'role = "{role}"'] if role else []
+        lines += [f"tables = {json.dumps(tables)}"] if tables is not None else []
+        sections.append("\n" + "\n".join(lines) + "\n")
+    return "".join(sections)
 
 
 def written(folder: Path, text: str = TABLES_TOML, name: str = "tables.toml") -> Path:

@@ -12,7 +12,7 @@ from scoreboard.errors import Malformed, OutOfOrder, Refusal
 from scoreboard.table import Bets, TableConfig, TableState, apply, fold
 from testing.apps import app_on
 from testing.servers import Server, free_port
-from testing.tables import TABLES_TOML, TOKEN, with_seq
+from testing.tables import TABLES_TOML, TOKEN, operators_toml, with_seq
 
 ROUND = {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]}  # Player 9, Banker 5
 
@@ -194,7 +194,7 @@ def test_an_undo_replays():
 # -- the HTTP feed ------------------------------------------------------------------------------------------------
 
 DEALER = "dealer-token-dan"
-DEALER_TOML = TABLES_TOML + '\n[operators.dan]\ntoken = "dealer-token-dan"\nrole = "dealer"\ntables = ["T1"]\n'
+DEALER_TOML = TABLES_TOML + operators_toml(("dan", DEALER, "dealer", ["T1"]))
 
 
 @pytest.fixture

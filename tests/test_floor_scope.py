@@ -24,6 +24,7 @@ from testing.apps import app_on
 from testing.operators import PageSession, page_data
 from testing.servers import Server
 from testing.services import Node, postgres_database, redis_url
+from testing.tables import operators_toml
 
 FEED = {t: f"feed-token-of-table-{t}" for t in ("T1", "T2", "T3")}
 ANN = "ann-admin-of-every-table"  # admin, every table
@@ -33,34 +34,15 @@ TIA = "tia-dealer-of-table-T1"  # dealer, T1
 BOB = "bob-dealer-of-T1-and-T3"  # dealer, T1 and T3
 TOM = "tom-dealer-of-table-T3"  # dealer, T3
 SCOPE_TOML = "".join(f'[tables.{t}]\nname = "Table {t}"\nfeed_token = "{token}"\n\n' for t, token in FEED.items()) + (
-    f"""
-[operators.ann]
-token = "{ANN}"
-role = "admin"
-
-[operators.lim]
-token = "{LIM}"
-role = "admin"
-tables = ["T1"]
-
-[operators.sam]
-token = "{SAM}"
-
-[operators.tia]
-token = "{TIA}"
-role = "dealer"
-tables = ["T1"]
-
-[operators.bob]
-token = "{BOB}"
-role = "dealer"
-tables = ["T1", "T3"]
-
-[operators.tom]
-token = "{TOM}"
-role = "dealer"
-tables = ["T3"]
-
+    operators_toml(
+        ("ann", ANN, "admin"),
+        ("lim", LIM, "admin", ["T1"]),
+        ("sam", SAM),
+        ("tia", TIA, "dealer", ["T1"]),
+        ("bob", BOB, "dealer", ["T1", "T3"]),
+        ("tom", TOM, "dealer", ["T3"]),
+    )
+    + """
 [webhooks.all]
 url = "http://127.0.0.1:9/hooks"
 secret = "the-receiver-s-secret"

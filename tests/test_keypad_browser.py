@@ -15,25 +15,13 @@ import requests
 
 from testing.browser import ARTIFACTS, fonts_loaded, open_board, open_page, wait_for
 from testing.servers import Served
-from testing.tables import TABLES_TOML, TOKEN
+from testing.tables import TABLES_TOML, TOKEN, operators_toml
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DEALER = "dealer-token-dan"
 AUDITOR = "auditor-token-aud"
-CONFIG = (
-    TABLES_TOML
-    + f"""
-[operators.dan]
-token = "{DEALER}"
-role = "dealer"
-tables = ["T1"]
-
-[operators.aud]
-token = "{AUDITOR}"
-role = "auditor"
-"""
-)
+CONFIG = TABLES_TOML + operators_toml(("dan", DEALER, "dealer", ["T1"]), ("aud", AUDITOR, "auditor"))
 SHOTS = Path("/work/team/shots") if Path("/work/team/shots").is_dir() else ARTIFACTS
 
 

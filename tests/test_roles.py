@@ -17,7 +17,7 @@ from scoreboard.service.tables import permissions
 from scoreboard.service.tables.config import ConfigError, Operator, load_config
 from testing.operators import PageSession, bearer
 from testing.servers import Server, run_cli
-from testing.tables import TABLES_TOML, TOKEN, with_seq
+from testing.tables import TABLES_TOML, TOKEN, operators_toml, with_seq
 
 ROLE_TOKENS = {
     "admin": "admin-token-of-ann",
@@ -28,34 +28,13 @@ ROLE_TOKENS = {
 NAMES = {"admin": "ann", "supervisor": "sam", "dealer": "dan", "auditor": "aud"}
 DEALER_T2 = "dealer-token-tia"  # a dealer of T2 only
 ADMIN_T2 = "admin-token-of-ada"  # an admin whose list is T2
-ROLES_TOML = (
-    TABLES_TOML
-    + """
-[operators.ann]
-token = "admin-token-of-ann"
-role = "admin"
-
-[operators.sam]
-token = "supervisor-token-sam"   # no role: a supervisor, as every operator was before roles
-
-[operators.dan]
-token = "dealer-token-dan"
-role = "dealer"
-
-[operators.aud]
-token = "auditor-token-aud"
-role = "auditor"
-
-[operators.tia]
-token = "dealer-token-tia"
-role = "dealer"
-tables = ["T2"]
-
-[operators.ada]
-token = "admin-token-of-ada"
-role = "admin"
-tables = ["T2"]
-"""
+ROLES_TOML = TABLES_TOML + operators_toml(
+    ("ann", ROLE_TOKENS["admin"], "admin"),
+    ("sam", ROLE_TOKENS["supervisor"]),  # no role: a supervisor, as every operator was before roles
+    ("dan", ROLE_TOKENS["dealer"], "dealer"),
+    ("aud", ROLE_TOKENS["auditor"], "auditor"),
+    ("tia", DEALER_T2, "dealer", ["T2"]),
+    ("ada", ADMIN_T2, "admin", ["T2"]),
 )
 
 RESULT = {"type": "result", "winner": "B", "player_points": 3, "banker_points": 7}
