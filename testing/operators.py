@@ -10,7 +10,7 @@ from typing import Any
 
 import requests
 
-from testing.tables import OPERATOR, TABLES_TOML, TOKEN, operators_toml, with_seq
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN, feed_post, operators_toml
 
 ALICE = "alice-operator-token-T2"  # operator "alice": table T2 only
 THREE = ("o1-operator-token-xyz", "o2-operator-token-xyz", "o3-operator-token-xyz")  # o1, o2, o3: every table
@@ -43,12 +43,7 @@ def deal(
 ) -> None:
     """A new shoe, then each (player, banker, winner) as a whole round, with the feed's token."""
     events = [{"type": "shoe", "shoe": shoe}] + [round_event(p, b) for p, b, _ in rounds]
-    r = requests.post(
-        f"{url}/api/tables/{table}/feed",
-        json=with_seq(events),
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=10,
-    )
+    r = feed_post(url, table, events, token, timeout=10)
     assert r.status_code == 200, r.text
 
 

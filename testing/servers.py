@@ -23,7 +23,7 @@ from typing import Any, Self
 
 import requests
 
-from testing.tables import TABLES_TOML, with_seq, written
+from testing.tables import TABLES_TOML, feed_post, written
 
 ROOT = Path(__file__).resolve().parents[1]
 SCOREBOARD = [sys.executable, "-m", "scoreboard"]
@@ -156,23 +156,11 @@ class Server:
 
     def post(self, table: str, body: object, token: str, seq: bool = True) -> requests.Response:
         """Events to a table's feed, with a rising seq on every event that has none (unless `seq` is false)."""
-        return requests.post(
-            f"{self.url}/api/tables/{table}/feed",
-            json=with_seq(body) if seq else body,
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=5,
-        )
+        return feed_post(self.url, table, body, token, seq)
 
     def post_feed(self, table: str, body: object, token: str, **kwargs: Any) -> requests.Response:
         """As `post`, with any of requests' arguments (extra headers among them)."""
-        headers = {"Authorization": f"Bearer {token}", **kwargs.pop("headers", {})}
-        return requests.post(
-            f"{self.url}/api/tables/{table}/feed",
-            json=with_seq(body),
-            headers=headers,
-            timeout=kwargs.pop("timeout", 5),
-            **kwargs,
-        )
+        return feed_post(self.url, table, body, token, **kwargs)
 
     # -- stopping it -----------------------------------------------------------------------------------------------
 

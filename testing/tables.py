@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import requests
+
 TOKEN = "secret-T1-feed-token"
 OPERATOR = "pit-boss-operator-token"  # operator "pit", every table
 TABLES_TOML = """
@@ -64,6 +66,21 @@ def with_seq(body: object) -> object:
     if isinstance(body, dict) and "seq" not in body:
         return {**body, "seq": next(_seqs)}
     return body
+
+
+def feed_post(
+    url: str, table: str, body: object, token: str, seq: bool = True, **kwargs: Any
+) -> requests.Response:  # requests' own arguments
+    """Events to the table's feed of the service at `url` (its root), with a rising seq on every event that has none
+    unless `seq` is false, and with any of requests' arguments (extra headers among them)."""
+    headers = {"Authorization": f"Bearer {token}", **kwargs.pop("headers", {})}
+    return requests.post(
+        f"{url}/api/tables/{table}/feed",
+        json=with_seq(body) if seq else body,
+        headers=headers,
+        timeout=kwargs.pop("timeout", 5),
+        **kwargs,
+    )
 
 
 class Feed:

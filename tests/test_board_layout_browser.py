@@ -12,7 +12,7 @@ import requests
 
 from testing.browser import BOARD_SIZES, caps, escapes, fonts_loaded, marks, open_page, overflows, wait_for
 from testing.servers import Server
-from testing.tables import OPERATOR, with_seq
+from testing.tables import OPERATOR
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -67,12 +67,7 @@ def u_of(width: int, height: int) -> float:
 
 
 def post(server: Server, table: str, body, token: str | None = None) -> dict:
-    r = requests.post(
-        f"{server.url}/api/tables/{table}/feed",
-        json=with_seq(body),
-        headers={"Authorization": f"Bearer {token or TOKENS[table]}"},
-        timeout=20,
-    )
+    r = server.post_feed(table, body, token or TOKENS[table], timeout=20)
     assert r.status_code == 200, r.text
     return r.json()
 
