@@ -227,7 +227,7 @@ def terminate(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_cli(
-    *args: str,
+    *args: str | Path | int,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 30,
@@ -235,7 +235,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """Run `scoreboard ARGS` to its end; returns the CompletedProcess (text)."""
     return subprocess.run(
-        [*(command or SCOREBOARD), *args],
+        [*(command or SCOREBOARD), *map(str, args)],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import signal
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from testing.operators import (
     deal,
     round_event,
 )
-from testing.servers import Server
+from testing.servers import Server, run_cli
 from testing.tables import OPERATOR, TOKEN, with_seq, written
 
 ROOT = Path(__file__).parents[1]
@@ -516,15 +515,8 @@ def _points(winner: str) -> dict:
 # -- the command line -------------------------------------------------------------------------------------------------
 
 
-def cli(*args, env=None, timeout=90) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scoreboard", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-    )
+def cli(*args, env=None) -> subprocess.CompletedProcess:
+    return run_cli(*args, env=env, timeout=90)
 
 
 @pytest.mark.slow
@@ -532,34 +524,17 @@ def test_operator_commands(srv):
     deal(srv.url, ROUNDS[:3])
     srv.post("T1", {"type": "card", "card": "9H"}, TOKEN)
     at = ["--table", "T1", "--url", srv.url]
+    correct = ["correct", *at, "--token", OPERATOR]
     run = cli("void", *at, "--reason", "card exposed", env={"SCOREBOARD_TOKEN": OPERATOR})
     assert run.returncode == 0, run.stderr
     assert run.stdout == "T1: the round being dealt voided, version 6\n"
-    run = cli(
-        "correct",
-        *at,
-        "--token",
-        OPERATOR,
-        "--round",
-        "1",
-        "--player",
-        "2D",
-        "3C",
-        "--banker",
-        "9S",
-        "KH",
-        "--reason",
-        "cards read wrong",
-    )
+    run = cli(*correct, "--round", "1", "--player", "2D", "3C", "--banker", "9S", "KH", "--reason", "cards read wrong")
     assert run.returncode == 0 and run.stdout == "T1: round 1 corrected, version 7\n", run.stderr
     first = get(srv, "/api/tables/T1/rounds").json()["rounds"][0]
     assert (first["player"], first["banker"], first["winner"]) == (["2D", "3C"], ["9S", "KH"], "B")
     srv.post("T1", {"type": "result", "winner": "B", "player_points": 2, "banker_points": 7}, TOKEN)  # round 4
     run = cli(
-        "correct",
-        *at,
-        "--token",
-        OPERATOR,
+        *correct,
         "--round",
         "4",
         "--winner",
@@ -589,14 +564,11 @@ def test_operator_commands(srv):
 
     # Bad arguments: exit 2, the option named, nothing sent.
     for args, said in [
-        (["correct", *at, "--token", OPERATOR, "--round", "1", "--reason", "r"], "--winner"),
-        (["correct", *at, "--token", OPERATOR, "--round", "1", "--player", "9H", "KD", "--reason", "r"], "both hands"),
+        ([*correct, "--round", "1", "--reason", "r"], "--winner"),
+        ([*correct, "--round", "1", "--player", "9H", "KD", "--reason", "r"], "both hands"),
         (
             [
-                "correct",
-                *at,
-                "--token",
-                OPERATOR,
+                *correct,
                 "--round",
                 "1",
                 "--player",
@@ -612,8 +584,8 @@ def test_operator_commands(srv):
             ],
             "not both",
         ),
-        (["correct", *at, "--token", OPERATOR, "--round", "1", "--winner", "X", "--reason", "r"], "--winner"),
-        (["correct", *at, "--token", OPERATOR, "--round", "0", "--winner", "B", "--reason", "r"], "--round"),
+        ([*correct, "--round", "1", "--winner", "X", "--reason", "r"], "--winner"),
+        ([*correct, "--round", "0", "--winner", "B", "--reason", "r"], "--round"),
         (["void", "--table", "T1", "--url", "127.0.0.1:8000", "--token", OPERATOR, "--reason", "r"], "--url"),
         (["void", *at, "--reason", "r"], "--token"),
         (["shoe", *at, "--token", OPERATOR, "--decks", "3"], "--decks"),
