@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from testing.sockets import read_until
+
 
 @dataclass
 class Received:
@@ -83,13 +85,10 @@ class Receiver:
 
     def _handle(self, conn: socket.socket) -> None:
         conn.settimeout(5)
-        data = b""
         try:
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
+            data = read_until(conn, b"\r\n\r\n")
+            if b"\r\n\r\n" not in data:
+                return  # closed before its head was whole
             head, _, body = data.partition(b"\r\n\r\n")
             lines = head.decode("latin-1").split("\r\n")
             headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}

@@ -17,6 +17,7 @@ import requests
 from scoreboard.live_settings import BadSetting, checked
 from scoreboard.service.tables import permissions
 from testing.servers import Server, free_port
+from testing.sockets import read_until
 from testing.tables import TOKEN, written
 from tests.test_roles import ROLE_TOKENS, ROLES_TOML
 
@@ -325,12 +326,7 @@ def hello(port: int, table: str, token: str) -> dict:
     """A TCP feed's hello and the server's answer to it."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(json.dumps({"table": table, "token": token}).encode() + b"\n")
-        data = b""
-        while b"\n" not in data:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+        data = read_until(sock, b"\n")
     return json.loads(data.partition(b"\n")[0])
 
 
