@@ -17,7 +17,7 @@ from scoreboard.play import Deal
 from testing.tables import OPERATOR
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page
+    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, FloatRect, Page
 
     from testing.servers import Server
 
@@ -164,6 +164,18 @@ def open_overlay(
 ) -> tuple[Page, list[str]]:
     """The table's stream overlay, live."""
     return open_live(browser, server, f"/overlay/{table}{query}", table, width, height)
+
+
+def apart(a: FloatRect | None, b: FloatRect | None) -> bool:
+    """Two bounding boxes (Playwright's) that do not overlap: one is wholly left of, right of, above or below the
+    other (touching edges are apart)."""
+    assert a is not None and b is not None, "both are shown"
+    return (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 def post(server: Server, table: str, body: object) -> dict[str, Any]:

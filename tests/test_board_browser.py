@@ -11,6 +11,7 @@ import requests
 from scoreboard.palette import PALETTES, rgb
 from testing.browser import (
     BOARD_SIZES,
+    apart,
     caps,
     deal_rounds,
     open_board,
@@ -142,13 +143,7 @@ def test_super_six_and_tie_count_never_overprint(browser, server):
     cell = page.locator("#big-road .circle.newest")
     six, count = cell.locator("text.six").bounding_box(), cell.locator("text.tie-count").bounding_box()
     assert cell.locator("text.tie-count").text_content() == "2"
-    apart = (
-        six["x"] + six["width"] <= count["x"]
-        or count["x"] + count["width"] <= six["x"]
-        or six["y"] + six["height"] <= count["y"]
-        or count["y"] + count["height"] <= six["y"]
-    )
-    assert apart, f"the 6 {six} and the tie count {count} overlap"
+    assert apart(six, count), f"the 6 {six} and the tie count {count} overlap"
     assert problems == []
 
 
