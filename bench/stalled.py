@@ -14,7 +14,6 @@ import argparse
 import itertools
 import random
 import re
-import socket
 import statistics
 import tempfile
 import threading
@@ -25,10 +24,10 @@ from typing import Any
 
 import requests
 import socketio
-import websocket
 
 from bench.machine import describe
 from scoreboard.cards import ALL_CARDS
+from testing.screens import stalled_display
 from testing.servers import Served
 
 CONFIG = """
@@ -67,31 +66,6 @@ class Readers:
     def close(self) -> None:
         for c in self.clients:
             c.disconnect()
-
-
-def stall(port: int) -> tuple[websocket.WebSocket, threading.Event]:
-    """A display that joins, then never reads again but answers pings (a PONG every second)."""
-    ws = websocket.create_connection(
-        f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket",
-        timeout=5,
-        sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),),
-    )
-    ws.recv()
-    ws.send("40")
-    ws.recv()
-    ws.send('420["join",{"table":"B1"}]')
-    ws.recv()
-    stop = threading.Event()
-
-    def pong() -> None:
-        while not stop.wait(1):
-            try:
-                ws.send("3")
-            except (OSError, websocket.WebSocketException):
-                return
-
-    threading.Thread(target=pong, daemon=True).start()
-    return ws, stop
 
 
 def deal(
@@ -134,7 +108,7 @@ def run(cards: int, displays: int, stalled: int, interval: float) -> None:
             readers = Readers(server.url, displays)
             shoe: list[str] = []
             alone = deal(server, readers, cards, interval, rng, shoe)
-            stuck = [stall(server.port) for _ in range(stalled)]
+            stuck = [stalled_display(server.port, "B1") for _ in range(stalled)]
             beside = deal(server, readers, cards, interval, rng, shoe)
             dropped = len(re.findall(r"display \S+ from \S+ dropped", server.log()))
             readers.close()

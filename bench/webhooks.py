@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-import socket
 import statistics
 import tempfile
 import threading
@@ -30,7 +29,7 @@ import socketio
 
 from bench.machine import describe
 from scoreboard.cards import ALL_CARDS
-from testing.receivers import HANG, OK, Received, Receiver
+from testing.receivers import HANG, OK, Receiver
 from testing.servers import Served
 
 OPERATOR = "bench-operator-token"
@@ -134,26 +133,7 @@ class Side:
 
 def run(cards: int, tables: int, rounds: int, interval: float) -> None:
     rng = random.Random(5)
-    open_now, most = [0], [0]
-    count = threading.Lock()
-
-    def hang(request: Received) -> object:  # HANG
-        with count:
-            open_now[0] += 1
-            most[0] = max(most[0], open_now[0])
-        return HANG
-
-    with tempfile.TemporaryDirectory() as tmp, Receiver(lambda r: OK) as healthy, Receiver(hang) as stuck:
-        answered = stuck._handle
-
-        def counted(conn: socket.socket) -> None:
-            try:
-                answered(conn)
-            finally:
-                with count:
-                    open_now[0] -= 1
-
-        stuck._handle = counted  # type: ignore[method-assign]
+    with tempfile.TemporaryDirectory() as tmp, Receiver(lambda r: OK) as healthy, Receiver(lambda r: HANG) as stuck:
         sides = [
             Side("no receiver", Path(tmp), tables, None),
             Side("a receiver answering", Path(tmp), tables, healthy),
@@ -191,7 +171,7 @@ def run(cards: int, tables: int, rounds: int, interval: float) -> None:
     print("(p99 ratios: the side's feed p99 and screen p99 over those of the side without a receiver)")
     print(
         f"the answering receiver got {delivered} deliveries; the stuck one's backlog: {backlog}, the most "
-        f"connections it had open at once: {most[0]}"
+        f"connections it had open at once: {stuck.most_open}"
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from .errors import Malformed, Refusal
+from .errors import Malformed, Refusal, whole_number
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -61,13 +61,7 @@ def same_rank(a: str, b: str) -> bool:
 
 
 def check_decks(decks: object, allowed: range = TABLE_DECKS) -> int:
-    if isinstance(decks, bool) or not isinstance(decks, int) or decks not in allowed:
-        raise Refusal(
-            f"decks must be a whole number from {allowed.start} to {allowed.stop - 1}, not {decks!r}",
-            "bad_decks",
-            status=400,
-        )
-    return decks
+    return whole_number(decks, allowed, "decks", "bad_decks")
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,32 @@ class Malformed(Refusal):
         super().__init__(message, code, field=field)
 
 
+class BadValue(Malformed):
+    """A named value that is not accepted (a table's setting, a query option): the answer names it under `key`, so a
+    program can point at it."""
+
+    key = "field"
+
+    def __init__(self, name: str, message: str, code: str):
+        super().__init__(message, code)
+        self.name = name
+
+    def as_json(self) -> dict[str, str]:
+        return {**super().as_json(), self.key: self.name}
+
+
+def whole_number(value: object, allowed: range, name: str, code: str, gloss: str = "") -> int:
+    """`value` when it is a whole number in `allowed` (True and False are not numbers here); else a 400 naming
+    `name` and the range (`gloss` says what the range means, when it needs saying)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value not in allowed:
+        raise Refusal(
+            f"{name} must be a whole number from {allowed.start} to {allowed.stop - 1}{gloss}, not {value!r}",
+            code,
+            status=400,
+        )
+    return value
+
+
 class OutOfOrder(Refusal):
     """The input is well formed but does not fit the table's state right now."""
 

@@ -24,7 +24,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from . import contract
 from .contract import Refuse, one_of
-from .errors import Malformed
+from .errors import BadValue
 from .text import Text
 
 SETTINGS = ("name", "status", "dealer", "limits", "announcement", "stale_after", "expected_screens")
@@ -43,15 +43,14 @@ EXPECTED_SCREENS = (0, 50)
 LIMIT_MAX = 10**12  # a bet limit past a trillion is a typing mistake
 
 
-class BadSetting(Malformed):
+class BadSetting(BadValue):
     """A setting's value the table cannot take: the message names the setting and what it accepts."""
 
-    def __init__(self, setting: str, message: str):
-        super().__init__(message, "bad_setting")
-        self.setting = setting
+    key = "setting"
 
-    def as_json(self) -> dict[str, Any]:
-        return {**super().as_json(), "setting": self.setting}
+    def __init__(self, setting: str, message: str):
+        super().__init__(setting, message, "bad_setting")
+        self.setting = setting
 
     def __str__(self) -> str:
         return self.message

@@ -26,29 +26,20 @@ def count_outcomes(decks: int) -> dict[tuple[int, int, int], int]:
         key = (p, b, banker_cards)
         tally[key] = tally.get(key, 0) + ways
 
-    for p1 in range(10):
-        w1 = counts[p1]
-        counts[p1] -= 1
-        for b1 in range(10):
-            w2 = w1 * counts[b1]
-            if not w2:
-                continue
-            counts[b1] -= 1
-            for p2 in range(10):
-                w3 = w2 * counts[p2]
-                if not w3:
-                    continue
-                counts[p2] -= 1
-                for b2 in range(10):
-                    w4 = w3 * counts[b2]
-                    if not w4:
-                        continue
-                    counts[b2] -= 1
-                    _after_four(counts, total_cards, (p1 + p2) % 10, (b1 + b2) % 10, w4, add)
-                    counts[b2] += 1
-                counts[p2] += 1
-            counts[b1] += 1
-        counts[p1] += 1
+    def first_four(dealt: tuple[int, ...], ways: int) -> None:
+        """Each value the next of the first four cards (Player, Banker, Player, Banker) can have, after `dealt`."""
+        if len(dealt) == 4:
+            p1, b1, p2, b2 = dealt
+            _after_four(counts, total_cards, (p1 + p2) % 10, (b1 + b2) % 10, ways, add)
+            return
+        for v in range(10):
+            if counts[v]:
+                w = ways * counts[v]
+                counts[v] -= 1
+                first_four((*dealt, v), w)
+                counts[v] += 1
+
+    first_four((), 1)
     return tally
 
 

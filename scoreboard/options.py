@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import Malformed
+from .errors import BadValue
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 from .palette import DEFAULT_THEME, THEMES
 from .roads.names import BOARD_ORDER, OPTIONS
@@ -35,15 +35,14 @@ ASK_SECONDS = range(2, 61)  # an overlay's ASK P / ASK B cycle: long enough to r
 PERCENT = range(0, 101)
 
 
-class BadOption(Malformed):
+class BadOption(BadValue):
     """A query option with a value we do not accept (HTTP 400)."""
 
-    def __init__(self, option: str, message: str):
-        super().__init__(message, "bad_option")
-        self.option = option
+    key = "option"
 
-    def as_json(self) -> dict[str, str]:
-        return {**super().as_json(), "option": self.option}
+    def __init__(self, option: str, message: str):
+        super().__init__(option, message, "bad_option")
+        self.option = option
 
 
 @dataclass(frozen=True)

@@ -90,13 +90,7 @@ class ShoeRules:
         return variant(self.variant, self.super_six_pays)
 
     def as_json(self) -> JSONObject:
-        return {
-            "variant": self.variant,
-            "decks": self.decks,
-            "super_six_pays": self.super_six_pays,
-            "rounds_after_cut": self.rounds_after_cut,
-            "squeeze": self.squeeze,
-        }
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # every rule, by its field's name
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any, Literal
 
-from .errors import Malformed, Refusal
+from .errors import Malformed, Refusal, whole_number
 from .insurance import STAGES, offer_for
 from .play import Round
 from .sides import BANKER, PLAYER, TIE, TITLE
@@ -238,13 +238,7 @@ SUPER_SIX_PLUS = BetSpec(
 
 
 def check_super_six_pays(pays: object) -> int:
-    if isinstance(pays, bool) or not isinstance(pays, int) or pays not in SUPER_SIX_PAYS:
-        raise Refusal(
-            f"super_six_pays must be a whole number from 12 to 17 (12 to 1 up to 17 to 1), not {pays!r}",
-            "bad_super_six_pays",
-            status=400,
-        )
-    return pays
+    return whole_number(pays, SUPER_SIX_PAYS, "super_six_pays", "bad_super_six_pays", " (12 to 1 up to 17 to 1)")
 
 
 # -- the registry -------------------------------------------------------------------------------------------------

@@ -128,19 +128,8 @@
   function renderSettings() {
     document.getElementById("dealer-line").hidden = !state.dealer;
     Page.text("dealer", state.dealer || "");
-    const l = state.limits;
-    const groups = ["tie", "pair", "side"].filter((g) => l[g]).map((g) => {
-      const div = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
-      div.className = `group g-${g}`;
-      name.textContent = S.groups[g];
-      range.textContent = `${Page.number(l[g][0])} – ${Page.number(l[g][1])}`;
-      div.append(name, range);
-      return div;
-    });
-    document.getElementById("limit-groups").replaceChildren(...groups);
-    const note = document.getElementById("announcement");
-    note.hidden = !state.announcement;
-    Page.text(note, state.announcement || "");
+    const groups = Page.signs(state, ["tie", "pair", "side"], document.getElementById("limit-groups"), "group",
+      (g) => S.groups[g], document.getElementById("announcement"));
     document.getElementById("signage").hidden = !groups.length && !state.announcement;
     const status = state.status || "open", open = status === "open";
     body.dataset.status = status;

@@ -152,17 +152,8 @@
   async function post(attempt) {
     $("k-again").hidden = true;
     say(S.sending);
-    let reply = null, status = 0;
-    try {
-      const r = await fetch(`${data.urls.table}${encodeURIComponent(attempt.table)}/${attempt.action}`, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": data.csrf },
-        body: JSON.stringify(attempt.body),
-      });
-      status = r.status;
-      reply = await r.json().catch(() => null);
-    } catch (e) { status = 0; }
+    const url = `${data.urls.table}${encodeURIComponent(attempt.table)}/${attempt.action}`;
+    const { status, reply } = await sendAction("POST", url, attempt.body, data.csrf);
     if (status === 200 && reply) {
       retry = null;
       if (attempt.table === current && detail) {

@@ -279,17 +279,8 @@
     const result = form.querySelector(".op-result");
     yes.disabled = true;
     result.textContent = S.sending;
-    let reply = null, status = 0;
-    try {
-      const r = await fetch(`${data.urls.table}${encodeURIComponent(attempt.table)}/${form.dataset.action}`, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": data.csrf },
-        body: JSON.stringify(attempt.body),
-      });
-      status = r.status;
-      reply = await r.json().catch(() => null);
-    } catch (e) { status = 0; }
+    const url = `${data.urls.table}${encodeURIComponent(attempt.table)}/${form.dataset.action}`;
+    const { status, reply } = await sendAction("POST", url, attempt.body, data.csrf);
     if (status === 200 && reply) {
       const first = reply.results[0];
       result.textContent = fmt(first.duplicate ? S.already : S.done[form.dataset.action], { version: first.version });
@@ -360,17 +351,8 @@
   async function saveSettings(form) {
     const result = $("settings-result"), tableId = current;
     result.textContent = S.sending;
-    let reply = null, status = 0;
-    try {
-      const r = await fetch(`${data.urls.table}${encodeURIComponent(tableId)}/settings`, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": data.csrf },
-        body: JSON.stringify(settingsBody(form)),
-      });
-      status = r.status;
-      reply = await r.json().catch(() => null);
-    } catch (e) { status = 0; }
+    const url = `${data.urls.table}${encodeURIComponent(tableId)}/settings`;
+    const { status, reply } = await sendAction("POST", url, settingsBody(form), data.csrf);
     if (status === 200) {
       result.textContent = S.saved;
       detail = null;  // read again: the form shows what the table now has

@@ -222,19 +222,9 @@
     document.getElementById("ov-dealer").hidden = !state.dealer;
     Page.text("ov-dealer-name", state.dealer || "");
     const l = state.limits;
-    const rows = ["main", "tie", "pair", "side"].filter((g) => l[g]).map((g) => {
-      const row = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
-      row.className = `ov-group g-${g}`;
-      name.className = "name";
-      name.textContent = g === "main" ? `${S.limits}${l.currency ? ` ${l.currency}` : ""}` : S.groups[g];
-      range.textContent = `${Page.number(l[g][0])} – ${Page.number(l[g][1])}`;
-      row.append(name, range);
-      return row;
-    });
-    document.getElementById("ov-limits").replaceChildren(...rows);
-    const note = document.getElementById("ov-announcement");
-    note.hidden = !state.announcement;
-    Page.text(note, state.announcement || "");
+    Page.signs(state, ["main", "tie", "pair", "side"], document.getElementById("ov-limits"), "ov-group",
+      (g) => (g === "main" ? `${S.limits}${l.currency ? ` ${l.currency}` : ""}` : S.groups[g]),
+      document.getElementById("ov-announcement"));
   }
 
   /* As on the board: a void or correction shows for the server's notice time, in a panel of its own (the layout

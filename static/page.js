@@ -53,6 +53,25 @@ const Page = (() => {
     box.hidden = !won.length;
   }
 
+  /* The table's live settings as signs (floor.md), the board's and the overlay's: in `box`, one `cls g-GROUP` row
+     for each of `groups` the table has limits for, its name (`label(group)`) and its range; in `note`, the
+     announcement, hidden when there is none. Answers the rows. */
+  function signs(state, groups, box, cls, label, note) {
+    const l = state.limits;
+    const rows = groups.filter((g) => l[g]).map((g) => {
+      const row = document.createElement("div"), name = document.createElement("span"), range = document.createElement("b");
+      row.className = `${cls} g-${g}`;
+      name.textContent = label(g);
+      range.textContent = `${number(l[g][0])} – ${number(l[g][1])}`;
+      row.append(name, range);
+      return row;
+    });
+    box.replaceChildren(...rows);
+    note.hidden = !state.announcement;
+    text(note, state.announcement || "");
+    return rows;
+  }
+
   /* A whole number with thousands separators in the page's language. */
   let numbers = null; // made once: an Intl.NumberFormat costs milliseconds to make
   function number(n) {
@@ -125,5 +144,5 @@ const Page = (() => {
     return { text: strings.window.no_more_bets, cls: "no-more-bets", left: 0 };
   }
 
-  return { strings, setting, now, fmt, colours, look, text, card, pays, number, pixelShift, clock, notice, bets };
+  return { strings, setting, now, fmt, colours, look, text, card, pays, signs, number, pixelShift, clock, notice, bets };
 })();

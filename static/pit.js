@@ -165,19 +165,14 @@
     const button = form.querySelector("button"), result = form.querySelector(".ai-result");
     const note = form.elements.note.value.trim();
     button.disabled = true; result.textContent = A.acknowledging;
-    try {
-      const r = await fetch(`${PIT.ack_url}${encodeURIComponent(a.id)}/ack`, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": PIT.csrf },
-        body: JSON.stringify(note ? { note } : {}),
-      });
-      const reply = await r.json().catch(() => null);
-      if (reply && reply.alarm) { take([reply.alarm]); return; } // done, or done already by someone else
-      result.textContent = Page.fmt(A.refused, { message: reply ? reply.message : String(r.status) });
-      if (r.status === 401) window.setTimeout(() => window.location.reload(), 3000);
-    } catch (e) {
+    const url = `${PIT.ack_url}${encodeURIComponent(a.id)}/ack`;
+    const { status, reply } = await sendAction("POST", url, note ? { note } : {}, PIT.csrf);
+    if (reply && reply.alarm) { take([reply.alarm]); return; } // done, or done already by someone else
+    if (status === 0) {
       result.textContent = A.unsure;
+    } else {
+      result.textContent = Page.fmt(A.refused, { message: reply ? reply.message : String(status) });
+      if (status === 401) window.setTimeout(() => window.location.reload(), 3000);
     }
     button.disabled = false;
   }
@@ -417,19 +412,11 @@
       const result = form.querySelector(".ai-result"), buttons = form.querySelectorAll("button");
       buttons.forEach((b) => { b.disabled = true; });
       result.textContent = "…";
-      try {
-        const r = await fetch(url, {
-          method,
-          credentials: "same-origin",
-          headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": PIT.csrf },
-          body: body === null ? null : JSON.stringify(body),
-        });
-        const reply = await r.json().catch(() => null);
-        result.textContent = r.ok ? SC.done : Page.fmt(SC.refused, { message: reply ? reply.message : String(r.status) });
-        if (r.ok) window.setTimeout(refresh, 500);
-      } catch (e) {
-        result.textContent = SC.unsure;
-      }
+      const { status, reply } = await sendAction(method, url, body, PIT.csrf);
+      const ok = status >= 200 && status < 300;
+      if (status === 0) result.textContent = SC.unsure;
+      else result.textContent = ok ? SC.done : Page.fmt(SC.refused, { message: reply ? reply.message : String(status) });
+      if (ok) window.setTimeout(refresh, 500);
       buttons.forEach((b) => { b.disabled = false; });
     }
 

@@ -17,7 +17,7 @@ from scoreboard.play import Deal
 from testing.tables import OPERATOR
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page
+    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, FloatRect, Page
 
     from testing.servers import Server
 
@@ -119,14 +119,17 @@ def fonts_loaded(page: Page) -> None:
     page.evaluate(frames)
 
 
-def open_page(browser: TestBrowser, url: str, width: int, height: int, **context: Any) -> tuple[Page, list[str]]:
-    """A page at `url` in a viewport of width x height; the list collects script errors and CSP refusals."""
+def open_page(
+    browser: TestBrowser, url: str, width: int, height: int, refusals: bool = False, **context: Any
+) -> tuple[Page, list[str]]:
+    """A page at `url` in a viewport of width x height; the list collects script errors and CSP refusals. With
+    `refusals`, a request the service refuses (a 401, a 409) is expected, not a problem: the console logs it too."""
     page = browser.new_page(viewport={"width": width, "height": height}, **context)
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(f"error: {e}"))
 
     def console(message: ConsoleMessage) -> None:
-        if message.type == "error":
+        if message.type == "error" and not (refusals and "Failed to load resource" in message.text):
             problems.append(f"console: {message.text}")
 
     page.on("console", console)
@@ -138,6 +141,41 @@ def wait_live(page: Page, server: Server, table: str, timeout: float = 10.0) -> 
     """Until the page shows the table's current version."""
     version = server.get(f"/api/tables/{table}").json()["version"]
     wait_for(page, f"Number(document.body.dataset.version) === {version}", timeout)
+
+
+def open_live(
+    browser: TestBrowser, server: Server, path: str, table: str, width: int, height: int
+) -> tuple[Page, list[str]]:
+    """`open_page` at the server's `path`, once the page shows the table's current version."""
+    page, problems = open_page(browser, server.url + path, width, height)
+    wait_live(page, server, table)
+    return page, problems
+
+
+def open_board(
+    browser: TestBrowser, server: Server, width: int = 1920, height: int = 1080, table: str = "T1", query: str = ""
+) -> tuple[Page, list[str]]:
+    """The table's board, live."""
+    return open_live(browser, server, f"/tables/{table}{query}", table, width, height)
+
+
+def open_overlay(
+    browser: TestBrowser, server: Server, query: str = "", width: int = 1920, height: int = 1080, table: str = "T1"
+) -> tuple[Page, list[str]]:
+    """The table's stream overlay, live."""
+    return open_live(browser, server, f"/overlay/{table}{query}", table, width, height)
+
+
+def apart(a: FloatRect | None, b: FloatRect | None) -> bool:
+    """Two bounding boxes (Playwright's) that do not overlap: one is wholly left of, right of, above or below the
+    other (touching edges are apart)."""
+    assert a is not None and b is not None, "both are shown"
+    return (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 def post(server: Server, table: str, body: object) -> dict[str, Any]:

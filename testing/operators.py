@@ -10,27 +10,11 @@ from typing import Any
 
 import requests
 
-from testing.tables import OPERATOR, TABLES_TOML, TOKEN, with_seq
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN, feed_post, operators_toml
 
 ALICE = "alice-operator-token-T2"  # operator "alice": table T2 only
-OPS_TOML = (
-    TABLES_TOML
-    + f"""
-[operators.alice]
-token = "{ALICE}"
-tables = ["T2"]
-
-[operators.o1]
-token = "o1-operator-token-xyz"
-
-[operators.o2]
-token = "o2-operator-token-xyz"
-
-[operators.o3]
-token = "o3-operator-token-xyz"
-"""
-)
-THREE = ("o1-operator-token-xyz", "o2-operator-token-xyz", "o3-operator-token-xyz")
+THREE = ("o1-operator-token-xyz", "o2-operator-token-xyz", "o3-operator-token-xyz")  # o1, o2, o3: every table
+OPS_TOML = TABLES_TOML + operators_toml(("alice", ALICE, None, ["T2"]), *((f"o{i}", t) for i, t in enumerate(THREE, 1)))
 
 # Every round has a natural (8 or 9 on two cards), so nobody draws: the winner is plain from the cards.
 ROUNDS = [
@@ -59,12 +43,7 @@ def deal(
 ) -> None:
     """A new shoe, then each (player, banker, winner) as a whole round, with the feed's token."""
     events = [{"type": "shoe", "shoe": shoe}] + [round_event(p, b) for p, b, _ in rounds]
-    r = requests.post(
-        f"{url}/api/tables/{table}/feed",
-        json=with_seq(events),
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=10,
-    )
+    r = feed_post(url, table, events, token, timeout=10)
     assert r.status_code == 200, r.text
 
 

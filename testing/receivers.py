@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from testing.sockets import read_until
+
 
 @dataclass
 class Received:
@@ -48,11 +50,13 @@ CLOSE = None  # close the connection without answering
 
 class Receiver:
     """Keeps `received` (every request, in the order read) and answers each with `answer(request)`: bytes to
-    send (then the connection closes), CLOSE, or HANG."""
+    send (then the connection closes), CLOSE, or HANG. `most_open` is the most connections it held at once between
+    reading a request and closing the connection (a HANG holds one to the end)."""
 
     def __init__(self, answer: Callable[[Received], bytes | object | None] = lambda r: OK, port: int = 0):
         self.answer = answer
         self.received: list[Received] = []
+        self.open_now = self.most_open = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         outer = self
@@ -83,13 +87,10 @@ class Receiver:
 
     def _handle(self, conn: socket.socket) -> None:
         conn.settimeout(5)
-        data = b""
         try:
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
+            data = read_until(conn, b"\r\n\r\n")
+            if b"\r\n\r\n" not in data:
+                return  # closed before its head was whole
             head, _, body = data.partition(b"\r\n\r\n")
             lines = head.decode("latin-1").split("\r\n")
             headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
@@ -104,8 +105,10 @@ class Receiver:
         request = Received(headers, body)
         with self._lock:
             self.received.append(request)
-        reply = self.answer(request)
+            self.open_now += 1
+            self.most_open = max(self.most_open, self.open_now)
         try:
+            reply = self.answer(request)
             if reply is HANG:
                 self._hang(conn)
             elif isinstance(reply, bytes):
@@ -114,6 +117,8 @@ class Receiver:
             pass
         finally:
             conn.close()
+            with self._lock:
+                self.open_now -= 1
 
     def _hang(self, conn: socket.socket) -> None:
         """Answer nothing until the receiver stops or the sender closes its end (then this end closes too)."""

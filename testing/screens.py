@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+import websocket
+
 from testing.wsclient import Display, client_frame, open_websocket, parsed_frames
 
 CLOSE, PING, PONG = 0x8, 0x9, 0xA  # WebSocket opcodes
@@ -282,3 +284,31 @@ class Boards:
             self.close()
             raise TimeoutError(late)
         return self._answers.recv()
+
+
+def stalled_display(port: int, table: str) -> tuple[websocket.WebSocket, threading.Event]:
+    """A display with a small receive buffer that joins `table` (the join answered), then never reads again but
+    answers the server's pings (a PONG every second) until the event is set."""
+    ws = websocket.create_connection(
+        f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket",
+        timeout=5,
+        sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),),
+    )
+    ws.recv()
+    ws.send("40")
+    ws.recv()
+    ws.send(f'420["join",{{"table":"{table}"}}]')
+    answer = ws.recv()
+    if not str(answer).startswith("430"):
+        raise RuntimeError(f"the join was not answered: {answer!r}")
+    stop = threading.Event()
+
+    def pong() -> None:
+        while not stop.wait(1):
+            try:
+                ws.send("3")
+            except (OSError, websocket.WebSocketException):
+                return
+
+    threading.Thread(target=pong, daemon=True).start()
+    return ws, stop

@@ -18,11 +18,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Self
 
 import requests
 
-from testing.tables import TABLES_TOML, with_seq
+from testing.tables import TABLES_TOML, feed_post, written
 
 ROOT = Path(__file__).resolve().parents[1]
 SCOREBOARD = [sys.executable, "-m", "scoreboard"]
@@ -155,23 +156,11 @@ class Server:
 
     def post(self, table: str, body: object, token: str, seq: bool = True) -> requests.Response:
         """Events to a table's feed, with a rising seq on every event that has none (unless `seq` is false)."""
-        return requests.post(
-            f"{self.url}/api/tables/{table}/feed",
-            json=with_seq(body) if seq else body,
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=5,
-        )
+        return feed_post(self.url, table, body, token, seq)
 
     def post_feed(self, table: str, body: object, token: str, **kwargs: Any) -> requests.Response:
         """As `post`, with any of requests' arguments (extra headers among them)."""
-        headers = {"Authorization": f"Bearer {token}", **kwargs.pop("headers", {})}
-        return requests.post(
-            f"{self.url}/api/tables/{table}/feed",
-            json=with_seq(body),
-            headers=headers,
-            timeout=kwargs.pop("timeout", 5),
-            **kwargs,
-        )
+        return feed_post(self.url, table, body, token, **kwargs)
 
     # -- stopping it -----------------------------------------------------------------------------------------------
 
@@ -183,6 +172,16 @@ class Server:
     def stop(self) -> None:
         if self.proc:
             terminate(self.proc)
+
+    # -- for a fixture: `with Server(...) as srv: yield srv` started, and stopped as systemd stops it after the test
+
+    def __enter__(self) -> Self:
+        return self if self.proc else self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.kill(signal.SIGTERM)
 
 
 class Served(Server):
@@ -202,10 +201,7 @@ class Served(Server):
         open_files: tuple[int, int] | None = None,
     ):
         self.tmp = tmp_path
-        config_path = None
-        if config is not None:
-            config_path = tmp_path / "tables.toml"
-            config_path.write_text(config)
+        config_path = None if config is None else written(tmp_path, config)
         super().__init__(
             tmp_path / "events.sqlite3" if db else None,
             config_path,
@@ -231,7 +227,7 @@ def terminate(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_cli(
-    *args: str,
+    *args: str | Path | int,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 30,
@@ -239,7 +235,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """Run `scoreboard ARGS` to its end; returns the CompletedProcess (text)."""
     return subprocess.run(
-        [*(command or SCOREBOARD), *args],
+        [*(command or SCOREBOARD), *map(str, args)],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},

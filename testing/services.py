@@ -18,6 +18,7 @@ import psycopg
 import redis
 
 from testing.servers import Server, free_port
+from testing.tables import TABLES_TOML, written
 
 POSTGRES = os.environ.get("SCOREBOARD_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS = os.environ.get("SCOREBOARD_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -163,3 +164,18 @@ class Node(Server):
         self, db: Path | str, config: Path, logs: Path, extra: Sequence[str] = (), env: dict[str, str] | None = None
     ):
         super().__init__(db, config, extra, env, logs=logs)
+
+
+@contextlib.contextmanager
+def two_nodes(folder: Path, config_text: str = TABLES_TOML) -> Iterator[list[Node]]:
+    """Two processes on a fresh PostgreSQL database and the test Redis, on a tables file holding `config_text` in
+    `folder`; killed (-9) after."""
+    config = written(folder, config_text)
+    queue = redis_url()
+    with postgres_database() as db:
+        nodes = [Node(db, config, folder, ["--message-queue", queue]).start() for _ in range(2)]
+        try:
+            yield nodes
+        finally:
+            for node in nodes:
+                node.kill(signal.SIGKILL)

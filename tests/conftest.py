@@ -5,7 +5,6 @@ with bench/); the names the tests import from here are kept."""
 from __future__ import annotations
 
 import compileall
-import signal
 import warnings
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 from testing.browser import chromium as chromium  # the `browser` fixture: its pages closed after each test
 from testing.browser import chromium_process as chromium_process  # one Chromium for the whole run
-from testing.tables import OPERATOR, TABLES_TOML, TOKEN, Feed, with_seq
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN, Feed, with_seq, written
 
 __all__ = ["OPERATOR", "TABLES_TOML", "TOKEN", "Feed", "with_seq"]
 
@@ -66,9 +65,7 @@ def _keep_the_loop_alive() -> None:
 
 @pytest.fixture
 def tables_file(tmp_path) -> Path:
-    path = tmp_path / "tables.toml"
-    path.write_text(TABLES_TOML)
-    return path
+    return written(tmp_path)
 
 
 @pytest.fixture
@@ -97,9 +94,8 @@ def feed(client):
 def server(tmp_path, tables_file):
     from testing.servers import Server
 
-    srv = Server(tmp_path / "live.sqlite3", tables_file).start()
-    yield srv
-    srv.kill(signal.SIGTERM)
+    with Server(tmp_path / "live.sqlite3", tables_file) as srv:
+        yield srv
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.services)])

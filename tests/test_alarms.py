@@ -18,7 +18,7 @@ from scoreboard.service.log import AlarmRaised
 from scoreboard.service.tables.alarms import KINDS, new_alarm
 from testing.operators import bearer
 from testing.servers import Server
-from testing.tables import TABLES_TOML, TOKEN
+from testing.tables import TABLES_TOML, TOKEN, written
 
 SAM = "supervisor-token-sam"
 DAN = "dealer-token-dan"
@@ -50,17 +50,14 @@ RESULT = {"type": "result", "winner": "B", "player_points": 3, "banker_points": 
 
 @pytest.fixture
 def config(tmp_path):
-    path = tmp_path / "alarms.toml"
-    path.write_text(ALARMS_TOML)
-    return path
+    return written(tmp_path, ALARMS_TOML, "alarms.toml")
 
 
 @pytest.fixture
 def srv(tmp_path, config):
     # Screens get one second to come back before their alarm (15 by default): the test waits less.
-    server = Server(tmp_path / "alarms.sqlite3", config, env={"SCOREBOARD_ALARM_SCREEN_GRACE": "1"}).start()
-    yield server
-    server.kill(signal.SIGTERM)
+    with Server(tmp_path / "alarms.sqlite3", config, env={"SCOREBOARD_ALARM_SCREEN_GRACE": "1"}) as server:
+        yield server
 
 
 def alarms(server: Server, token: str = SAM, query: str = "") -> list[dict]:

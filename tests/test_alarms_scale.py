@@ -13,8 +13,9 @@ import requests
 
 from testing.browser import open_page, wait_for
 from testing.screens import Screen
-from testing.services import Node, postgres_database, redis_url
+from testing.services import Node, two_nodes
 from testing.tables import OPERATOR, TABLES_TOML, TOKEN
+from testing.waits import until
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 SCALE_TOML = TABLES_TOML.replace("[tables.T2]\n", "[tables.T2]\nstale_after = 1\n")
@@ -23,34 +24,14 @@ RESULT = {"type": "result", "winner": "B", "player_points": 3, "banker_points": 
 
 @pytest.fixture
 def pair(tmp_path):
-    """Two processes on a fresh PostgreSQL database and the test Redis."""
-    config = tmp_path / "tables.toml"
-    config.write_text(SCALE_TOML)
-    queue = redis_url()
-    with postgres_database() as db:
-        nodes = [Node(db, config, tmp_path, ["--message-queue", queue]).start() for _ in range(2)]
-        try:
-            yield nodes
-        finally:
-            for node in nodes:
-                node.kill(signal.SIGKILL)
+    with two_nodes(tmp_path, SCALE_TOML) as nodes:
+        yield nodes
 
 
 def alarms(node: Node, query: str = "?state=all") -> list[dict]:
     r = requests.get(f"{node.url}/api/alarms{query}", headers={"Authorization": f"Bearer {OPERATOR}"}, timeout=5)
     assert r.status_code == 200, r.text
     return r.json()["alarms"]
-
-
-def until(check, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("still not so")
-        time.sleep(0.1)
 
 
 @pytest.mark.browser

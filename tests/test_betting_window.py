@@ -10,8 +10,9 @@ import pytest
 
 from scoreboard.errors import Malformed, OutOfOrder, Refusal
 from scoreboard.table import Bets, TableConfig, TableState, apply, fold
+from testing.apps import app_on
 from testing.servers import Server, free_port
-from testing.tables import TABLES_TOML, TOKEN, with_seq
+from testing.tables import TABLES_TOML, TOKEN, operators_toml, with_seq
 
 ROUND = {"type": "round", "player": ["9H", "KD"], "banker": ["2C", "3S"]}  # Player 9, Banker 5
 
@@ -193,18 +194,13 @@ def test_an_undo_replays():
 # -- the HTTP feed ------------------------------------------------------------------------------------------------
 
 DEALER = "dealer-token-dan"
-DEALER_TOML = TABLES_TOML + '\n[operators.dan]\ntoken = "dealer-token-dan"\nrole = "dealer"\ntables = ["T1"]\n'
+DEALER_TOML = TABLES_TOML + operators_toml(("dan", DEALER, "dealer", ["T1"]))
 
 
 @pytest.fixture
 def dealer_app(tmp_path):
-    from scoreboard.service import create_app
-
-    path = tmp_path / "tables.toml"
-    path.write_text(DEALER_TOML)
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": str(path)})
-    yield app
-    app.extensions["scoreboard"].close()
+    with app_on(tmp_path, DEALER_TOML) as app:
+        yield app
 
 
 def post(client, body, token=TOKEN, table="T1"):

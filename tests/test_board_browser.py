@@ -11,8 +11,10 @@ import requests
 from scoreboard.palette import PALETTES, rgb
 from testing.browser import (
     BOARD_SIZES,
+    apart,
     caps,
     deal_rounds,
+    open_board,
     open_page,
     overflows,
     post,
@@ -26,12 +28,6 @@ from testing.servers import Server
 from testing.tables import OPERATOR
 
 pytestmark = pytest.mark.browser
-
-
-def open_board(browser, server, width=1920, height=1080, table="T1", query=""):
-    page, problems = open_page(browser, f"{server.url}/tables/{table}{query}", width, height)
-    wait_live(page, server, table)
-    return page, problems
 
 
 @pytest.mark.slow
@@ -147,13 +143,7 @@ def test_super_six_and_tie_count_never_overprint(browser, server):
     cell = page.locator("#big-road .circle.newest")
     six, count = cell.locator("text.six").bounding_box(), cell.locator("text.tie-count").bounding_box()
     assert cell.locator("text.tie-count").text_content() == "2"
-    apart = (
-        six["x"] + six["width"] <= count["x"]
-        or count["x"] + count["width"] <= six["x"]
-        or six["y"] + six["height"] <= count["y"]
-        or count["y"] + count["height"] <= six["y"]
-    )
-    assert apart, f"the 6 {six} and the tie count {count} overlap"
+    assert apart(six, count), f"the 6 {six} and the tie count {count} overlap"
     assert problems == []
 
 

@@ -10,9 +10,9 @@ import signal
 import pytest
 import requests
 
-from testing.browser import BOARD_SIZES, caps, escapes, fonts_loaded, marks, open_page, overflows, wait_for
+from testing.browser import BOARD_SIZES, apart, caps, escapes, fonts_loaded, marks, open_page, overflows, wait_for
 from testing.servers import Server
-from testing.tables import OPERATOR, with_seq
+from testing.tables import OPERATOR
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -67,12 +67,7 @@ def u_of(width: int, height: int) -> float:
 
 
 def post(server: Server, table: str, body, token: str | None = None) -> dict:
-    r = requests.post(
-        f"{server.url}/api/tables/{table}/feed",
-        json=with_seq(body),
-        headers={"Authorization": f"Bearer {token or TOKENS[table]}"},
-        timeout=20,
-    )
+    r = server.post_feed(table, body, token or TOKENS[table], timeout=20)
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -245,14 +240,7 @@ def test_nothing_is_cut_off_with_a_long_name_in_each_language(browser, long_serv
     # The notice is a band of its own: it covers no road, no count, no ASK button.
     notice = page.locator("#notice").bounding_box()
     for other in ("#info", "#big-road", "#bead-road", "#cards", "#stats", "#ask", "#cockroach"):
-        box = page.locator(other).bounding_box()
-        apart = (
-            notice["x"] + notice["width"] <= box["x"]
-            or box["x"] + box["width"] <= notice["x"]
-            or notice["y"] + notice["height"] <= box["y"]
-            or box["y"] + box["height"] <= notice["y"]
-        )
-        assert apart, f"the notice covers {other}"
+        assert apart(notice, page.locator(other).bounding_box()), f"the notice covers {other}"
     assert problems == []
 
 

@@ -5,12 +5,11 @@ from click.testing import CliRunner
 
 from scoreboard.cli import main
 from scoreboard.service.tables.config import ConfigError, load_config
+from testing.tables import written
 
 
 def write(tmp_path, text):
-    path = tmp_path / "tables.toml"
-    path.write_text(text)
-    return str(path)
+    return str(written(tmp_path, text))
 
 
 def test_a_good_config(tmp_path):

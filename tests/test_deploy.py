@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from testing.servers import ROOT, Served, free_port, run_cli
-from testing.tables import TOKEN, with_seq
+from testing.tables import TOKEN, feed_post
 
 UNIT = ROOT / "deploy" / "scoreboard.service"
 SITE = ROOT / "deploy" / "nginx" / "scoreboard.conf"
@@ -163,12 +163,7 @@ def test_nginx_serves_pages_static_files_and_the_feed(behind_nginx):
     assert script.status_code == 200 and script.headers["X-Content-Type-Options"] == "nosniff"
     assert "javascript" in script.headers["Content-Type"]
     assert "/static/vendor/socket.io.min.js" not in server.log(), "static files come from nginx, not the service"
-    fed = requests.post(
-        base + "/api/tables/T1/feed",
-        json=with_seq({"type": "shoe", "shoe": "S1"}),
-        headers={"Authorization": f"Bearer {TOKEN}"},
-        timeout=5,
-    )
+    fed = feed_post(base, "T1", {"type": "shoe", "shoe": "S1"}, TOKEN)
     assert fed.status_code == 200, fed.text
     refused = requests.post(base + "/api/tables/T1/feed", json={}, headers={"X-Forwarded-For": "198.51.100.7"})
     assert refused.status_code == 401
@@ -192,12 +187,7 @@ def test_a_board_through_nginx_shows_a_card_without_reload(behind_nginx, browser
         page.wait_for_function(f"() => Number(document.body.dataset.version) === {version}", timeout=10_000)
         page.wait_for_function("() => !document.getElementById('live').classList.contains('off')", timeout=10_000)
         page.evaluate("window.__sameDocument = true")
-        fed = requests.post(
-            base + "/api/tables/T1/feed",
-            json=with_seq({"type": "card", "card": "9H"}),
-            headers={"Authorization": f"Bearer {TOKEN}"},
-            timeout=5,
-        )
+        fed = feed_post(base, "T1", {"type": "card", "card": "9H"}, TOKEN)
         assert fed.status_code == 200, fed.text
         page.wait_for_function(f"() => Number(document.body.dataset.version) === {version + 1}", timeout=5000)
         page.wait_for_function("() => document.querySelectorAll('#player-cards > *').length === 1", timeout=5000)

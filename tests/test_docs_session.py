@@ -11,13 +11,12 @@ import itertools
 import json
 import re
 import shlex
-import signal
 from pathlib import Path
 
 import pytest
 import requests
 
-from testing.servers import Server
+from testing.servers import Served
 
 PAGE = Path(__file__).parents[1] / "docs" / "feed-protocol.md"
 CONFIG = """
@@ -60,11 +59,8 @@ def matches(shown, actual) -> bool:
 
 @pytest.fixture
 def documented(tmp_path):
-    config = tmp_path / "tables.toml"
-    config.write_text(CONFIG)
-    server = Server(tmp_path / "docs.sqlite3", config).start()
-    yield server
-    server.kill(signal.SIGTERM)
+    with Served(tmp_path, config=CONFIG) as server:
+        yield server
 
 
 def test_the_worked_session_runs_as_written(documented):

@@ -18,12 +18,13 @@ import pytest
 import requests
 
 from scoreboard import __version__
-from scoreboard.service import create_app
 from scoreboard.service.live.socket_server import socketio
 from scoreboard.service.tables.config import DEMO_OPERATOR_TOKEN, ConfigError, load_config
+from testing.apps import app_on
 from testing.operators import PageSession, page_data
 from testing.servers import Server
 from testing.services import Node, postgres_database, redis_url
+from testing.tables import operators_toml
 
 FEED = {t: f"feed-token-of-table-{t}" for t in ("T1", "T2", "T3")}
 ANN = "ann-admin-of-every-table"  # admin, every table
@@ -33,34 +34,15 @@ TIA = "tia-dealer-of-table-T1"  # dealer, T1
 BOB = "bob-dealer-of-T1-and-T3"  # dealer, T1 and T3
 TOM = "tom-dealer-of-table-T3"  # dealer, T3
 SCOPE_TOML = "".join(f'[tables.{t}]\nname = "Table {t}"\nfeed_token = "{token}"\n\n' for t, token in FEED.items()) + (
-    f"""
-[operators.ann]
-token = "{ANN}"
-role = "admin"
-
-[operators.lim]
-token = "{LIM}"
-role = "admin"
-tables = ["T1"]
-
-[operators.sam]
-token = "{SAM}"
-
-[operators.tia]
-token = "{TIA}"
-role = "dealer"
-tables = ["T1"]
-
-[operators.bob]
-token = "{BOB}"
-role = "dealer"
-tables = ["T1", "T3"]
-
-[operators.tom]
-token = "{TOM}"
-role = "dealer"
-tables = ["T3"]
-
+    operators_toml(
+        ("ann", ANN, "admin"),
+        ("lim", LIM, "admin", ["T1"]),
+        ("sam", SAM),
+        ("tia", TIA, "dealer", ["T1"]),
+        ("bob", BOB, "dealer", ["T1", "T3"]),
+        ("tom", TOM, "dealer", ["T3"]),
+    )
+    + """
 [webhooks.all]
 url = "http://127.0.0.1:9/hooks"
 secret = "the-receiver-s-secret"
@@ -77,11 +59,8 @@ def bearer(token: str) -> dict:
 
 @pytest.fixture
 def floor(tmp_path):
-    config = tmp_path / "tables.toml"
-    config.write_text(SCOPE_TOML)
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": str(config)})
-    yield app
-    app.extensions["scoreboard"].close()
+    with app_on(tmp_path, SCOPE_TOML) as app:
+        yield app
 
 
 def call(http, method: str, path: str, token: str, body=None, headers: dict | None = None):

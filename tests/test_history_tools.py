@@ -14,12 +14,14 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.service import create_app
+from testing import servers
 from testing.servers import Server
 from testing.tables import OPERATOR, TOKEN
 
@@ -136,15 +138,8 @@ def export_from(db: Path, tables_file: Path, shoe: int = 1) -> dict:
     return r.get_json()
 
 
-def run_cli(*args, stdin=None, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "scoreboard", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+# Replaying and verifying whole shoes takes longer than a command's default time.
+run_cli = partial(servers.run_cli, timeout=120)
 
 
 def unhashed(rounds: list[dict]) -> list[dict]:

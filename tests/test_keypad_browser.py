@@ -7,45 +7,28 @@ board with the window open and of the keypad go to /work/team/shots when that fo
 from __future__ import annotations
 
 import re
-import signal
 import time
 from pathlib import Path
 
 import pytest
 import requests
 
-from testing.browser import ARTIFACTS, fonts_loaded, open_page, wait_for
-from testing.servers import Server
-from testing.tables import TABLES_TOML, TOKEN
-from tests.test_board_browser import open_board
+from testing.browser import ARTIFACTS, fonts_loaded, open_board, open_page, wait_for
+from testing.servers import Served
+from testing.tables import TABLES_TOML, TOKEN, operators_toml
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DEALER = "dealer-token-dan"
 AUDITOR = "auditor-token-aud"
-CONFIG = (
-    TABLES_TOML
-    + f"""
-[operators.dan]
-token = "{DEALER}"
-role = "dealer"
-tables = ["T1"]
-
-[operators.aud]
-token = "{AUDITOR}"
-role = "auditor"
-"""
-)
+CONFIG = TABLES_TOML + operators_toml(("dan", DEALER, "dealer", ["T1"]), ("aud", AUDITOR, "auditor"))
 SHOTS = Path("/work/team/shots") if Path("/work/team/shots").is_dir() else ARTIFACTS
 
 
 @pytest.fixture
 def server(tmp_path):
-    config = tmp_path / "dealer.toml"
-    config.write_text(CONFIG)
-    srv = Server(tmp_path / "keypad.sqlite3", config).start()
-    yield srv
-    srv.kill(signal.SIGTERM)
+    with Served(tmp_path, config=CONFIG) as srv:
+        yield srv
 
 
 def state(server) -> dict:
@@ -53,15 +36,7 @@ def state(server) -> dict:
 
 
 def keypad(browser, server, token=DEALER):
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on(
-        "console",
-        lambda m: errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None,
-    )
-    page.goto(f"{server.url}/operator/keypad")
+    page, errors = open_page(browser, f"{server.url}/operator/keypad", 1280, 800, refusals=True, has_touch=True)
     page.fill("#token", token)
     page.click("#login button[type=submit]")
     page.wait_for_selector("#desk:not([hidden])")

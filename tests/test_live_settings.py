@@ -17,7 +17,8 @@ import requests
 from scoreboard.live_settings import BadSetting, checked
 from scoreboard.service.tables import permissions
 from testing.servers import Server, free_port
-from testing.tables import TOKEN
+from testing.sockets import read_until
+from testing.tables import TOKEN, written
 from tests.test_roles import ROLE_TOKENS, ROLES_TOML
 
 ADMIN, SUPERVISOR, DEALER, AUDITOR = (ROLE_TOKENS[r] for r in ("admin", "supervisor", "dealer", "auditor"))
@@ -30,16 +31,13 @@ def bearer(token: str) -> dict:
 
 @pytest.fixture
 def roles_file(tmp_path):
-    path = tmp_path / "tables.toml"
-    path.write_text(ROLES_TOML)
-    return path
+    return written(tmp_path, ROLES_TOML)
 
 
 @pytest.fixture
 def srv(tmp_path, roles_file):
-    server = Server(tmp_path / "log.sqlite3", roles_file).start()
-    yield server
-    server.kill(signal.SIGTERM)
+    with Server(tmp_path / "log.sqlite3", roles_file) as server:
+        yield server
 
 
 def settings(srv, table: str = "T1") -> dict:
@@ -328,12 +326,7 @@ def hello(port: int, table: str, token: str) -> dict:
     """A TCP feed's hello and the server's answer to it."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(json.dumps({"table": table, "token": token}).encode() + b"\n")
-        data = b""
-        while b"\n" not in data:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+        data = read_until(sock, b"\n")
     return json.loads(data.partition(b"\n")[0])
 
 

@@ -17,6 +17,7 @@ from PIL import Image
 from testing.browser import OVERFLOWS, fonts_loaded, open_page, results, wait_for, wait_live
 from testing.servers import Server
 from testing.tables import OPERATOR, TABLES_TOML, TOKEN
+from testing.waits import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 DEADLINE = 5.0  # seconds: the contract's 2 s, with room for a loaded test machine
@@ -141,25 +142,17 @@ def test_a_change_made_on_one_process_reaches_a_screen_of_another(browser, tmp_p
             # A table added and a feed token set on A are B's too (the floor's log and the table's, followed).
             body = {"id": "T9", "feed_token": "t9-table-feed-token", "name": "Nine"}
             assert requests.post(f"{a.url}/api/tables", json=body, headers=admin, timeout=5).status_code == 200
-            until(lambda: b.post("T9", {"type": "shoe"}, "t9-table-feed-token").status_code == 200)
+            until(lambda: b.post("T9", {"type": "shoe"}, "t9-table-feed-token").status_code == 200, DEADLINE)
             r = requests.post(
                 f"{a.url}/api/tables/T1/feed-token", json={"feed_token": "t1-second-feed-token"}, headers=admin
             )
             assert r.status_code == 200, r.text
-            until(lambda: b.post("T1", {"type": "burn", "count": 1}, TOKEN).status_code == 401)
+            until(lambda: b.post("T1", {"type": "burn", "count": 1}, TOKEN).status_code == 401, DEADLINE)
             assert b.post("T1", {"type": "burn", "count": 1}, "t1-second-feed-token").status_code == 200
             assert problems == []
         finally:
             a.kill(signal.SIGKILL)
             b.kill(signal.SIGKILL)
-
-
-def until(check, timeout: float = DEADLINE) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not so after {timeout} s")
-        time.sleep(0.1)
 
 
 def test_the_operator_page_changes_the_settings_and_a_dealer_is_not_offered_them(browser, tmp_path):

@@ -2,26 +2,21 @@
 confirmation while a board watches, correct, the audit, a POST without the CSRF token, log out."""
 
 import json
-import signal
 
 import pytest
 
-from testing.browser import ARTIFACTS, fonts_loaded
+from testing.browser import ARTIFACTS, fonts_loaded, open_board, open_page
 from testing.operators import OPS_TOML, ROUNDS, deal
-from testing.servers import Server
+from testing.servers import Served, Server
 from testing.tables import OPERATOR, TOKEN
-from tests.test_board_browser import open_board
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def server(tmp_path):
-    config = tmp_path / "ops.toml"
-    config.write_text(OPS_TOML)
-    srv = Server(tmp_path / "page.sqlite3", config).start()
-    yield srv
-    srv.kill(signal.SIGTERM)
+    with Served(tmp_path, config=OPS_TOML) as srv:
+        yield srv
 
 
 def version(server) -> int:
@@ -35,18 +30,8 @@ def test_the_operator_page(browser, server):
     board, board_errors = open_board(browser, server, 1280, 720)
     assert board.locator("#bead-road .bead").count() == 3
 
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    # CSP refusals land in the console; a refused request (401, 409) is logged there too, and is expected here.
-    page.on(
-        "console",
-        lambda m: errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None,
-    )
-
     # A wrong token is refused, the form stays.
-    page.goto(f"{server.url}/operator")
+    page, errors = open_page(browser, f"{server.url}/operator", 1400, 1000, refusals=True)
     page.fill("#token", "not-the-token")
     with page.expect_navigation() as answer:
         page.click("#login button[type=submit]")
@@ -145,17 +130,18 @@ def test_the_operator_page(browser, server):
     page.wait_for_selector("#token")
     assert page.request.get(f"{server.url}/operator/tables").status == 401
     assert errors == [] and board_errors == []
-    context.close()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("lang", "title", "logout", "family"),
-    [("en", "Operator", "Log out", "Noto Sans SC"), ("zh-Hans", "操作员", "退出", "Noto Sans SC"),
-     ("zh-Hant", "操作員", "登出", "Noto Sans TC")],
+    ("lang", "title", "logout", "family", "refused", "variant"),
+    [("en", "Operator", "Log out", "Noto Sans SC", "that token is not an operator's: check it and try again",
+      "Baccarat Super Six"),
+     ("zh-Hans", "操作员", "退出", "Noto Sans SC", "该口令不属于任何操作员：请检查后再试", "超级六百家乐"),
+     ("zh-Hant", "操作員", "登出", "Noto Sans TC", "該口令不屬於任何操作員：請檢查後再試", "超級六百家樂")],
 )  # fmt: skip
 def test_the_operator_page_speaks_three_languages_with_the_served_cjk_fonts(
-    browser, tmp_path, lang, title, logout, family
+    browser, tmp_path, lang, title, logout, family, refused, variant
 ):
     """?lang= (or the browser's language) through logging in and out; a Chinese table name drawn with the font the
     service serves (Debian's fonts-dejavu and fonts-liberation have no CJK glyph), in an English page too."""
@@ -177,14 +163,7 @@ def test_the_operator_page_speaks_three_languages_with_the_served_cjk_fonts(
         page.fill("#token", "not-the-token")
         with page.expect_navigation():
             page.click("#login button[type=submit]")
-        assert (
-            page.locator("#problem").inner_text()
-            == {
-                "en": "that token is not an operator's: check it and try again",
-                "zh-Hans": "该口令不属于任何操作员：请检查后再试",
-                "zh-Hant": "該口令不屬於任何操作員：請檢查後再試",
-            }[lang]
-        )
+        assert page.locator("#problem").inner_text() == refused
         page.fill("#token", OPERATOR)
         page.click("#login button[type=submit]")
         page.wait_for_selector("#desk:not([hidden])")
@@ -192,14 +171,7 @@ def test_the_operator_page_speaks_three_languages_with_the_served_cjk_fonts(
         assert page.locator("#logout").inner_text() == logout
         page.click(".op-tab[data-table=T2]")
         page.wait_for_function("() => document.getElementById('t-name').textContent === '貴賓廳百家樂'")
-        assert (
-            page.locator("#t-variant").inner_text()
-            == {
-                "en": "Baccarat Super Six",
-                "zh-Hans": "超级六百家乐",
-                "zh-Hant": "超級六百家樂",
-            }[lang]
-        )
+        assert page.locator("#t-variant").inner_text() == variant
         fonts_loaded(page)
         drawn = fonts_drawing_cjk(page)
         assert all(f.startswith(family) for f in drawn["貴賓廳百家樂"]), drawn["貴賓廳百家樂"]

@@ -6,28 +6,10 @@ import io
 import pytest
 from PIL import Image
 
-from testing.browser import (
-    escapes,
-    fonts_loaded,
-    labels,
-    open_page,
-    overflows,
-    post,
-    results,
-    shot,
-    void,
-    wait_for,
-    wait_live,
-)
+from testing.browser import escapes, fonts_loaded, labels, open_overlay, overflows, post, results, shot, void, wait_for
 
 pytestmark = pytest.mark.browser
 STREAM_SIZES = [(1920, 360), (640, 360), (800, 600), (1920, 1080)]
-
-
-def open_overlay(browser, server, query="", width=1920, height=1080, table="T1"):
-    page, problems = open_page(browser, f"{server.url}/overlay/{table}{query}", width, height)
-    wait_live(page, server, table)
-    return page, problems
 
 
 def alpha(png: bytes, x: int, y: int) -> int:

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from testing.browser import BOARD_SIZES, open_page, overflows, post, results, shot, void, wait_for
-from testing.servers import Server
+from testing.servers import Served, Server
 from testing.tables import OPERATOR, TABLES_TOML
 
 pytestmark = pytest.mark.browser
@@ -19,11 +19,8 @@ PIT_TOML = TABLES_TOML.replace("[tables.T2]\n", "[tables.T2]\nstale_after = 2\n"
 
 @pytest.fixture
 def pit_server(tmp_path):
-    config = tmp_path / "tables.toml"
-    config.write_text(PIT_TOML)
-    srv = Server(tmp_path / "live.sqlite3", config).start()
-    yield srv
-    srv.kill()
+    with Served(tmp_path, config=PIT_TOML) as srv:
+        yield srv
 
 
 def card(table):

@@ -12,6 +12,7 @@ import requests
 
 from scoreboard.service.server.request_head import MAX_LINE, MAX_LINES, RequestHead
 from testing.servers import Served
+from testing.sockets import read_until
 from testing.tables import TOKEN
 
 HEADS = [
@@ -81,13 +82,7 @@ def server(tmp_path_factory):
 def _ask(server: Served, head: bytes) -> bytes:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
         s.sendall(head)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return data
+        return read_until(s, b"\r\n\r\n")
 
 
 @pytest.mark.parametrize(

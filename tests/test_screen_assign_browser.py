@@ -14,6 +14,7 @@ import requests
 from testing.browser import open_page, wait_for
 from testing.servers import Server
 from testing.tables import OPERATOR
+from testing.waits import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 AUTH = {"Authorization": f"Bearer {OPERATOR}"}
@@ -23,17 +24,6 @@ def screens(server) -> dict[str, dict]:
     r = requests.get(f"{server.url}/api/screens", headers=AUTH, timeout=5)
     assert r.status_code == 200, r.text
     return {s["id"]: s for s in r.json()["screens"]}
-
-
-def until(check, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("still not so")
-        time.sleep(0.05)
 
 
 def settled(page, expression: str, timeout: float = 10.0):

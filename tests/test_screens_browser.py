@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from testing.browser import open_page, post, shot, void, wait_for, wait_live
+from testing.browser import open_board, open_page, post, shot, void, wait_for, wait_live
 from testing.servers import Server
 
 pytestmark = pytest.mark.browser
@@ -18,17 +18,15 @@ SETTINGS = {"idle_after": 3, "shift_every": 1, "shift_pixels": 3, "notice_second
 def quick_server(tmp_path, tables_file, monkeypatch):
     # The app factory reads SCOREBOARD_* from the environment (a JSON value for DISPLAY), as [display] would give.
     monkeypatch.setenv("SCOREBOARD_DISPLAY", json.dumps(SETTINGS))
-    srv = Server(tmp_path / "live.sqlite3", tables_file).start()
-    yield srv
-    srv.kill()
+    with Server(tmp_path / "live.sqlite3", tables_file) as srv:
+        post(srv, "T1", {"type": "shoe", "shoe": "S1"})  # every test starts with a shoe on
+        yield srv
 
 
 @pytest.mark.slow
 def test_the_board_shifts_goes_idle_and_wakes_up(browser, quick_server):
     server = quick_server
-    post(server, "T1", {"type": "shoe", "shoe": "S1"})
-    page, problems = open_page(browser, f"{server.url}/tables/T1", 1920, 1080)
-    wait_live(page, server, "T1")
+    page, problems = open_board(browser, server)
     assert page.evaluate("document.body.dataset.idleAfter") == "3"
     start = page.locator("#screen").bounding_box()
     assert (start["x"], start["y"]) == (0, 0)
@@ -51,9 +49,7 @@ def test_the_board_shifts_goes_idle_and_wakes_up(browser, quick_server):
 @pytest.mark.slow
 def test_a_notice_stays_up_for_the_server_s_time(browser, quick_server):
     server = quick_server
-    post(server, "T1", {"type": "shoe", "shoe": "S1"})
-    page, problems = open_page(browser, f"{server.url}/tables/T1", 1920, 1080)
-    wait_live(page, server, "T1")
+    page, problems = open_board(browser, server)
     post(server, "T1", {"type": "card", "card": "9H"})
     void(server, "T1", "card exposed")
     wait_for(page, "!document.getElementById('notice').hidden")
@@ -65,10 +61,8 @@ def test_a_notice_stays_up_for_the_server_s_time(browser, quick_server):
 
 @pytest.mark.slow
 def test_the_overlay_neither_shifts_nor_idles(browser, quick_server):
-    server = quick_server
-    post(server, "T1", {"type": "shoe", "shoe": "S1"})
-    page, problems = open_page(browser, f"{server.url}/overlay/T1", 800, 600)
-    wait_live(page, server, "T1")
+    page, problems = open_page(browser, f"{quick_server.url}/overlay/T1", 800, 600)
+    wait_live(page, quick_server, "T1")
     time.sleep(4)
     assert page.locator("#ov").bounding_box()["x"] == 0 and page.locator("#ov").bounding_box()["y"] == 0
     assert page.locator("#idle").count() == 0

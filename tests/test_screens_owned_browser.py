@@ -9,7 +9,8 @@ import requests
 
 from testing.browser import open_page, wait_for
 from testing.tables import OPERATOR
-from tests.test_screen_assign_browser import screens, settled, shows, until
+from testing.waits import until
+from tests.test_screen_assign_browser import screens, settled, shows
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 AUTH = {"Authorization": f"Bearer {OPERATOR}"}

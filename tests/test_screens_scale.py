@@ -12,9 +12,10 @@ import pytest
 import requests
 
 from testing.browser import open_page
-from testing.services import Node, postgres_database, redis_url
-from testing.tables import OPERATOR, TABLES_TOML
-from tests.test_screen_assign_browser import settled, shows, until
+from testing.services import two_nodes
+from testing.tables import OPERATOR
+from testing.waits import until
+from tests.test_screen_assign_browser import settled, shows
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.browser]
 AUTH = {"Authorization": f"Bearer {OPERATOR}"}
@@ -22,16 +23,8 @@ AUTH = {"Authorization": f"Bearer {OPERATOR}"}
 
 @pytest.fixture
 def pair(tmp_path):
-    config = tmp_path / "tables.toml"
-    config.write_text(TABLES_TOML)
-    queue = redis_url()
-    with postgres_database() as db:
-        nodes = [Node(db, config, tmp_path, ["--message-queue", queue]).start() for _ in range(2)]
-        try:
-            yield nodes
-        finally:
-            for node in nodes:
-                node.kill(signal.SIGKILL)
+    with two_nodes(tmp_path) as nodes:
+        yield nodes
 
 
 def listed(node) -> dict[str, dict]:

@@ -9,7 +9,6 @@ import json
 import random
 import re
 import socket
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,7 +19,7 @@ import websocket
 
 from scoreboard.cards import ALL_CARDS
 from scoreboard.service.server.wsgi_server import HEADER_TIMEOUT
-from testing.screens import Screen
+from testing.screens import Screen, stalled_display
 from testing.servers import Served
 from testing.tables import TOKEN
 
@@ -248,26 +247,7 @@ def test_a_display_that_stops_reading_is_dropped_while_50_others_get_every_updat
     # the server; raw WebSocket screens read as fast as a browser does.
     readers = [Screen(server.url) for _ in range(50)]
     # The stalled display: a small receive buffer, joins, then never reads again but keeps answering pings.
-    stalled = websocket.create_connection(
-        f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket",
-        timeout=5,
-        sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),),
-    )
-    stalled.recv()
-    stalled.send("40")
-    stalled.recv()
-    stalled.send('420["join",{"table":"T1"}]')
-    assert stalled.recv().startswith("430")
-    stop = threading.Event()
-
-    def pong():
-        while not stop.wait(1):
-            try:
-                stalled.send("3")
-            except (OSError, websocket.WebSocketException):
-                return
-
-    threading.Thread(target=pong, daemon=True).start()
+    stalled, stop = stalled_display(server.port, "T1")
     try:
         dropped = None
         for batch in range(40):  # at most 40 shoes of 60 rounds: far more than the bound needs

@@ -22,40 +22,47 @@ def one(game, r, bet, stake=10, **kw):
     return s.result, s.win
 
 
-def test_banker_without_commission_pays_1_to_1_and_1_to_2_on_six():
-    nc = variant("no-commission")
-    assert one(nc, BANKER_WIN, "banker") == ("win", 10)
-    assert one(nc, BANKER_SIX_TWO, "banker") == ("win", 5)
-    assert one(nc, BANKER_SIX_THREE, "banker") == ("win", 5)
-    assert one(nc, PLAYER_WIN, "banker") == ("lose", 0)
+# What a variant pays of its own: (the variant, the round, the bet, what a stake of 10 comes to).
+OWN_PAYS = [
+    # No commission: the Banker pays 1 to 1, and 1 to 2 when it wins on six.
+    ("no-commission", BANKER_WIN, "banker", ("win", 10)),
+    ("no-commission", BANKER_SIX_TWO, "banker", ("win", 5)),
+    ("no-commission", BANKER_SIX_THREE, "banker", ("win", 5)),
+    ("no-commission", PLAYER_WIN, "banker", ("lose", 0)),
+    # Commission: the Banker pays 95 percent, on a six too.
+    ("commission", BANKER_WIN, "banker", ("win", Fraction(19, 2))),
+    ("commission", BANKER_SIX_TWO, "banker", ("win", Fraction(19, 2))),
+    # Super Six Plus: 12 to 1 on a Banker six of two cards, 20 to 1 on three.
+    ("super-six-plus", BANKER_SIX_TWO, "super_six_plus", ("win", 120)),
+    ("super-six-plus", BANKER_SIX_THREE, "super_six_plus", ("win", 200)),
+    ("super-six-plus", BANKER_WIN, "super_six_plus", ("lose", 0)),
+    ("super-six-plus", TIE, "super_six_plus", ("lose", 0)),
+]
 
 
-def test_commission_banker_pays_95_percent():
-    c = variant("commission")
-    assert one(c, BANKER_WIN, "banker") == ("win", Fraction(19, 2))
-    assert one(c, BANKER_SIX_TWO, "banker") == ("win", Fraction(19, 2))
+@pytest.mark.parametrize(("name", "r", "bet", "settled"), OWN_PAYS)
+def test_each_variant_s_own_pays(name, r, bet, settled):
+    assert one(variant(name), r, bet) == settled
 
 
+# The bets every variant takes alike: (the round, the bet, what a stake of 10 comes to).
+COMMON_BETS = [
+    (PLAYER_WIN, "player", ("win", 10)),
+    (BANKER_WIN, "player", ("lose", 0)),
+    (TIE, "player", ("push", 0)),
+    (TIE, "banker", ("push", 0)),
+    (TIE, "tie", ("win", 80)),
+    (PLAYER_WIN, "tie", ("lose", 0)),
+    (PAIRS, "player_pair", ("win", 110)),
+    (PAIRS, "banker_pair", ("win", 110)),
+    (PLAYER_WIN, "player_pair", ("lose", 0)),
+]
+
+
+@pytest.mark.parametrize(("r", "bet", "settled"), COMMON_BETS)
 @pytest.mark.parametrize("name", ["no-commission", "super-six-plus", "super-six", "insurance", "commission"])
-def test_common_bets(name):
-    g = variant(name)
-    assert one(g, PLAYER_WIN, "player") == ("win", 10)
-    assert one(g, BANKER_WIN, "player") == ("lose", 0)
-    assert one(g, TIE, "player") == ("push", 0)
-    assert one(g, TIE, "banker") == ("push", 0)
-    assert one(g, TIE, "tie") == ("win", 80)
-    assert one(g, PLAYER_WIN, "tie") == ("lose", 0)
-    assert one(g, PAIRS, "player_pair") == ("win", 110)
-    assert one(g, PAIRS, "banker_pair") == ("win", 110)
-    assert one(g, PLAYER_WIN, "player_pair") == ("lose", 0)
-
-
-def test_super_six_plus_pays_12_on_two_cards_and_20_on_three():
-    g = variant("super-six-plus")
-    assert one(g, BANKER_SIX_TWO, "super_six_plus") == ("win", 120)
-    assert one(g, BANKER_SIX_THREE, "super_six_plus") == ("win", 200)
-    assert one(g, BANKER_WIN, "super_six_plus") == ("lose", 0)
-    assert one(g, TIE, "super_six_plus") == ("lose", 0)
+def test_common_bets(name, r, bet, settled):
+    assert one(variant(name), r, bet) == settled
 
 
 @pytest.mark.parametrize("pays", range(12, 18))

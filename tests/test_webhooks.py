@@ -24,7 +24,7 @@ from scoreboard.service.webhooks import attempt
 from scoreboard.service.webhooks.courier import IN_FLIGHT, Couriers
 from testing.receivers import CLOSE, HANG, OK, Receiver, failing_for, status
 from testing.servers import Server, run_cli
-from testing.tables import OPERATOR, TABLES_TOML, TOKEN
+from testing.tables import OPERATOR, TABLES_TOML, TOKEN, written
 
 SECRET = "a long random secret for the studio"
 AS_OPERATOR = {"Authorization": f"Bearer {OPERATOR}"}
@@ -55,9 +55,7 @@ def shoe_rounds(n: int, seed: int = 7) -> list[dict]:
 
 
 def write(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "tables.toml"
-    path.write_text(text)
-    return str(path)
+    return str(written(tmp_path, text))
 
 
 def test_receivers_in_the_table_file(tmp_path):
@@ -439,26 +437,7 @@ def test_the_webhooks_api_refuses_and_checks(hooked):
 def test_a_stuck_receiver_holds_few_sockets_and_delays_no_one(tmp_path):
     """A receiver that never answers beside a healthy one: the feed is acknowledged as usual, the healthy receiver
     gets everything at once, and the stuck one never has more than IN_FLIGHT connections open."""
-    open_now, most = [0], [0]
-    lock = threading.Lock()
-
-    def stuck_answer(request):
-        with lock:
-            open_now[0] += 1
-            most[0] = max(most[0], open_now[0])
-        return HANG
-
-    with Receiver(stuck_answer) as stuck, Receiver() as healthy:
-        original = stuck._handle
-
-        def counted(conn):
-            try:
-                original(conn)
-            finally:
-                with lock:
-                    open_now[0] -= 1
-
-        stuck._handle = counted  # type: ignore[method-assign]
+    with Receiver(lambda r: HANG) as stuck, Receiver() as healthy:
         path = write(tmp_path, hooks(("stuck", stuck.url), ("healthy", healthy.url)))
         app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "log.sqlite3"), "TABLES_FILE": path})
         try:
@@ -473,7 +452,7 @@ def test_a_stuck_receiver_holds_few_sockets_and_delays_no_one(tmp_path):
                 healthy.wait_for_versions(table, set(range(1, 7)), timeout=10)
             assert fed < 10, f"18 posts took {fed:.1f} s beside a receiver that never answers"
             time.sleep(1)
-            assert 1 <= most[0] <= IN_FLIGHT, most
+            assert 1 <= stuck.most_open <= IN_FLIGHT, stuck.most_open
             listing = {w["name"]: w for w in client.get("/api/webhooks", headers=AS_OPERATOR).get_json()["webhooks"]}
             assert listing["healthy"]["backlog"] == 0 and listing["stuck"]["backlog"] == 18
         finally:
