@@ -45,8 +45,7 @@ from .events import EventKind
 from .play import Round
 from .table import Delta, TableState, apply, canonical_json, evolve, played
 
-# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
-# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+# Bound once: an Enum's attribute is slow to look up in Python 3.11 (words.py, "On the feed's path").
 _SHOE = EventKind.SHOE
 
 if TYPE_CHECKING:

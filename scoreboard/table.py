@@ -39,8 +39,7 @@ from .text import repaired_json
 from .variants import Variant, check_super_six_pays, variant
 from .words import Phase
 
-# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
-# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+# Bound once: an Enum's attribute is slow to look up in Python 3.11 (words.py, "On the feed's path").
 _NO_SHOE = Phase.NO_SHOE
 _READY = Phase.READY
 _DEALING = Phase.DEALING

@@ -23,8 +23,7 @@ from .table import Delta, ShoeRules, ShoeState, TableConfig, TableState, numbere
 from .variants import Variant, payouts
 from .words import Phase
 
-# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
-# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+# Bound once: an Enum's attribute is slow to look up in Python 3.11 (words.py, "On the feed's path").
 _READY = Phase.READY
 _DEALING = Phase.DEALING
 

@@ -40,8 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from ...errors import Refusal
 from ...events import EventKind
 
-# The members the feed's path compares on every event, looked up once: in Python 3.11 an Enum class's attribute
-# goes through its metaclass's __getattr__ hook, a few hundred instructions a lookup (bench.feed_cost).
+# Bound once: an Enum's attribute is slow to look up in Python 3.11 (words.py, "On the feed's path").
 _VOID = EventKind.VOID
 _CORRECT = EventKind.CORRECT
 _SHOE = EventKind.SHOE
