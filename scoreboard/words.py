@@ -5,9 +5,9 @@ Apart from shapes.py, which imports those vocabularies to state them in the decl
 "The declared contract"), so that it can import them without a cycle.
 
 On the feed's path: in Python 3.11 an Enum class's attribute (`EventKind.SHOE`) goes through its metaclass's
-`__getattr__` hook, a few hundred machine instructions a lookup. The modules that compare
-members on every event bind the ones they compare once, at import (`_SHOE = EventKind.SHOE`): bench.feed_cost went
-from 474.4K to 466.0K instructions per event with them.
+`__getattr__` hook, a few hundred machine instructions a lookup. The modules that compare members on every event bind
+the ones they compare once, at import (`_SHOE = EventKind.SHOE`): bench.feed_cost went from 474.4K to 466.0K
+instructions per event with them.
 """
 
 from __future__ import annotations
