@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, NotRequired, Required
 
 import msgspec
@@ -198,3 +198,30 @@ def _extra(hint: object) -> dict[str, Any]:
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:40] + "…"
+
+
+# -- declaring: what a field's schema says beside its type (shapes.py, roads/shapes.py, live_settings.py) -----------
+
+
+Count = Annotated[int, Meta(ge=0)]  # a whole number, 0 or more
+
+
+def words(values: Iterable[object], description: str | None = None) -> Meta:
+    """A text (or number) field that takes only these values, as a vocabulary of the code declares them."""
+    return Meta(
+        extra_json_schema={"enum": [v if isinstance(v, int) else str(v) for v in values]}, description=description
+    )
+
+
+def about(description: str) -> Meta:
+    """A sentence for people on a field, in the document."""
+    return Meta(description=description)
+
+
+def keys(names: tuple[str, ...], schema: dict[str, Any], description: str | None = None) -> Meta:
+    """An object with exactly these fields, each of this schema: for a mapping whose keys a vocabulary declares (the
+    settings, the sides, the roads' options)."""
+    return Meta(
+        extra_json_schema={"properties": dict.fromkeys(names, schema), "required": list(names)},
+        description=description,
+    )

@@ -28,7 +28,7 @@ from .text import Text, repaired
 from .words import Word
 
 if TYPE_CHECKING:
-    from .shapes import Event, JSONObject
+    from .open_json import Event, JSONObject
 
 # The text fields of feed events, each with its length (text.py's rule): longer is a mistake, not a message.
 REASON = Text("reason", 200)

@@ -15,204 +15,56 @@ import the vocabularies it states without a cycle.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
+from typing import Annotated, Literal, NotRequired, Required, TypedDict
 
 from msgspec import Meta
 
 from .cards import TABLE_DECKS
+from .contract import Count as Count
+from .contract import about as about
+from .contract import keys as keys
+from .contract import words as words
 from .events import BETS_SECONDS
 from .live_settings import EXPECTED_SCREENS, GROUPS, LIMIT_MAX, SETTINGS, STATUSES, TEXTS
-from .roads import BLUE, RED
-from .roads.patterns import Pattern
-from .sides import HANDS, NAME, RESULTS
+from .open_json import Event as Event
+from .open_json import JSONMapping as JSONMapping
+from .open_json import JSONObject as JSONObject
+from .roads.shapes import BankerCards as BankerCards
+from .roads.shapes import BeadCell as BeadCell
+from .roads.shapes import BeadRoad as BeadRoad
+from .roads.shapes import BigRoad as BigRoad
+from .roads.shapes import BigRoadCell as BigRoadCell
+from .roads.shapes import Cells as Cells
+from .roads.shapes import Colour as Colour
+from .roads.shapes import DerivedRoad as DerivedRoad
+from .roads.shapes import Flags as Flags
+from .roads.shapes import Longest as Longest
+from .roads.shapes import Mark as Mark
+from .roads.shapes import PatternJSON as PatternJSON
+from .roads.shapes import Position as Position
+from .roads.shapes import Predict as Predict
+from .roads.shapes import PredictCells as PredictCells
+from .roads.shapes import Predictions as Predictions
+from .roads.shapes import RoadCell as RoadCell
+from .roads.shapes import RoadsJSON as RoadsJSON
+from .roads.shapes import SideText as SideText
+from .roads.shapes import Stats as Stats
+from .roads.shapes import Streak as Streak
+from .roads.shapes import Tie as Tie
+from .sides import HANDS, NAME
 from .words import Phase, WebhookEvent
 
-JSONObject = dict[str, Any]  # a JSON object whose fields are open (an event, an update's kind's fields)
-JSONMapping = Mapping[str, Any]  # any of the shapes below, read (a TypedDict is one)
-Event = JSONObject  # a feed event: a "type" and that type's fields (docs/feed-protocol.md)
-Colour = Literal["red", "blue"]  # a derived road's mark (not a side: roads.md)
-
-
-def words(values: Iterable[object], description: str | None = None) -> Meta:
-    """A text (or number) field that takes only these values, as a vocabulary of the code declares them."""
-    return Meta(
-        extra_json_schema={"enum": [v if isinstance(v, int) else str(v) for v in values]}, description=description
-    )
-
-
-def about(description: str) -> Meta:
-    """A sentence for people on a field, in the document."""
-    return Meta(description=description)
-
-
-def keys(names: tuple[str, ...], schema: dict[str, Any], description: str | None = None) -> Meta:
-    """An object with exactly these fields, each of this schema: for a mapping whose keys a vocabulary declares (the
-    settings, the sides, the roads' options)."""
-    return Meta(
-        extra_json_schema={"properties": dict.fromkeys(names, schema), "required": list(names)},
-        description=description,
-    )
-
-
-Count = Annotated[int, Meta(ge=0)]
 Epoch = Annotated[float, about("Unix time in seconds")]
-SideText = Annotated[str, words(RESULTS)]  # "B", "P" or "T"
 HandName = Annotated[str, words(NAME[h] for h in HANDS)]  # "player" or "banker"
 CardShown = Annotated[str, Meta(pattern=r"^[A2-9TJQK][SHDC]$")]  # a card as the service writes it (cards.py)
 Sha256 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
 Decks = Annotated[int, Meta(ge=TABLE_DECKS.start, le=TABLE_DECKS.stop - 1)]
 Points = Annotated[int, Meta(ge=0, le=9)]
-BankerCards = Annotated[int, words((2, 3))]
 Limit = Annotated[
     list[Annotated[int, Meta(ge=1, le=LIMIT_MAX)]],
     Meta(min_length=2, max_length=2, description="[min, max], with min <= max"),
 ]
 DeliveryState = Literal["pending", "dead", "done"]  # a webhook delivery's (service/log: DELIVERY_STATES)
-
-
-# -- the roads (docs/roads-json.md) --------------------------------------------------------------------------------
-
-
-class Flags(TypedDict):
-    player_pair: bool
-    banker_pair: bool
-    natural: bool
-    banker_six: bool
-    banker_cards: NotRequired[BankerCards]  # only with banker_six, when the count is known
-
-
-class RoadCell(Flags):
-    col: Count
-    row: Count
-    round: int
-
-
-class BeadCell(RoadCell):
-    winner: SideText
-
-
-class BigRoadCell(RoadCell):
-    winner: Annotated[str, words(HANDS)]  # a circle is the Banker's or the Player's; ties sit on it
-    ties: Annotated[Count, about("ties dealt after this circle and before the next")]
-
-
-class Mark(TypedDict):
-    """A derived road's mark."""
-
-    col: Count
-    row: Count
-    colour: Annotated[str, words((RED, BLUE))]
-
-
-class Position(TypedDict):
-    col: Count
-    row: Count
-
-
-class BeadRoad(TypedDict):
-    rows: Count
-    cells: list[BeadCell]
-
-
-class BigRoad(TypedDict):
-    rows: Count
-    leading_ties: Count
-    columns: list[list[BigRoadCell]]
-
-
-class DerivedRoad(TypedDict):
-    rows: Count
-    columns: list[list[Mark]]
-
-
-class PredictCells(TypedDict):
-    """The marks each derived road would add."""
-
-    big_eye: Mark | None
-    small: Mark | None
-    cockroach: Mark | None
-
-
-class Predict(TypedDict):
-    """ASK P / ASK B: where the next round would go if that side won, and each derived road's colour then."""
-
-    bead: Position
-    big_road: Position
-    big_eye: Annotated[str, words((RED, BLUE))] | None
-    small: Annotated[str, words((RED, BLUE))] | None
-    cockroach: Annotated[str, words((RED, BLUE))] | None
-    cells: PredictCells
-
-
-class Predictions(TypedDict):
-    P: Predict
-    B: Predict
-
-
-class Streak(TypedDict):
-    winner: SideText
-    length: Count
-
-
-class Longest(TypedDict):
-    B: Count
-    P: Count
-
-
-class Stats(TypedDict):
-    B: Count
-    P: Count
-    T: Count
-    player_pair: Count
-    banker_pair: Count
-    natural: Count
-    banker_six: Count
-    rounds: Count
-    longest: Longest
-    streak: Streak | None
-
-
-class PatternJSON(TypedDict):
-    pattern: Annotated[str, words(Pattern)]
-    label: str  # English, for people; displays translate by `pattern`
-    length: Count
-    hall: NotRequired[Annotated[str, words(HANDS, "one_hall_two_rooms: its hall's side")]]
-
-
-class RoadsJSON(TypedDict):
-    """Every road of the current shoe (roads-json.md)."""
-
-    rounds: Count
-    bead: BeadRoad
-    big_road: BigRoad
-    big_eye: DerivedRoad
-    small: DerivedRoad
-    cockroach: DerivedRoad
-    predict: Predictions
-    stats: Stats
-    patterns: list[PatternJSON]
-
-
-class Tie(TypedDict, total=False):
-    """A tie on the Big Road: the circle that got it, or the ties before the first circle."""
-
-    col: Count
-    row: Count
-    round: int
-    ties: Count
-    leading_ties: Count
-
-
-class Cells(TypedDict):
-    """The road entries a round added (None for a road it left alone)."""
-
-    bead: BeadCell
-    big_road: BigRoadCell | None
-    tie: Tie | None
-    big_eye: Mark | None
-    small: Mark | None
-    cockroach: Mark | None
 
 
 # -- the table state (docs/feed-protocol.md, "Table state") ---------------------------------------------------------

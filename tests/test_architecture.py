@@ -45,7 +45,8 @@ def row_of(change: str) -> str:
 def tracked() -> list[str]:
     """The repository's text files, tests, benchmarks, the changelog and this page aside (a test names what it tests,
     the changelog what changed once; the page is the list)."""
-    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    listed = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]  # a new file counts before it is added
+    out = subprocess.run(listed, cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     return [
         f
         for f in out

@@ -17,7 +17,7 @@ from .grid import ROWS, StreakGrid
 from .patterns import Thresholds, find_patterns
 
 if TYPE_CHECKING:
-    from ..shapes import BeadCell, Cells, Flags, Mark, PatternJSON, Predict, RoadsJSON, Stats, Tie
+    from .shapes import BeadCell, Cells, Flags, Mark, PatternJSON, Predict, RoadsJSON, Stats, Tie
 
 WINNERS = tuple(s.value for s in Side)
 FLAGS = ("player_pair", "banker_pair", "natural", "banker_six")

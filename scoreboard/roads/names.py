@@ -92,6 +92,19 @@ DERIVED_ROADS = tuple(r for r in Road if r.derived)
 OPTIONS = tuple(r.option for r in Road)  # what `roads=` and the image paths accept
 
 
+class Pattern(Word):
+    """The trend patterns, in the order they are listed when several show (docs/roads-json.md; found by
+    patterns.py)."""
+
+    LONG_BANKER = "long_banker"
+    LONG_PLAYER = "long_player"
+    PING_PONG = "ping_pong"
+    DOUBLE_JUMP = "double_jump"
+    ONE_HALL_TWO_ROOMS = "one_hall_two_rooms"
+    BANKER_STREAKS = "banker_streaks"
+    PLAYER_STREAKS = "player_streaks"
+
+
 class RoadWord(TypedDict):
     """A road as the pages receive it (its words declared for the API's document: shapes.py's `words`)."""
 

@@ -11,22 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import Malformed
 from ..sides import BANKER, OTHER, PLAYER, TITLE
-from ..words import Word
+from .names import Pattern as Pattern  # the patterns' names, with the roads' (names.py)
 
 if TYPE_CHECKING:
-    from ..shapes import PatternJSON
-
-
-class Pattern(Word):
-    """The trend patterns, in the order they are listed when several show (docs/roads-json.md)."""
-
-    LONG_BANKER = "long_banker"
-    LONG_PLAYER = "long_player"
-    PING_PONG = "ping_pong"
-    DOUBLE_JUMP = "double_jump"
-    ONE_HALL_TWO_ROOMS = "one_hall_two_rooms"
-    BANKER_STREAKS = "banker_streaks"
-    PLAYER_STREAKS = "player_streaks"
+    from .shapes import PatternJSON
 
 
 @dataclass(frozen=True)
