@@ -177,6 +177,8 @@ def rotate_token(acting: Acting, table_id: str) -> Answer:
     key, bad = request_key()
     if bad:
         return bad
+    # No body at all asks the service to make the token; a JSON `null` is a body, and no object: refused below.
+    sent = bool(request.get_data(cache=True))
     body, bad = _body()
     if bad:
         return bad
@@ -185,7 +187,7 @@ def rotate_token(acting: Acting, table_id: str) -> Answer:
     repeated = current_hub().requests.find(asked)
     if repeated is not None:
         return _token_again(repeated, table_id, op, key, given)
-    if body is None:
+    if not sent:
         made = _made_token(table_id, op, key) if key is not None else secrets.token_urlsafe(24)
         body = {"feed_token": made}
     fields, bad = read(body, NewFeedToken, codes={"feed_token": "bad_token"})
