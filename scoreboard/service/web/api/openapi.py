@@ -150,14 +150,19 @@ COMMON_FIELDS = {
         description="rising per table and feed (feed-protocol.md); required unless the table sets "
         "`require_seq = false` (a test bench)",
     ),
-    "at": {
-        "type": "string",
-        "format": "date-time",
-        "pattern": RFC3339,
-        "maxLength": ID_MAX,
-        "description": "the source's time",
-    },
-    "feed": _text(ID_MAX, description="the sender's name: a table's feeds each number their seqs"),
+    # Either optional text an event may give as null, which the feed reads as left out (events.text).
+    "at": _nullable(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": RFC3339,
+            "maxLength": ID_MAX,
+            "description": "the source's time (null: none given)",
+        }
+    ),
+    "feed": _nullable(
+        _text(ID_MAX, description="the sender's name: a table's feeds each number their seqs (null: none given)")
+    ),
 }
 
 
@@ -168,9 +173,18 @@ def _event(
     any_of: list[Any] | None = None,
     **fields: dict[str, Any],
 ) -> dict[str, Any]:
+    # An optional field given as null is read as left out (events.py reads each with `raw.get(...) is None`): the
+    # document says so, but of none that an `anyOf` requires or that has a default.
+    needed = {"type", "seq", *required, *(name for branch in any_of or () for name in branch.get("required", ()))}
+    optional = {name: field for name, field in fields.items() if name not in needed and "default" not in field}
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {"type": {"const": kind}, **COMMON_FIELDS, **fields},
+        "properties": {
+            "type": {"const": kind},
+            **COMMON_FIELDS,
+            **fields,
+            **{name: _nullable(field) for name, field in optional.items()},
+        },
         "required": ["type", "seq", *required],
         "description": description,
     }

@@ -31,7 +31,8 @@ from typing import Any, cast
 from flask import Blueprint, jsonify, request
 
 from ....errors import Refusal
-from ....live_settings import BadSetting
+from ....live_settings import TEXTS, BadSetting
+from ....live_settings import checked as live_checked
 from ....table import token_digest
 from ...tables.config import (
     NAME,
@@ -130,6 +131,9 @@ def add_table(acting: Acting) -> Answer:
         )
     try:
         settings = _checked("the table", settings, TABLE_SETTINGS)
+        # Its text settings by the rule of a change of them (the table file's `name = ""`, no name, is not theirs).
+        texts = {k: settings[k] for k in TEXTS if k in settings}
+        settings.update(live_checked(texts) if texts else {})
         config = table_config(table_id, {**settings, "feed_token_sha256": token_digest(token)})
     except BadSetting as e:
         return error(400, e.code, e.message, setting=e.setting)
