@@ -423,6 +423,13 @@ CASES = {
         ("POST", "/api/tables/{table_id}/feed-token", {"table_id": "T2"}, {}, {}, ADMIN),
         ("POST", "/api/tables/{table_id}/feed-token", {"table_id": "T2"}, {}, {"feed_token": "x" * 40}, ADMIN),
     ],
+    # Issue 35's Schemathesis run: the document allowed a control character in a token; text.py's rule refuses it.
+    "token_with_a_control_character": [
+        ("POST", "/api/tables/{table_id}/feed-token", {"table_id": "T2"}, {}, {"feed_token": "x\u0002" * 10}, ADMIN),
+        (*NEW_TABLE, {**TABLE, "id": "T8", "feed_token": "a-new\u009ffeed-token"}, ADMIN),
+    ],
+    # ... and a burn's `count` past its bound, sent beside its `cards`, was taken (the cards were counted instead).
+    "burn_count_past_every_shoe_beside_cards": [(*FEED, seq({"type": "burn", "cards": ["2C"], "count": 10**6}), TOKEN)],
     "operator_name": [
         (
             "PUT",

@@ -25,7 +25,7 @@ from ....palette import THEMES
 from ....roads.names import OPTIONS, RoadWord
 from ....shapes import Count, Epoch, JSONObject, StateJSON, about, keys, words
 from ....sides import RESULTS
-from ....text import SPACE
+from ....text import CONTROL_CHARS, SPACE
 from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...tables.alarms import NOTE
@@ -63,7 +63,8 @@ def token_schema(description: str) -> dict[str, object]:
         "type": "string",
         "minLength": low,
         "maxLength": high,
-        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
+        # text.py's rule too: no control character (C0, DEL, C1).
+        "pattern": f"^[^{SPACE}{CONTROL_CHARS}][^{CONTROL_CHARS}]{{{low - 2},{high - 2}}}[^{SPACE}{CONTROL_CHARS}]$",
         "description": f"{description}: {low} to {high} characters, without spaces around",
     }
 
