@@ -166,6 +166,11 @@ COMMON_FIELDS = {
 }
 
 
+def _given(*names: str) -> dict[str, Any]:
+    """Each of `names` given, and not null (which the feed reads as left out)."""
+    return {"required": list(names), "properties": {name: {"not": {"type": "null"}} for name in names}}
+
+
 def _event(
     kind: str,
     description: str,
@@ -174,8 +179,8 @@ def _event(
     **fields: dict[str, Any],
 ) -> dict[str, Any]:
     # An optional field given as null is read as left out (events.py reads each with `raw.get(...) is None`): the
-    # document says so, but of none that an `anyOf` requires or that has a default.
-    needed = {"type", "seq", *required, *(name for branch in any_of or () for name in branch.get("required", ()))}
+    # document says so (an `anyOf`'s branches require theirs given, `_given`), of every field without a default.
+    needed = {"type", "seq", *required}
     optional = {name: field for name, field in fields.items() if name not in needed and "default" not in field}
     schema: dict[str, Any] = {
         "type": "object",
@@ -208,7 +213,7 @@ EVENTS = {
     "burn": _event(
         "burn",
         "Cards burned: which (`cards`), or how many (`count`).",
-        any_of=[{"required": ["cards"]}, {"required": ["count"]}],
+        any_of=[_given("cards"), _given("count")],
         cards={**CARDS, "minItems": 1},
         count=_bounded(1, BURN_MAX),
     ),
@@ -231,8 +236,8 @@ EVENTS = {
         "An operator corrects a round: its cards (`player` and `banker`) or its result (`winner`).",
         ["round"],
         any_of=[
-            {"required": ["player", "banker"]},
-            {"required": ["winner"], "not": {"anyOf": [{"required": ["player"]}, {"required": ["banker"]}]}},
+            _given("player", "banker"),
+            {**_given("winner"), "not": {"anyOf": [_given("player"), _given("banker")]}},
         ],
         round=ROUND_NUMBER,
         reason=REASON,
@@ -345,7 +350,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 # -- answers --------------------------------------------------------------------------------------------------------
 
 ERRORS = {
-    400: "Malformed: the request cannot be read, or a parameter is wrong.",
+    400: "Malformed: the request cannot be read, or a parameter is wrong (one the schemas cannot state among them: a "
+    "pair out of order, min_bet above max_bet or a limit's [min, max] the wrong way round).",
     401: "The token is missing or wrong.",
     403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
     404: "No such table, shoe, webhook, delivery, alarm, screen or operator.",
