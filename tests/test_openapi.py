@@ -394,6 +394,7 @@ CASES = {
     ],
     "event_at_not_a_time": [(*FEED, seq({"type": "shoe", "at": "2026-02-30T01:00:00Z"}), TOKEN)],
     "event_feed_blank": [(*FEED, seq({"type": "shoe", "feed": " "}), TOKEN)],
+    "shoe_id_a_whole_number": [(*FEED, seq({"type": "shoe", "shoe": 0}), TOKEN)],  # issue 35: refused by the document
     "shoe_id_too_long": [(*FEED, seq({"type": "shoe", "shoe": LONG}), TOKEN)],
     "burn_without_cards_or_count": [
         (*FEED, seq({"type": "burn"}), TOKEN),

@@ -202,7 +202,13 @@ EVENTS = {
     "shoe": _event(
         "shoe",
         "A new shoe.",
-        shoe=_text(ID_MAX, description="the shoe's id"),
+        # The feed takes a shoe's id as text or as a whole number (events._shoe keeps its digits as text).
+        shoe={
+            **_text(ID_MAX, description="the shoe's id: text, or a whole number (kept as its digits)"),
+            "type": ["string", "integer"],
+            "minimum": -(10 ** (ID_MAX - 1) - 1),
+            "maximum": 10**ID_MAX - 1,
+        },
         decks=DECKS,
         commitment={
             "type": "string",
