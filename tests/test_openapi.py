@@ -429,6 +429,11 @@ CASES = {
         (*NEW_TABLE, {**TABLE, "variant": ""}, ADMIN),
         (*NEW_TABLE, {**TABLE, "variant": "super-six"}, ADMIN),
     ],
+    # Issue 35: a whole number written with a zero fraction (JSON Schema's `integer` is any such) was refused.
+    "new_table_whole_numbers_as_floats": [
+        (*NEW_TABLE, {**TABLE, "id": "T6", "feed_token": "t6-new-feed-token", "min_bet": 100.0, "decks": 8e0}, ADMIN)
+    ],
+    "event_whole_numbers_as_floats": [(*FEED, {"type": "bets_open", "seq": float(next(SEQS)), "seconds": 2e1}, TOKEN)],
     "new_table_unknown_setting": [(*NEW_TABLE, {**TABLE, "colour": "red"}, ADMIN)],
     "new_table_super_six_pays": [
         (*NEW_TABLE, {**TABLE, "super_six_pays": 11}, ADMIN),

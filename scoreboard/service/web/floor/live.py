@@ -24,12 +24,12 @@ another request, 409 a table retired or an id or token already used.
 
 from __future__ import annotations
 
-import json
 import secrets
 from typing import Any, cast
 
 from flask import Blueprint, jsonify, request
 
+from ....contract import loads
 from ....errors import Refusal
 from ....live_settings import TEXTS, BadSetting
 from ....live_settings import checked as live_checked
@@ -62,7 +62,7 @@ __all__ = ["TOKEN_CHARS", "bp"]  # TOKEN_CHARS: a token's length, written once i
 def _body() -> tuple[object, Answer | None]:
     """(the JSON body, None), or (None, the 400 answer)."""
     try:
-        return json.loads(request.get_data(cache=False) or b"null"), None
+        return loads(request.get_data(cache=False) or b"null"), None
     except (ValueError, RecursionError):
         return None, error(400, "malformed", "the body must be JSON")
 
