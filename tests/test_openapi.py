@@ -434,6 +434,11 @@ CASES = {
         (*NEW_TABLE, {**TABLE, "id": "T6", "feed_token": "t6-new-feed-token", "min_bet": 100.0, "decks": 8e0}, ADMIN)
     ],
     "event_whole_numbers_as_floats": [(*FEED, {"type": "bets_open", "seq": float(next(SEQS)), "seconds": 2e1}, TOKEN)],
+    # Issue 35: a max_bet past the limits' bound was taken, and the table's limits answered outside their schema.
+    "new_table_max_bet_past_a_trillion": [
+        (*NEW_TABLE, {**TABLE, "id": "T5", "feed_token": "t5-new-feed-token", "max_bet": 10**13}, ADMIN),
+        (*NEW_TABLE, {**TABLE, "id": "T5", "feed_token": "t5-new-feed-token", "max_bet": 10**12}, ADMIN),
+    ],
     "new_table_unknown_setting": [(*NEW_TABLE, {**TABLE, "colour": "red"}, ADMIN)],
     "new_table_super_six_pays": [
         (*NEW_TABLE, {**TABLE, "super_six_pays": 11}, ADMIN),

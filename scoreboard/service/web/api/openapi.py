@@ -33,7 +33,7 @@ from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
-from ....live_settings import SETTINGS_CHANGE, STATUSES, TEXTS
+from ....live_settings import LIMIT_MAX, SETTINGS_CHANGE, STATUSES, TEXTS
 from ....palette import THEMES
 from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
@@ -176,11 +176,12 @@ def _event(
     description: str,
     required: Iterable[str] = (),
     any_of: list[Any] | None = None,
+    strict: Iterable[str] = (),
     **fields: dict[str, Any],
 ) -> dict[str, Any]:
     # An optional field given as null is read as left out (events.py reads each with `raw.get(...) is None`): the
     # document says so (an `anyOf`'s branches require theirs given, `_given`), of every field without a default.
-    needed = {"type", "seq", *required}
+    needed = {"type", "seq", *required, *strict}  # `strict`: those whose null is refused (a correction's)
     optional = {name: field for name, field in fields.items() if name not in needed and "default" not in field}
     schema: dict[str, Any] = {
         "type": "object",
@@ -241,6 +242,7 @@ EVENTS = {
         "correct",
         "An operator corrects a round: its cards (`player` and `banker`) or its result (`winner`).",
         ["round"],
+        strict=("player", "banker", *RESULT),
         any_of=[
             _given("player", "banker"),
             {**_given("winner"), "not": {"anyOf": [_given("player"), _given("banker")]}},
@@ -317,8 +319,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             variant={"type": "string", "description": "one of the service's variants"},  # document(): their names
             decks=DECKS,
             super_six_pays=_bounded(SUPER_SIX_PAYS.start, SUPER_SIX_PAYS.stop - 1),
-            min_bet={**INT, "minimum": 1, "description": "at most max_bet"},
-            max_bet={**INT, "minimum": 1},
+            min_bet=_bounded(1, LIMIT_MAX, description="at most max_bet"),
+            max_bet=_bounded(1, LIMIT_MAX),
             rounds_after_cut=_bounded(ROUNDS_AFTER_CUT.start, ROUNDS_AFTER_CUT.stop - 1),
             require_seq=BOOL,
             squeeze=BOOL,
