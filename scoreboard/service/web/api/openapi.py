@@ -358,8 +358,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 # -- answers --------------------------------------------------------------------------------------------------------
 
 ERRORS = {
-    400: "Malformed: the request cannot be read, or a parameter is wrong (one the schemas cannot state among them: a "
-    "pair out of order, min_bet above max_bet or a limit's [min, max] the wrong way round).",
+    400: "Malformed: the request cannot be read, or a parameter is wrong (among them what the schemas cannot state: "
+    "a pair out of order, min_bet above max_bet or a limit's [min, max] the wrong way round; an operator's `tables` "
+    "naming a table the service has not).",
     401: "The token is missing or wrong.",
     403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
     404: "No such table, shoe, webhook, delivery, alarm, screen or operator.",
