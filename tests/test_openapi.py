@@ -459,6 +459,8 @@ CASES = {
     ],
     # ... and a burn's `count` past its bound, sent beside its `cards`, was taken (the cards were counted instead).
     "burn_count_past_every_shoe_beside_cards": [(*FEED, seq({"type": "burn", "cards": ["2C"], "count": 10**6}), TOKEN)],
+    # Issue 35: a change of an operator that names nothing to change, allowed by the document.
+    "operator_change_of_nothing": [("PATCH", "/api/operators/{name}", {"name": "boss"}, {}, {}, ADMIN)],
     "operator_name": [
         (
             "PUT",

@@ -97,6 +97,8 @@ class OperatorChange(msgspec.Struct, forbid_unknown_fields=True):
 
 
 OPERATOR_FIELDS = OperatorChange.__struct_fields__
+# PATCH /api/operators/<name> changes at least one field (an empty body is refused: "name what to change").
+OPERATOR_CHANGE = Annotated[OperatorChange, Meta(extra_json_schema={"minProperties": 1})]
 # PUT /api/operators/<name> replaces the operator: its body gives every field (one left out is 422 missing_field).
 OPERATOR_REPLACE = Annotated[OperatorChange, Meta(extra_json_schema={"required": list(OPERATOR_FIELDS)})]
 
@@ -107,7 +109,7 @@ class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
     note: Annotated[str, dataclasses.replace(NOTE, min_chars=0).declared()] | UnsetType | None = UNSET
 
 
-REQUESTS = (NewFeedToken, OperatorChange, Acknowledgement)
+REQUESTS = (NewFeedToken, OPERATOR_CHANGE, Acknowledgement)
 
 
 # -- the floor's answers ---------------------------------------------------------------------------------------------
