@@ -409,7 +409,19 @@ PATHS: dict[str, dict[str, Any]] = {
             "operationId": "listTables",
             "summary": "Every table's state",
             "tags": ["read"],
-            "responses": _answers(_json(_ref("Tables"), "The tables, in the table file's order.")),
+            "responses": _answers(
+                {
+                    **_json(_ref("Tables"), "The tables, in the table file's order."),
+                    # Where a client goes next (OpenAPI links; Schemathesis's state machine follows them).
+                    "links": {
+                        f"{operation}OfTheFirstTable": {
+                            "operationId": operation,
+                            "parameters": {"table_id": "$response.body#/tables/0/table"},
+                        }
+                        for operation in ("getTable", "listRounds", "getTableSettings")
+                    },
+                }
+            ),
         }
     },
     "/api/tables/{table_id}": {
