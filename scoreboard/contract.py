@@ -29,9 +29,11 @@ scoreboard.errors.Malformed: seconds must be a whole number from 5 to 120, not '
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import Annotated, Any, NotRequired, Required
 
 import msgspec
@@ -45,6 +47,29 @@ _AT = re.compile(r" - at `\$(.*)`$")
 _ABSENT = (type(None), msgspec.UnsetType)  # a field's `| None` (null) and `| UnsetType` (left out)
 _MISSING = re.compile(r"Object missing required field `(.*)`")
 _UNKNOWN = re.compile(r"Object contains unknown field `(.*)`")
+
+
+# The whole numbers a number with a zero fraction is read as: those a check's sentence can show (a bound's checks
+# refuse the rest, read as the float they are).
+WHOLE = 2**63
+
+
+def loads(data: str | bytes) -> Any:
+    """A request's body as JSON, a number with a zero fraction (`163.0`, `1e3`) read as the whole number it is: JSON
+    has one kind of number, and JSON Schema's (the OpenAPI document's) `integer` is any without a fraction.
+    ValueError or RecursionError as json.loads raises them.
+
+    >>> loads(b'{"min_bet": 163.0, "at": 1.5, "max": 1e3, "far": 1e400}')
+    {'min_bet': 163, 'at': 1.5, 'max': 1000, 'far': inf}
+    """
+    return json.loads(data, parse_float=_number)
+
+
+def _number(text: str) -> float | int:
+    exact = Decimal(text)
+    if exact.is_finite() and exact == exact.to_integral_value() and abs(exact) < WHOLE:
+        return int(exact)
+    return float(text)
 
 
 def checked(body: object, declaration: object, refuse: Refuse, noun: str = "field") -> dict[str, Any]:

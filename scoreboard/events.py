@@ -147,14 +147,18 @@ def _shoe(raw: JSONObject, trusted: bool) -> Event:
 
 
 def _burn(raw: JSONObject, trusted: bool) -> Event:
+    count = raw.get("count")
+    # A count is checked whenever it is given: beside the cards too (which are what the burn keeps), as the
+    # OpenAPI document states each field's bounds.
+    if (count is not None or raw.get("cards") is None) and (
+        isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= BURN_MAX
+    ):
+        raise Malformed('a burn needs "cards" (a list) or "count" (a whole number of at least 1)', "bad_burn")
     if raw.get("cards") is not None:
         cards = _cards(raw["cards"], "cards")
         if not cards:
             raise Malformed("a burn needs at least one card", "bad_burn")
         return {"cards": list(cards)}
-    count = raw.get("count")
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= BURN_MAX:
-        raise Malformed('a burn needs "cards" (a list) or "count" (a whole number of at least 1)', "bad_burn")
     return {"count": count}
 
 

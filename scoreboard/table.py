@@ -29,8 +29,8 @@ from .cards import TABLE_DECKS, Shoe
 from .errors import Malformed, OutOfOrder, Refusal
 from .events import FLOOR_TYPES, TYPES, EventKind, parse_event
 from .i18n import LANGUAGES
+from .live_settings import LIMIT_MAX, Limits, check_config
 from .live_settings import SETTINGS as SETTING_NAMES
-from .live_settings import Limits, check_config
 from .play import Deal, Round, check_round
 from .roads import Thresholds
 from .seqs import SeqMemory
@@ -131,8 +131,11 @@ class TableConfig:
         Shoe.new(self.decks)
         for name in ("min_bet", "max_bet"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise Malformed(f"{name} must be a whole number of at least 1, not {value!r}", "bad_config")
+            # At most the limits' bound: the table's main limits are made of them.
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= LIMIT_MAX
+            ):
+                raise Malformed(f"{name} must be a whole number from 1 to {LIMIT_MAX}, not {value!r}", "bad_config")
         if self.min_bet is not None and self.max_bet is not None and self.min_bet > self.max_bet:
             raise Malformed(f"min_bet {self.min_bet} is more than max_bet {self.max_bet}", "bad_config")
         if isinstance(self.rounds_after_cut, bool) or self.rounds_after_cut not in ROUNDS_AFTER_CUT:

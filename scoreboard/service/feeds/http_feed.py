@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable
 from http import HTTPStatus
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 from flask import Blueprint, Flask, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from ...contract import loads
 from ..server.logs import printable
 from ..tables.current import current_hub, hub_of
 from .intake import NOT_JSON, authenticate, bearer_token, receive
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 def read_json(data: bytes) -> object:
     """The body as JSON, or NOT_JSON: bytes that are not UTF-8 JSON, or JSON nested too deep to read."""
     try:
-        return json.loads(data)
+        return loads(data)
     except (ValueError, RecursionError):
         return NOT_JSON
 

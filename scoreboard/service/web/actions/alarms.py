@@ -9,10 +9,9 @@ that may not (kept in the audit trail of the alarm's table), 409 acknowledged al
 
 from __future__ import annotations
 
-import json
-
 from flask import jsonify
 
+from ....contract import loads
 from ...tables.alarms import KINDS, AlreadyAcknowledged
 from ...tables.config import Operator
 from ...tables.current import current_hub
@@ -29,7 +28,7 @@ def read_note(data: bytes) -> tuple[str | None, Answer | None]:
     if not data.strip():
         return None, None
     try:
-        body = json.loads(data)
+        body = loads(data)
     except (ValueError, RecursionError):
         return None, error(400, "malformed", 'the body must be JSON: {"note": "..."} or nothing')
     if not isinstance(body, dict):

@@ -10,12 +10,12 @@ The floor's writes retried with an `Idempotency-Key` (integration.md "Retrying a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from flask import jsonify, request
 
+from ....contract import loads
 from ....live_settings import SETTINGS, BadSetting, checked
 from ....table import TableConfig, TableState
 from ...tables.config import Operator
@@ -87,7 +87,7 @@ def change_settings(op: Operator, table_id: str, data: bytes, key: str | None = 
     """The answer to `op` changing the settings of `table_id` (a table that exists, whose settings the routes' `needs`
     declaration let them change) with the request body `data`, `key` its Idempotency-Key if it had one."""
     try:
-        body = json.loads(data or b"null")
+        body = loads(data or b"null")
     except (ValueError, RecursionError):
         return error(400, "malformed", 'the body must be JSON, such as {"status": "closed"}')
     asked = asked_of(op, key, body)

@@ -33,7 +33,7 @@ from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
-from ....live_settings import SETTINGS_CHANGE, STATUSES, TEXTS
+from ....live_settings import LIMIT_MAX, SETTINGS_CHANGE, STATUSES, TEXTS
 from ....palette import THEMES
 from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
@@ -150,15 +150,25 @@ COMMON_FIELDS = {
         description="rising per table and feed (feed-protocol.md); required unless the table sets "
         "`require_seq = false` (a test bench)",
     ),
-    "at": {
-        "type": "string",
-        "format": "date-time",
-        "pattern": RFC3339,
-        "maxLength": ID_MAX,
-        "description": "the source's time",
-    },
-    "feed": _text(ID_MAX, description="the sender's name: a table's feeds each number their seqs"),
+    # Either optional text an event may give as null, which the feed reads as left out (events.text).
+    "at": _nullable(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": RFC3339,
+            "maxLength": ID_MAX,
+            "description": "the source's time (null: none given)",
+        }
+    ),
+    "feed": _nullable(
+        _text(ID_MAX, description="the sender's name: a table's feeds each number their seqs (null: none given)")
+    ),
 }
+
+
+def _given(*names: str) -> dict[str, Any]:
+    """Each of `names` given, and not null (which the feed reads as left out)."""
+    return {"required": list(names), "properties": {name: {"not": {"type": "null"}} for name in names}}
 
 
 def _event(
@@ -166,11 +176,21 @@ def _event(
     description: str,
     required: Iterable[str] = (),
     any_of: list[Any] | None = None,
+    strict: Iterable[str] = (),
     **fields: dict[str, Any],
 ) -> dict[str, Any]:
+    # An optional field given as null is read as left out (events.py reads each with `raw.get(...) is None`): the
+    # document says so (an `anyOf`'s branches require theirs given, `_given`), of every field without a default.
+    needed = {"type", "seq", *required, *strict}  # `strict`: those whose null is refused (a correction's)
+    optional = {name: field for name, field in fields.items() if name not in needed and "default" not in field}
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {"type": {"const": kind}, **COMMON_FIELDS, **fields},
+        "properties": {
+            "type": {"const": kind},
+            **COMMON_FIELDS,
+            **fields,
+            **{name: _nullable(field) for name, field in optional.items()},
+        },
         "required": ["type", "seq", *required],
         "description": description,
     }
@@ -183,7 +203,13 @@ EVENTS = {
     "shoe": _event(
         "shoe",
         "A new shoe.",
-        shoe=_text(ID_MAX, description="the shoe's id"),
+        # The feed takes a shoe's id as text or as a whole number (events._shoe keeps its digits as text).
+        shoe={
+            **_text(ID_MAX, description="the shoe's id: text, or a whole number (kept as its digits)"),
+            "type": ["string", "integer"],
+            "minimum": -(10 ** (ID_MAX - 1) - 1),
+            "maximum": 10**ID_MAX - 1,
+        },
         decks=DECKS,
         commitment={
             "type": "string",
@@ -194,7 +220,7 @@ EVENTS = {
     "burn": _event(
         "burn",
         "Cards burned: which (`cards`), or how many (`count`).",
-        any_of=[{"required": ["cards"]}, {"required": ["count"]}],
+        any_of=[_given("cards"), _given("count")],
         cards={**CARDS, "minItems": 1},
         count=_bounded(1, BURN_MAX),
     ),
@@ -216,9 +242,10 @@ EVENTS = {
         "correct",
         "An operator corrects a round: its cards (`player` and `banker`) or its result (`winner`).",
         ["round"],
+        strict=("player", "banker", *RESULT),
         any_of=[
-            {"required": ["player", "banker"]},
-            {"required": ["winner"], "not": {"anyOf": [{"required": ["player"]}, {"required": ["banker"]}]}},
+            _given("player", "banker"),
+            {**_given("winner"), "not": {"anyOf": [_given("player"), _given("banker")]}},
         ],
         round=ROUND_NUMBER,
         reason=REASON,
@@ -292,8 +319,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             variant={"type": "string", "description": "one of the service's variants"},  # document(): their names
             decks=DECKS,
             super_six_pays=_bounded(SUPER_SIX_PAYS.start, SUPER_SIX_PAYS.stop - 1),
-            min_bet={**INT, "minimum": 1, "description": "at most max_bet"},
-            max_bet={**INT, "minimum": 1},
+            min_bet=_bounded(1, LIMIT_MAX, description="at most max_bet"),
+            max_bet=_bounded(1, LIMIT_MAX),
             rounds_after_cut=_bounded(ROUNDS_AFTER_CUT.start, ROUNDS_AFTER_CUT.stop - 1),
             require_seq=BOOL,
             squeeze=BOOL,
@@ -331,7 +358,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 # -- answers --------------------------------------------------------------------------------------------------------
 
 ERRORS = {
-    400: "Malformed: the request cannot be read, or a parameter is wrong.",
+    400: "Malformed: the request cannot be read, or a parameter is wrong (among them what the schemas cannot state: "
+    "a pair out of order, min_bet above max_bet or a limit's [min, max] the wrong way round; an operator's `tables` "
+    "naming a table the service has not).",
     401: "The token is missing or wrong.",
     403: "The token may not do this (a feed's token where an operator's is needed, another table's operator).",
     404: "No such table, shoe, webhook, delivery, alarm, screen or operator.",
@@ -380,7 +409,19 @@ PATHS: dict[str, dict[str, Any]] = {
             "operationId": "listTables",
             "summary": "Every table's state",
             "tags": ["read"],
-            "responses": _answers(_json(_ref("Tables"), "The tables, in the table file's order.")),
+            "responses": _answers(
+                {
+                    **_json(_ref("Tables"), "The tables, in the table file's order."),
+                    # Where a client goes next (OpenAPI links; Schemathesis's state machine follows them).
+                    "links": {
+                        f"{operation}OfTheFirstTable": {
+                            "operationId": operation,
+                            "parameters": {"table_id": "$response.body#/tables/0/table"},
+                        }
+                        for operation in ("getTable", "listRounds", "getTableSettings")
+                    },
+                }
+            ),
         }
     },
     "/api/tables/{table_id}": {

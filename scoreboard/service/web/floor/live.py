@@ -24,14 +24,15 @@ another request, 409 a table retired or an id or token already used.
 
 from __future__ import annotations
 
-import json
 import secrets
 from typing import Any, cast
 
 from flask import Blueprint, jsonify, request
 
+from ....contract import loads
 from ....errors import Refusal
-from ....live_settings import BadSetting
+from ....live_settings import TEXTS, BadSetting
+from ....live_settings import checked as live_checked
 from ....table import token_digest
 from ...tables.config import (
     NAME,
@@ -61,7 +62,7 @@ __all__ = ["TOKEN_CHARS", "bp"]  # TOKEN_CHARS: a token's length, written once i
 def _body() -> tuple[object, Answer | None]:
     """(the JSON body, None), or (None, the 400 answer)."""
     try:
-        return json.loads(request.get_data(cache=False) or b"null"), None
+        return loads(request.get_data(cache=False) or b"null"), None
     except (ValueError, RecursionError):
         return None, error(400, "malformed", "the body must be JSON")
 
@@ -130,6 +131,9 @@ def add_table(acting: Acting) -> Answer:
         )
     try:
         settings = _checked("the table", settings, TABLE_SETTINGS)
+        # Its text settings by the rule of a change of them (the table file's `name = ""`, no name, is not theirs).
+        texts = {k: settings[k] for k in TEXTS if k in settings}
+        settings.update(live_checked(texts) if texts else {})
         config = table_config(table_id, {**settings, "feed_token_sha256": token_digest(token)})
     except BadSetting as e:
         return error(400, e.code, e.message, setting=e.setting)
@@ -177,6 +181,8 @@ def rotate_token(acting: Acting, table_id: str) -> Answer:
     key, bad = request_key()
     if bad:
         return bad
+    # No body at all asks the service to make the token; a JSON `null` is a body, and no object: refused below.
+    sent = bool(request.get_data(cache=True))
     body, bad = _body()
     if bad:
         return bad
@@ -185,7 +191,7 @@ def rotate_token(acting: Acting, table_id: str) -> Answer:
     repeated = current_hub().requests.find(asked)
     if repeated is not None:
         return _token_again(repeated, table_id, op, key, given)
-    if body is None:
+    if not sent:
         made = _made_token(table_id, op, key) if key is not None else secrets.token_urlsafe(24)
         body = {"feed_token": made}
     fields, bad = read(body, NewFeedToken, codes={"feed_token": "bad_token"})

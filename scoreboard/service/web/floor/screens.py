@@ -19,6 +19,7 @@ from typing import Any, cast
 from flask import Blueprint, current_app, jsonify, request
 from flask_wtf.csrf import CSRFError
 
+from ....contract import loads
 from ....i18n import LANGUAGES
 from ....options import BadOption, accepted_by, check_tables, read_options
 from ....palette import THEMES
@@ -201,7 +202,7 @@ def read_assignment(data: bytes, screen: Mapping[str, Any], tables: Mapping[str,
     scoreboard.service.web.floor.screens.BadField: table must be a table of this service (T1), not 'T9'
     """
     try:
-        body = json.loads(data) if data.strip() else {}
+        body = loads(data) if data.strip() else {}
     except (ValueError, RecursionError):
         raise BadField("body", 'the body must be JSON: {"page", "table", "lang", "theme", "options"}') from None
     if not isinstance(body, dict):

@@ -25,7 +25,7 @@ from ....palette import THEMES
 from ....roads.names import OPTIONS, RoadWord
 from ....shapes import Count, Epoch, JSONObject, StateJSON, about, keys, words
 from ....sides import RESULTS
-from ....text import SPACE
+from ....text import CONTROL_CHARS, SPACE
 from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...tables.alarms import NOTE
@@ -63,7 +63,8 @@ def token_schema(description: str) -> dict[str, object]:
         "type": "string",
         "minLength": low,
         "maxLength": high,
-        "pattern": f"^[^{SPACE}][\\s\\S]{{{low - 2},{high - 2}}}[^{SPACE}]$",
+        # text.py's rule too: no control character (C0, DEL, C1).
+        "pattern": f"^[^{SPACE}{CONTROL_CHARS}][^{CONTROL_CHARS}]{{{low - 2},{high - 2}}}[^{SPACE}{CONTROL_CHARS}]$",
         "description": f"{description}: {low} to {high} characters, without spaces around",
     }
 
@@ -96,6 +97,8 @@ class OperatorChange(msgspec.Struct, forbid_unknown_fields=True):
 
 
 OPERATOR_FIELDS = OperatorChange.__struct_fields__
+# PATCH /api/operators/<name> changes at least one field (an empty body is refused: "name what to change").
+OPERATOR_CHANGE = Annotated[OperatorChange, Meta(extra_json_schema={"minProperties": 1})]
 # PUT /api/operators/<name> replaces the operator: its body gives every field (one left out is 422 missing_field).
 OPERATOR_REPLACE = Annotated[OperatorChange, Meta(extra_json_schema={"required": list(OPERATOR_FIELDS)})]
 
@@ -106,7 +109,7 @@ class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
     note: Annotated[str, dataclasses.replace(NOTE, min_chars=0).declared()] | UnsetType | None = UNSET
 
 
-REQUESTS = (NewFeedToken, OperatorChange, Acknowledgement)
+REQUESTS = (NewFeedToken, OPERATOR_CHANGE, Acknowledgement)
 
 
 # -- the floor's answers ---------------------------------------------------------------------------------------------
