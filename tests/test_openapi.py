@@ -289,6 +289,56 @@ def test_every_operation_against_the_live_server(api_schema, live, part):
     assert not found, "\n\n".join(f"{where}:\n{what}" for where, what in found.items())
 
 
+STEPS, SCENARIOS = 6, 100  # the state machine's bound: enough scenarios to start from GET /api/tables
+# The links the document declares, and only those: Schemathesis's own inference adds links between operations by
+# their parameters' names (a screen's DELETE to its reload, say), which its state machine then finds flaky to draw.
+LINKS_ONLY = SchemathesisConfig.from_dict(
+    {
+        "checks": {name: {"expected-statuses": statuses} for name, statuses in EXPECTED.items()},
+        "phases": {"stateful": {"inference": {"algorithms": []}}},
+    }
+)
+
+
+@pytest.mark.slow
+def test_the_document_s_links_against_the_live_server(live):
+    """Schemathesis's state machine over the links the document declares (GET /api/tables to the first table's
+    state, rounds and settings), each step sent with an admin's credential and its answer under the checks of
+    test_every_operation_against_the_live_server; a bounded run (SCENARIOS scenarios of at most STEPS steps) that
+    must have followed the links to the first table."""
+    # Reads only: the server is the other tests' too, and its links lead from reads to reads.
+    schema = schemathesis.openapi.from_url(live.url + "/api/openapi.json", config=LINKS_ONLY).include(method="GET")
+    session = requests.Session()
+    admin = {"Authorization": f"Bearer {ROLE_TOKENS['admin']}"}
+    machine = schema.as_state_machine()
+    steps: list[tuple[str, str | None]] = []
+
+    class Links(machine):  # a class Schemathesis makes at run time
+        def get_call_kwargs(self, case):
+            steps.append((case.operation.label, (case.path_parameters or {}).get("table_id")))
+            return {"base_url": live.url, "session": session, "headers": admin, "timeout": 10}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(response, checks=CHECKS)
+
+    try:
+        Links.run(
+            settings=settings(
+                max_examples=SCENARIOS,
+                stateful_step_count=STEPS,
+                phases=[Phase.generate],  # no shrinking: the server's state moves on, a replay is not the same run
+                deadline=None,
+                database=None,
+                derandomize=True,
+                suppress_health_check=list(HealthCheck),
+            )
+        )
+    finally:
+        session.close()
+    followed = {label for label, table in steps if table == "T1"}  # the first table, as GET /api/tables answered it
+    assert followed >= {"GET /api/tables/{table_id}", "GET /api/tables/{table_id}/rounds"}, steps
+
+
 def test_a_limit_of_thousands_of_digits_is_refused_400_not_a_500(tmp_path):
     """Found probing past the document's bounds: `int()` refuses a string of more than 4,300 digits with ValueError,
     which /api/alarms let through as a 500. Every query number is read the one way (web/whole_numbers.py)."""
