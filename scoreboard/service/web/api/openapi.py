@@ -38,7 +38,6 @@ from ....seqs import SEQ_MAX
 from ....table import TABLE_ID as TABLE_ID_RULE
 from ....text import SPACE
 from ....variants import variant_names
-from ...live.screens import PAGES as SCREEN_PAGES
 from ...log import DELIVERY_STATES
 from ...tables.config import NAME
 from ...tables.hub import MAX_EVENTS_PER_POST
@@ -332,6 +331,11 @@ ERRORS = {
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _body(schema: dict[str, Any], example: object, required: bool = True) -> dict[str, Any]:
+    """A JSON request body, with an example of it (Swagger UI's "Try it out" starts from it)."""
+    return {"required": required, "content": {"application/json": {"schema": schema, "example": example}}}
 
 
 def _answers(ok: dict[str, Any], *errors: int) -> dict[str, Any]:
@@ -657,25 +661,11 @@ PATHS: dict[str, dict[str, Any]] = {
             "tags": ["operators"],
             "security": OPERATOR,
             "parameters": [SCREEN_PARAM],
-            "requestBody": {
-                "required": False,
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "properties": {
-                                "page": {"type": "string", "enum": list(SCREEN_PAGES)},
-                                "table": _nullable(TEXT),
-                                "lang": _nullable({"type": "string", "enum": list(LANGUAGES)}),
-                                "theme": _nullable({"type": "string", "enum": list(THEMES)}),
-                                "options": _nullable({"type": "object", "additionalProperties": TEXT}),
-                            },
-                            "additionalProperties": False,
-                        },
-                        "example": {"page": "board", "table": "T1", "lang": "zh-Hant", "theme": "dark"},
-                    }
-                },
-            },
+            "requestBody": _body(
+                _ref("ScreenAssignment"),
+                {"page": "board", "table": "T1", "lang": "zh-Hant", "theme": "dark"},
+                required=False,
+            ),
             "responses": _answers(_json(_ref("OneScreen"), "The screen, assigned."), 400, 401, 403, 404, 429, 503),
         },
         "delete": {
@@ -750,11 +740,6 @@ PATHS: dict[str, dict[str, Any]] = {
         }
     },
 }
-
-
-def _body(schema: dict[str, Any], example: object, required: bool = True) -> dict[str, Any]:
-    """A JSON request body, with an example of it (Swagger UI's "Try it out" starts from it)."""
-    return {"required": required, "content": {"application/json": {"schema": schema, "example": example}}}
 
 
 SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '

@@ -181,7 +181,32 @@ NEW_TABLE_CODES = {
     "feed_token": "bad_token",
 }
 
-REQUESTS = (NewFeedToken, OPERATOR_CHANGE, Acknowledgement, NewTable)
+
+class ScreenAssignment(msgspec.Struct, forbid_unknown_fields=True):
+    """What a screen is to show (PUT /api/screens/<id>): what is left out stays as assigned (or as shown); a table
+    given to a screen showing none makes it a board."""
+
+    page: Annotated[str, one_of(SCREEN_PAGES)] | UnsetType = UNSET
+    table: Annotated[str | None, Meta(extra={"accepts": "a table's id, or null"})] | UnsetType = UNSET
+    lang: Annotated[str, one_of(LANGUAGES)] | UnsetType | None = UNSET
+    theme: Annotated[str, one_of(THEMES)] | UnsetType | None = UNSET
+    # Which options, and what values, depend on the page (web/floor/screens.py's `_options` checks them as the page
+    # does): the declaration says the shape, and a refusal names `options` whichever option is wrong.
+    options: (
+        Annotated[
+            dict[str, Any],
+            Meta(
+                description="the page's other query options",
+                extra_json_schema={"additionalProperties": {"type": ["string", "integer"]}},
+                extra={"accepts": "a JSON object of the page's query options"},
+            ),
+        ]
+        | UnsetType
+        | None
+    ) = UNSET
+
+
+REQUESTS = (NewFeedToken, OPERATOR_CHANGE, Acknowledgement, NewTable, ScreenAssignment)
 
 
 # -- the floor's answers ---------------------------------------------------------------------------------------------
