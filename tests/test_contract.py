@@ -202,6 +202,9 @@ def test_the_field_table_reader_reads_the_first_column_of_the_first_table_only()
         ("POST", "/api/tables/T1/feed-token", {"feed_token": 5}),
         ("PATCH", "/api/operators/pit", {"role": "king"}),
         ("PATCH", "/api/operators/pit", {"": "x"}),
+        ("POST", "/api/tables", {"": 1}),
+        ("POST", "/api/tables", {"id": "T9", "feed_token": "t9-table-feed-token", "decks": 99}),
+        ("POST", "/api/tables", {"id": "T9", "feed_token": "t9-table-feed-token", "limits": {"main": [5, 1]}}),
     ],
 )
 def test_a_body_refused_by_its_declaration_is_a_400_the_document_describes(client, request, method, url, body):

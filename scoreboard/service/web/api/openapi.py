@@ -20,7 +20,6 @@ that Swagger UI's "Try it out" and a generated client's tests start from real on
 from __future__ import annotations
 
 import copy
-import dataclasses
 import re
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
@@ -33,16 +32,12 @@ from ....cards import TABLE_DECKS
 from ....events import BETS_SECONDS, BURN_MAX, CARDS_MAX, REVEAL, ROUND_MAX, SEED, SHA256, SHOE_ID, TYPES
 from ....events import REASON as REASON_TEXT
 from ....i18n import LANGUAGES
-from ....live_settings import LIMIT_MAX, SETTINGS_CHANGE, STATUSES, TEXTS
+from ....live_settings import SETTINGS, SETTINGS_CHANGE
 from ....palette import THEMES
-from ....roads.patterns import Thresholds
 from ....seqs import SEQ_MAX
-from ....table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT
 from ....table import TABLE_ID as TABLE_ID_RULE
-from ....text import PATTERN as TEXT_PATTERN
 from ....text import SPACE
-from ....variants import SUPER_SIX_PAYS, variant_names
-from ...live.screens import PAGES as SCREEN_PAGES
+from ....variants import variant_names
 from ...log import DELIVERY_STATES
 from ...tables.config import NAME
 from ...tables.hub import MAX_EVENTS_PER_POST
@@ -57,7 +52,6 @@ from ..http.query import NUMBER as SHOE_NUMBER_RULE
 # The text fields' lengths, as their declarations (text.py's `Text`) give them.
 TEXT_MAX = REASON_TEXT.max_chars
 ID_MAX = SHOE_ID.max_chars  # a shoe's id, a feed's name, the source's time
-NAME_MAX, DEALER_MAX, ANNOUNCEMENT_MAX = (TEXTS[k].max_chars for k in ("name", "dealer", "announcement"))
 
 VERSION = "1.0.0"  # of the API this document describes (the service's own version is in `info.x-service-version`)
 TABLE_ID = TABLE_ID_RULE.pattern
@@ -93,7 +87,6 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-INT = {"type": "integer"}
 TEXT = {"type": "string"}
 BOOL = {"type": "boolean"}
 DECKS = {"type": "integer", "minimum": TABLE_DECKS.start, "maximum": TABLE_DECKS.stop - 1}
@@ -109,11 +102,6 @@ def _bounded(low: int, high: int, **more: object) -> dict[str, Any]:
 def _text(most: int, **more: object) -> dict[str, Any]:
     """Text as an event carries it (events.text): not blank, at most `most` characters."""
     return {"type": "string", "pattern": f"[^{SPACE}]", "maxLength": most, **more}
-
-
-def _setting_text(most: int) -> dict[str, Any]:
-    """A live setting's text (text.py's rule): not blank, and no control character (C0, DEL, C1)."""
-    return {"type": "string", "minLength": 1, "maxLength": most, "pattern": TEXT_PATTERN}
 
 
 # A shoe's number in a request (web/http/query.py): ASCII digits, 1 or more.
@@ -310,38 +298,6 @@ OPERATOR_REPLACE = _roots[len(REQUESTS)]  # a PUT's body: the operator's fields,
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     **DECLARED,
-    "NewTable": {
-        **_obj(
-            ["id", "feed_token"],
-            id={**TEXT, "pattern": TABLE_ID},
-            feed_token=contract.token_schema("the table's feed token"),
-            name=_setting_text(NAME_MAX),
-            variant={"type": "string", "description": "one of the service's variants"},  # document(): their names
-            decks=DECKS,
-            super_six_pays=_bounded(SUPER_SIX_PAYS.start, SUPER_SIX_PAYS.stop - 1),
-            min_bet=_bounded(1, LIMIT_MAX, description="at most max_bet"),
-            max_bet=_bounded(1, LIMIT_MAX),
-            rounds_after_cut=_bounded(ROUNDS_AFTER_CUT.start, ROUNDS_AFTER_CUT.stop - 1),
-            require_seq=BOOL,
-            squeeze=BOOL,
-            lang={"type": "string", "enum": list(LANGUAGES)},
-            stale_after={**INT, "minimum": 1},
-            expected_screens=_bounded(0, MAX_EXPECTED_SCREENS),
-            status={"type": "string", "enum": list(STATUSES)},
-            dealer=_setting_text(DEALER_MAX),
-            announcement=_setting_text(ANNOUNCEMENT_MAX),
-            limits=_ref("LimitsChange"),
-            patterns={
-                "type": "object",
-                "properties": {f.name: {**INT, "minimum": 1} for f in dataclasses.fields(Thresholds)},
-                "additionalProperties": False,
-                "description": "the pattern thresholds (configuration.md)",
-            },
-        ),
-        "additionalProperties": False,
-        "description": "One table's settings as the table file gives them (docs/configuration.md), its `id` and "
-        "its `feed_token`; a setting the file does not know is refused.",
-    },
     **EVENT_SCHEMAS,
     "Event": {
         "oneOf": [_ref(name) for name in EVENT_SCHEMAS],
@@ -375,6 +331,11 @@ ERRORS = {
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _body(schema: dict[str, Any], example: object, required: bool = True) -> dict[str, Any]:
+    """A JSON request body, with an example of it (Swagger UI's "Try it out" starts from it)."""
+    return {"required": required, "content": {"application/json": {"schema": schema, "example": example}}}
 
 
 def _answers(ok: dict[str, Any], *errors: int) -> dict[str, Any]:
@@ -700,25 +661,11 @@ PATHS: dict[str, dict[str, Any]] = {
             "tags": ["operators"],
             "security": OPERATOR,
             "parameters": [SCREEN_PARAM],
-            "requestBody": {
-                "required": False,
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "properties": {
-                                "page": {"type": "string", "enum": list(SCREEN_PAGES)},
-                                "table": _nullable(TEXT),
-                                "lang": _nullable({"type": "string", "enum": list(LANGUAGES)}),
-                                "theme": _nullable({"type": "string", "enum": list(THEMES)}),
-                                "options": _nullable({"type": "object", "additionalProperties": TEXT}),
-                            },
-                            "additionalProperties": False,
-                        },
-                        "example": {"page": "board", "table": "T1", "lang": "zh-Hant", "theme": "dark"},
-                    }
-                },
-            },
+            "requestBody": _body(
+                _ref("ScreenAssignment"),
+                {"page": "board", "table": "T1", "lang": "zh-Hant", "theme": "dark"},
+                required=False,
+            ),
             "responses": _answers(_json(_ref("OneScreen"), "The screen, assigned."), 400, 401, 403, 404, 429, 503),
         },
         "delete": {
@@ -795,11 +742,6 @@ PATHS: dict[str, dict[str, Any]] = {
 }
 
 
-def _body(schema: dict[str, Any], example: object, required: bool = True) -> dict[str, Any]:
-    """A JSON request body, with an example of it (Swagger UI's "Try it out" starts from it)."""
-    return {"required": required, "content": {"application/json": {"schema": schema, "example": example}}}
-
-
 SETTINGS_DOC = 'floor.md "Live table settings" (docs/operators.md): '
 NAME_PARAM = {
     "name": "name",
@@ -833,8 +775,7 @@ FLOOR_PATHS: dict[str, dict[str, Any]] = {
         "get": {
             "operationId": "getTableSettings",
             "summary": "A table's live settings",
-            "description": SETTINGS_DOC + "name, status, dealer, limits, announcement, stale_after, "
-            "expected_screens, and where each came from.",
+            "description": SETTINGS_DOC + f"{', '.join(SETTINGS)}, and where each came from.",
             "tags": ["floor"],
             "parameters": [_table_param()],
             "responses": _answers(_json(_ref("Settings"), "The settings."), 404),

@@ -31,17 +31,14 @@ from flask import Blueprint, jsonify, request
 
 from ....contract import loads
 from ....errors import Refusal
-from ....live_settings import TEXTS, BadSetting
-from ....live_settings import checked as live_checked
+from ....live_settings import BadSetting
 from ....table import token_digest
 from ...tables.config import (
     NAME,
     OPERATOR_SETTINGS,
-    TABLE_SETTINGS,
     TOKEN_CHARS,
     ConfigError,
     Operator,
-    _checked,
     table_config,
     table_ids,
     token_problem,
@@ -51,7 +48,7 @@ from ...tables.idempotency import Asked, Repeated
 from ...tables.permissions import Role
 from ..actions.settings import asked_of, change_settings, floor_post, repeated_answer, request_key, settings_json
 from ..http.auth import Acting, Answer, needs, sign
-from ..http.contract import OPERATOR_FIELDS, NewFeedToken, OperatorChange, read
+from ..http.contract import NEW_TABLE_CODES, OPERATOR_FIELDS, NewFeedToken, NewTable, OperatorChange, read
 from ..http.errors import error, table_or_404
 
 bp = Blueprint("floor", __name__, url_prefix="/api")
@@ -107,33 +104,20 @@ def add_table(acting: Acting) -> Answer:
     body, bad = _body()
     if bad:
         return bad
-    if not isinstance(body, dict):
-        return error(400, "malformed", 'the body must be a JSON object: {"id": "T9", "feed_token": "...", ...}')
-    settings = dict(body)
-    table_id = settings.pop("id", None)
-    if not isinstance(table_id, str) or not NAME.match(table_id):
-        return error(
-            400,
-            "bad_table_id",
-            "id must be 1 to 40 letters, digits, '-', '_' or '.', starting with a letter or a digit (it goes in URLs)",
-            setting="id",
-        )
-    token, bad = _new_token(settings.pop("feed_token", None), "feed_token")
-    if bad:
-        return bad
-    assert token is not None
-    if "simulate" in settings:
+    if isinstance(body, dict) and "simulate" in body:
         return error(
             400,
             "bad_setting",
             "simulate is for the table file: a table added live is dealt by its feed",
             setting="simulate",
         )
+    # The answer names a refused field as `setting` too: a table's settings' refusals always have.
+    settings, bad = read(body, NewTable, codes=NEW_TABLE_CODES, keys=("field", "setting"))
+    if bad:
+        return bad
+    assert settings is not None
+    table_id, token = settings.pop("id"), settings.pop("feed_token")
     try:
-        settings = _checked("the table", settings, TABLE_SETTINGS)
-        # Its text settings by the rule of a change of them (the table file's `name = ""`, no name, is not theirs).
-        texts = {k: settings[k] for k in TEXTS if k in settings}
-        settings.update(live_checked(texts) if texts else {})
         config = table_config(table_id, {**settings, "feed_token_sha256": token_digest(token)})
     except BadSetting as e:
         return error(400, e.code, e.message, setting=e.setting)

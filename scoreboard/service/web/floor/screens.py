@@ -23,14 +23,16 @@ from ....contract import loads
 from ....i18n import LANGUAGES
 from ....options import BadOption, accepted_by, check_tables, read_options
 from ....palette import THEMES
-from ...live.screens import PAGES, WITH_TABLE, Screens, Shows, id_problem
+from ...live.screens import WITH_TABLE, Screens, Shows, id_problem
 from ...tables.current import current_hub
 from ..http.auth import Acting, Answer, Reached, needs
+from ..http.contract import ScreenAssignment, read
 from ..http.errors import error
 
 bp = Blueprint("screens", __name__)
 
-FIELDS = ("page", "table", "lang", "theme", "options")
+# The body's shape, for a refusal of one that is no JSON object.
+SHAPE = "{" + ", ".join(f'"{name}"' for name in ScreenAssignment.__struct_fields__) + "}"
 
 
 class BadField(Exception):
@@ -111,7 +113,17 @@ def _assign(acting: Acting, screen_id: str, data: bytes) -> Answer:
     screen = _screens().screen(screen_id)
     assert screen is not None  # the declaration found it
     try:
-        shows = read_assignment(data, screen, current_hub().tables)
+        body = loads(data) if data.strip() else {}  # no body: nothing changes but what the screen shows now
+    except (ValueError, RecursionError):
+        return error(400, "bad_body", f"the body must be JSON: {SHAPE}", field="body")
+    if not isinstance(body, dict):
+        return error(400, "bad_body", f"the body must be a JSON object: {SHAPE}", field="body")
+    fields, bad = read(body, ScreenAssignment)
+    if bad:
+        return bad
+    assert fields is not None
+    try:
+        shows = read_assignment(fields, screen, current_hub().tables)
     except BadField as e:
         return error(400, f"bad_{e.field}", e.message, field=e.field)
     if shows.table is not None:
@@ -133,7 +145,7 @@ def _forget(acting: Acting, screen_id: str) -> Answer:
 @bp.put("/api/screens/<screen_id>")
 @needs("screens", "assigning a screen", finds=_finder("assign"))
 def api_assign(acting: Acting, screen_id: str) -> Answer:
-    """Body: `{"page", "table", "lang", "theme", "options"}`, any left out (read_assignment says how)."""
+    """Body: a ScreenAssignment (web/http/contract.py), any field left out (read_assignment says how)."""
     return _assign(acting, screen_id, request.get_data(cache=False))
 
 
@@ -182,40 +194,28 @@ def csrf_refused(e: CSRFError) -> Answer:
 # -- the body of an assignment ------------------------------------------------------------------------------------
 
 
-def read_assignment(data: bytes, screen: Mapping[str, Any], tables: Mapping[str, object]) -> Shows:
-    """What a screen is to show, from a PUT's body: `{"page", "table", "lang", "theme", "options"}`, each optional.
-    What is left out stays as the screen's stored assignment has it (or, if it has none, as the screen shows now);
-    a table given to a screen showing no table makes it a board; options are kept only while the page stays the
-    same. BadField names what is wrong.
+def read_assignment(body: Mapping[str, Any], screen: Mapping[str, Any], tables: Mapping[str, object]) -> Shows:
+    """What a screen is to show, from a PUT's body as its declaration takes it (web/http/contract.py's
+    `ScreenAssignment`): each field optional. What is left out stays as the screen's stored assignment has it (or, if
+    it has none, as the screen shows now); a table given to a screen showing no table makes it a board; options are
+    kept only while the page stays the same. BadField names what is wrong with the fields together: a table not
+    here, or one given to a page that shows none, an option the page does not take.
 
     >>> now = {"page": "board", "table": "T1", "lang": None, "theme": None, "options": {"clock": "24h"}}
-    >>> read_assignment(b'{"table": "T2"}', now, {"T1": 0, "T2": 0})
+    >>> read_assignment({"table": "T2"}, now, {"T1": 0, "T2": 0})
     Shows(page='board', table='T2', lang=None, theme=None, options={'clock': '24h'})
-    >>> read_assignment(b'{"page": "overlay", "lang": "zh-Hant"}', now, {"T1": 0})
+    >>> read_assignment({"page": "overlay", "lang": "zh-Hant"}, now, {"T1": 0})
     Shows(page='overlay', table='T1', lang='zh-Hant', theme=None, options={})
     >>> blank = {"page": "screen", "table": None, "lang": None, "theme": None, "options": {}}
-    >>> read_assignment(b'{"table": "T1"}', blank, {"T1": 0})
+    >>> read_assignment({"table": "T1"}, blank, {"T1": 0})
     Shows(page='board', table='T1', lang=None, theme=None, options={})
-    >>> read_assignment(b'{"table": "T9"}', now, {"T1": 0}).table
+    >>> read_assignment({"table": "T9"}, now, {"T1": 0}).table
     Traceback (most recent call last):
     ...
     scoreboard.service.web.floor.screens.BadField: table must be a table of this service (T1), not 'T9'
     """
-    try:
-        body = loads(data) if data.strip() else {}
-    except (ValueError, RecursionError):
-        raise BadField("body", 'the body must be JSON: {"page", "table", "lang", "theme", "options"}') from None
-    if not isinstance(body, dict):
-        raise BadField("body", 'the body must be a JSON object: {"page", "table", "lang", "theme", "options"}')
-    unknown = [k for k in body if k not in FIELDS]
-    if unknown:
-        raise BadField(
-            str(unknown[0])[:40], f"{str(unknown[0])[:40]!r} is not a field of a screen: use {', '.join(FIELDS)}"
-        )
     base = screen.get("assigned") or screen
     page = body.get("page", None)
-    if "page" in body and page not in PAGES:
-        raise BadField("page", f"page must be one of {', '.join(PAGES)}, not {_shown(page)}")
     if page is None:
         page = base.get("page") or "screen"
         if body.get("table") is not None and page not in WITH_TABLE:

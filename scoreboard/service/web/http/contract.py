@@ -18,14 +18,19 @@ import msgspec
 from flask import Response
 from msgspec import UNSET, Meta, UnsetType
 
+from ....cards import TABLE_DECKS
 from ....contract import Refuse, checked, one_of
 from ....errors import Malformed
 from ....i18n import LANGUAGES
+from ....live_settings import LIMIT_MAX, STATUSES, TEXTS, LimitsChange
 from ....palette import THEMES
 from ....roads.names import OPTIONS, RoadWord
+from ....roads.patterns import Thresholds
 from ....shapes import Count, Epoch, JSONObject, StateJSON, about, keys, words
 from ....sides import RESULTS
+from ....table import MAX_EXPECTED_SCREENS, ROUNDS_AFTER_CUT, TABLE_ID
 from ....text import CONTROL_CHARS, SPACE
+from ....variants import SUPER_SIX_PAYS
 from ...live.screens import ID_PATTERN
 from ...live.screens import PAGES as SCREEN_PAGES
 from ...tables.alarms import NOTE
@@ -37,23 +42,28 @@ from .errors import error
 
 
 def read(
-    body: object, declaration: object, unknown: str = "malformed", codes: Mapping[str, str] | None = None
+    body: object,
+    declaration: object,
+    unknown: str = "malformed",
+    codes: Mapping[str, str] | None = None,
+    keys: tuple[str, ...] = ("field",),
 ) -> tuple[dict[str, Any], None] | tuple[None, tuple[Response, int]]:
-    """(the fields of `body` as `declaration` takes them, None), or (None, the 400 answer naming the field): its code
-    is `codes[field]`, else `bad_<field>` for a field the declaration has, else `unknown` (a field it has not, a body
-    that is no object)."""
+    """(the fields of `body` as `declaration` takes them, None), or (None, the 400 answer naming the field under each
+    of `keys`): its code is `codes[field]` (or the code of the field it is in, `limits` for `limits.main`), else
+    `bad_<field>` for a field the declaration has, else `unknown` (a field it has not, a body that is no object)."""
     fields = set(
         typing.get_type_hints(typing.get_args(declaration)[0] if typing.get_origin(declaration) else declaration)
     )
 
     def refusal(field: str, sentence: str) -> Malformed:
-        code = (codes or {}).get(field) or (f"bad_{field}" if field.split(".")[0] in fields else unknown)
+        top = field.split(".")[0]
+        code = (codes or {}).get(field) or (codes or {}).get(top) or (f"bad_{field}" if top in fields else unknown)
         return Malformed(sentence, code, field)
 
     try:
         return checked(body, declaration, refusal), None
     except Malformed as e:  # `field` only where there is one to name (a body that is no object, a key "", names none)
-        return None, error(400, e.code, e.message, **({"field": e.field} if e.field else {}))
+        return None, error(400, e.code, e.message, **(dict.fromkeys(keys, e.field) if e.field else {}))
 
 
 def token_schema(description: str) -> dict[str, object]:
@@ -109,7 +119,94 @@ class Acknowledgement(msgspec.Struct, forbid_unknown_fields=True):
     note: Annotated[str, dataclasses.replace(NOTE, min_chars=0).declared()] | UnsetType | None = UNSET
 
 
-REQUESTS = (NewFeedToken, OPERATOR_CHANGE, Acknowledgement)
+def _whole(low: int, high: int | None = None, **more: Any) -> Meta:
+    accepts = f"a whole number from {low} to {high}" if high is not None else f"a whole number from {low}"
+    return Meta(ge=low, le=high, extra={"accepts": accepts}, **more)
+
+
+Threshold = Annotated[int, _whole(1)] | UnsetType
+
+
+class Patterns(msgspec.Struct, forbid_unknown_fields=True):
+    """A table's pattern thresholds (configuration.md): any of roads/patterns.py's `Thresholds`."""
+
+    long: Threshold = UNSET
+    ping_pong: Threshold = UNSET
+    double_jump: Threshold = UNSET
+    one_hall_two_rooms: Threshold = UNSET
+    streaks: Threshold = UNSET
+
+
+assert Patterns.__struct_fields__ == tuple(f.name for f in dataclasses.fields(Thresholds)), "a field for each"
+
+
+class NewTable(msgspec.Struct, forbid_unknown_fields=True):
+    """One table's settings as the table file gives them (docs/configuration.md), its `id` and its `feed_token`; a
+    setting the file does not know is refused (`simulate` too: a table added live is dealt by its feed)."""
+
+    # What needs more than one field (min_bet at most max_bet) or the service's registry (its variants, plug-ins'
+    # too) is tables/config.py's `table_config`'s to check, once the body is read by this.
+
+    id: Annotated[
+        str,
+        Meta(
+            pattern=TABLE_ID.pattern,
+            extra={"accepts": "1 to 40 letters, digits, '-', '_' or '.', starting with a letter or a digit"},
+        ),
+    ]
+    feed_token: Annotated[str, token("the table's feed token")]
+    name: Annotated[str, TEXTS["name"].declared()] | UnsetType = UNSET
+    variant: Annotated[str, about("one of the service's variants")] | UnsetType = UNSET  # document(): their names
+    decks: Annotated[int, _whole(TABLE_DECKS.start, TABLE_DECKS.stop - 1)] | UnsetType = UNSET
+    super_six_pays: Annotated[int, _whole(SUPER_SIX_PAYS.start, SUPER_SIX_PAYS.stop - 1)] | UnsetType = UNSET
+    min_bet: Annotated[int, _whole(1, LIMIT_MAX, description="at most max_bet")] | UnsetType = UNSET
+    max_bet: Annotated[int, _whole(1, LIMIT_MAX)] | UnsetType = UNSET
+    rounds_after_cut: Annotated[int, _whole(ROUNDS_AFTER_CUT.start, ROUNDS_AFTER_CUT.stop - 1)] | UnsetType = UNSET
+    require_seq: bool | UnsetType = UNSET
+    squeeze: bool | UnsetType = UNSET
+    lang: Annotated[str, one_of(LANGUAGES)] | UnsetType = UNSET
+    stale_after: Annotated[int, _whole(1, description="seconds")] | UnsetType = UNSET
+    expected_screens: Annotated[int, _whole(0, MAX_EXPECTED_SCREENS)] | UnsetType = UNSET
+    status: Annotated[str, one_of(STATUSES)] | UnsetType = UNSET
+    dealer: Annotated[str, TEXTS["dealer"].declared()] | UnsetType = UNSET
+    announcement: Annotated[str, TEXTS["announcement"].declared()] | UnsetType = UNSET
+    limits: Annotated[LimitsChange, about("the bet limits by group, and their currency")] | UnsetType = UNSET
+    patterns: Annotated[Patterns, about("the pattern thresholds (configuration.md)")] | UnsetType = UNSET
+
+
+# The codes of a new table's refusals: a setting's is the table file's `bad_setting`, whichever setting it is.
+NEW_TABLE_CODES = {
+    **dict.fromkeys(NewTable.__struct_fields__, "bad_setting"),
+    "id": "bad_table_id",
+    "feed_token": "bad_token",
+}
+
+
+class ScreenAssignment(msgspec.Struct, forbid_unknown_fields=True):
+    """What a screen is to show (PUT /api/screens/<id>): what is left out stays as assigned (or as shown); a table
+    given to a screen showing none makes it a board."""
+
+    page: Annotated[str, one_of(SCREEN_PAGES)] | UnsetType = UNSET
+    table: Annotated[str | None, Meta(extra={"accepts": "a table's id, or null"})] | UnsetType = UNSET
+    lang: Annotated[str, one_of(LANGUAGES)] | UnsetType | None = UNSET
+    theme: Annotated[str, one_of(THEMES)] | UnsetType | None = UNSET
+    # Which options, and what values, depend on the page (web/floor/screens.py's `_options` checks them as the page
+    # does): the declaration says the shape, and a refusal names `options` whichever option is wrong.
+    options: (
+        Annotated[
+            dict[str, Any],
+            Meta(
+                description="the page's other query options",
+                extra_json_schema={"additionalProperties": {"type": ["string", "integer"]}},
+                extra={"accepts": "a JSON object of the page's query options"},
+            ),
+        ]
+        | UnsetType
+        | None
+    ) = UNSET
+
+
+REQUESTS = (NewFeedToken, OPERATOR_CHANGE, Acknowledgement, NewTable, ScreenAssignment)
 
 
 # -- the floor's answers ---------------------------------------------------------------------------------------------
