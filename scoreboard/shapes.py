@@ -356,6 +356,10 @@ class ShoeExport(TypedDict):
 
 
 class AuditEntry(TypedDict):
+    """One line of a table's audit trail. `version`: the table's version an event made (None for what changed no
+    table). `before` and `after`: what the change found and left, as the stored event or the alarm or screen says
+    it."""
+
     version: Count | None
     at: Epoch
     operator: str | None
@@ -364,9 +368,12 @@ class AuditEntry(TypedDict):
     round: int | None
     before: JSONObject | None
     after: JSONObject | None
+    # A refusal's: what was tried, and the refusal's code and sentence.
     action: NotRequired[str | None]
     code: NotRequired[str]
     message: NotRequired[str]
+    alarm: NotRequired[Annotated[str, about("an acknowledgement's alarm")]]
+    screen: NotRequired[Annotated[str, about("an assignment's screen")]]
 
 
 class Audit(TypedDict):

@@ -15,12 +15,11 @@ import io
 import json
 import time
 from collections.abc import Sequence
-from typing import NotRequired, TypedDict
 
 from flask import Response, jsonify
 
 from ....events import EventKind
-from ....shapes import JSONObject
+from ....shapes import AuditEntry, JSONObject
 from ...tables.current import current_hub
 from ..http.auth import Answer
 from ..http.csv_cells import cell
@@ -44,26 +43,6 @@ CSV_COLUMNS = (
     "before",
     "after",
 )
-
-
-class AuditEntry(TypedDict):
-    """One line of the trail. `version`: the table's version an event made (None for what changed no table).
-    `before` and `after`: what the change found and left, as the stored event or the alarm or screen says it."""
-
-    version: int | None
-    at: float
-    operator: str | None
-    kind: str
-    reason: str | None
-    round: int | None
-    before: JSONObject | None
-    after: JSONObject | None
-    # A refusal's: what was tried, and the refusal's code and sentence.
-    action: NotRequired[str | None]
-    code: NotRequired[str]
-    message: NotRequired[str]
-    alarm: NotRequired[str]  # an acknowledgement's alarm
-    screen: NotRequired[str]  # an assignment's screen
 
 
 def event_entry(version: int, stored_at: float, event: JSONObject) -> AuditEntry:
