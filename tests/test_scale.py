@@ -68,10 +68,14 @@ def test_a_display_on_one_process_gets_a_round_fed_to_another(cluster):
     a, b = cluster(), cluster()
     post_ok(b, {"type": "shoe", "shoe": "S1"})
     screen = cluster.display(a)
-    assert screen.snapshot["version"] == 1, "the process that did not take the shoe event has it all the same"
+    # The process that did not take the shoe event has it all the same: in the display's snapshot when A has heard
+    # of B's commit already (the log tells of each within milliseconds), else as the update that follows at once (a
+    # loaded machine found A a few milliseconds behind the display's join).
+    shoe = [] if screen.snapshot["version"] == 1 else [1]
+    assert not shoe or screen.wait_for(1) == shoe, (screen.snapshot["version"], screen.versions())
     reply = post_ok(b, {"type": "round", "player": ["KH", "5D", "KS"], "banker": ["3S", "3C"]})
-    assert screen.wait_for(2) == [2]
-    [update] = screen.updates
+    assert screen.wait_for(2) == [*shoe, 2]
+    update = screen.updates[-1]
     assert update["kind"] == "round" and update["round"]["winner"] == "B" and update["changes"]["rounds"] == 1
     public = state_at(a, 2)
     assert public["version"] == 2 and public["rounds"] == 1
