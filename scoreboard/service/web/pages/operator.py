@@ -296,9 +296,17 @@ def page() -> tuple[str, int]:
     op = signed_in()
     if op is None:
         return _render(login=True, problem=None)
+    tables, data = _desk(op)
+    data["urls"] = {"tables": url_for(".tables"), "table": url_for(".tables") + "/"}
+    return _render(login=False, operator=op.name, role=op.role, tables=tables, data=data)
+
+
+def _desk(op: Operator) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """What the operator page and the keypad both start from: the signed-in operator's tables, and the page's data
+    (who, their role, the actions it allows at each table, the CSRF token)."""
     hub = current_hub()
     tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
-    data = {
+    data: dict[str, Any] = {
         "operator": op.name,
         "role": op.role,
         # What the page offers: the actions this operator's role allows at each table (the service still checks
@@ -306,9 +314,8 @@ def page() -> tuple[str, int]:
         "may": {t["table"]: permissions.allowed(op, t["table"]) for t in tables},
         "csrf": generate_csrf(),
         "tables": tables,
-        "urls": {"tables": url_for(".tables"), "table": url_for(".tables") + "/"},
     }
-    return _render(login=False, operator=op.name, role=op.role, tables=tables, data=data)
+    return tables, data
 
 
 @bp.get("/keypad")
@@ -319,17 +326,8 @@ def keypad() -> tuple[str, int]:
     if op is None:
         back = request.path + (f"?{request.query_string.decode('latin-1')}" if request.query_string else "")
         return _render(login=True, problem=None, following=_local_next(back))
-    hub = current_hub()
-    tables = [{"table": t, "name": hub.tables[t].config.name or t} for t in _tables_of(op)]
-    data = {
-        "operator": op.name,
-        "role": op.role,
-        "may": {t["table"]: permissions.allowed(op, t["table"]) for t in tables},
-        "csrf": generate_csrf(),
-        "tables": tables,
-        "seconds": KEYPAD_SECONDS,
-        "urls": {"table": url_for(".tables") + "/"},
-    }
+    tables, data = _desk(op)
+    data.update(seconds=KEYPAD_SECONDS, urls={"table": url_for(".tables") + "/"})
     return _render(template="keypad.html", login=False, operator=op.name, role=op.role, tables=tables, data=data)
 
 
